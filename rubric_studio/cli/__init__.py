@@ -1,0 +1,143 @@
+"""The ``rubric-studio`` command line (BRIEF §5).
+
+Parsers are defined here with nothing heavy imported, so ``--help`` is fast; each
+subcommand's work lives in its own module (``grade.py``, ``validate.py`` ...) and is
+imported only when that subcommand runs.
+
+Exit codes: 0 all samples pass; 1 some sample fails (or is not graded); 2 invalid
+input or usage; 3 some cells ended in error.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+from collections.abc import Sequence
+
+EXIT_OK, EXIT_FAIL, EXIT_USAGE, EXIT_ERROR = 0, 1, 2, 3
+
+SUBCOMMANDS = ("grade", "validate", "calibrate", "export", "import", "cache")
+EXPORT_TARGETS = ("agentv", "promptfoo", "letta", "docent", "healthbench", "markdown")
+IMPORT_SOURCES = ("auto", "agentv", "promptfoo", "letta", "docent", "healthbench")
+
+DESCRIPTION = "Write, test and calibrate rubrics for LLM judges."
+EPILOG = """\
+commands:
+  rubric-studio RUBRIC [SAMPLES]        open the studio
+  rubric-studio grade RUBRIC SAMPLES    grade samples headless (CI)
+  rubric-studio validate RUBRIC...      check rubric files
+  rubric-studio calibrate RUBRIC SAMPLES  judge-vs-human agreement
+  rubric-studio export RUBRIC --to T    write the rubric for another eval tool
+  rubric-studio import FILE             read a rubric from another eval tool
+  rubric-studio cache stats|clear       the judge reply cache
+
+exit codes: 0 all pass, 1 some fail, 2 invalid input or usage, 3 cells errored
+"""
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse that exits 2 with a one-line message (no usage dump on stderr noise)."""
+
+    def error(self, message: str) -> None:  # type: ignore[override]
+        self.print_usage(sys.stderr)
+        sys.stderr.write(f"{self.prog}: error: {message}\n")
+        raise SystemExit(EXIT_USAGE)
+
+
+def _judge_options(parser: argparse.ArgumentParser) -> None:
+    group = parser.add_argument_group("judge")
+    group.add_argument("--judge", metavar="P:M", help="judge model as provider:model (openai, anthropic, ollama, openai-compatible)")
+    group.add_argument("--base-url", metavar="URL", help="endpoint of an OpenAI- or Anthropic-compatible server")
+    group.add_argument("--concurrency", type=int, metavar="N", help="judge calls in flight at once")
+    group.add_argument("--repeat", type=int, default=1, metavar="K", help="judge each cell K times (majority / median)")
+    group.add_argument("--no-cache", action="store_true", help="do not read or write the judge reply cache")
+    group.add_argument("--batch", action="store_true", help="grade all judge criteria of a sample in one call")
+    group.add_argument("--allow-code", action="store_true", help="trust this rubric: run its python/command checks")
+    group.add_argument("--cache-path", metavar="FILE", help="SQLite cache file (default: in the user cache folder)")
+
+
+def build_parser(command: str | None) -> argparse.ArgumentParser:
+    """The parser for one subcommand, or the studio parser when ``command`` is None."""
+    if command is None:
+        parser = _Parser(
+            prog="rubric-studio",
+            description=DESCRIPTION,
+            epilog=EPILOG,
+            formatter_class=argparse.RawDescriptionHelpFormatter,
+        )
+        parser.add_argument("rubric", metavar="RUBRIC", help="rubric .yaml file (created if missing)")
+        parser.add_argument("samples", metavar="SAMPLES", nargs="?", help="samples: folder of .txt/.md, or .jsonl/.yaml/.csv")
+        parser.add_argument("--labels", metavar="FILE", help="labels sidecar (default: RUBRIC's <stem>.labels.yaml)")
+        parser.add_argument("--version", action="version", version=f"rubric-studio {_version()}")
+        _judge_options(parser)
+        return parser
+    parser = _Parser(prog=f"rubric-studio {command}", formatter_class=argparse.RawDescriptionHelpFormatter)
+    if command == "grade":
+        parser.description = "Grade samples with a rubric, headless."
+        parser.add_argument("rubric", metavar="RUBRIC")
+        parser.add_argument("samples", metavar="SAMPLES", nargs="?", help="default: the samples beside the rubric")
+        parser.add_argument("--labels", metavar="FILE", help="show human labels beside verdicts")
+        parser.add_argument("--format", choices=("table", "json", "jsonl", "markdown", "junit"), default="table")
+        parser.add_argument("-o", "--output", metavar="FILE", help="write the report to FILE instead of stdout")
+        parser.add_argument("--extract", choices=("last_assistant", "all_assistant", "transcript"), default="last_assistant",
+                            help="which part of a chat transcript is graded")
+        _judge_options(parser)
+    elif command == "validate":
+        parser.description = "Check rubric files; print every problem with file:line:column."
+        parser.add_argument("rubrics", metavar="RUBRIC", nargs="+")
+        parser.add_argument("--format", choices=("text", "json"), default="text")
+    elif command == "calibrate":
+        parser.description = "Measure judge-vs-human agreement on labelled samples."
+        parser.add_argument("rubric", metavar="RUBRIC")
+        parser.add_argument("samples", metavar="SAMPLES", nargs="?")
+        parser.add_argument("--labels", metavar="FILE")
+        parser.add_argument("--fit", action="store_true", help="fit pass_threshold and weights to the labels")
+        parser.add_argument("--apply", action="store_true", help="with --fit: write the fitted values into the rubric")
+        parser.add_argument("--format", choices=("table", "json"), default="table")
+        parser.add_argument("-o", "--output", metavar="FILE")
+        parser.add_argument("--seed", type=int, default=0, help="seed of the holdout split")
+        _judge_options(parser)
+    elif command == "export":
+        parser.description = "Write a rubric in another eval tool's format."
+        parser.add_argument("rubric", metavar="RUBRIC")
+        parser.add_argument("--to", required=True, choices=EXPORT_TARGETS)
+        parser.add_argument("-o", "--output", metavar="FILE")
+    elif command == "import":
+        parser.description = "Read a rubric written for another eval tool."
+        parser.add_argument("file", metavar="FILE")
+        parser.add_argument("--from", dest="source", default="auto", choices=IMPORT_SOURCES)
+        parser.add_argument("-o", "--output", metavar="FILE")
+    elif command == "cache":
+        parser.description = "Inspect or clear the judge reply cache."
+        parser.add_argument("action", choices=("stats", "clear"))
+        parser.add_argument("--cache-path", metavar="FILE")
+    return parser
+
+
+def _version() -> str:
+    from rubric_studio import __version__
+
+    return __version__
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Entry point of the ``rubric-studio`` console script."""
+    args_list = list(sys.argv[1:] if argv is None else argv)
+    command = args_list[0] if args_list and args_list[0] in SUBCOMMANDS else None
+    parser = build_parser(command)
+    try:
+        args = parser.parse_args(args_list[1:] if command else args_list)
+    except SystemExit as exc:
+        return int(exc.code or 0)
+    module_name = {"import": "import_", None: "studio"}.get(command, command)
+    module = importlib.import_module(f"rubric_studio.cli.{module_name}")
+    try:
+        return int(module.run(args))
+    except KeyboardInterrupt:
+        sys.stderr.write("interrupted\n")
+        return 130
+
+
+if __name__ == "__main__":  # pragma: no cover
+    raise SystemExit(main())

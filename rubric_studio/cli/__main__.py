@@ -1,0 +1,3 @@
+from rubric_studio.cli import main
+
+raise SystemExit(main())

@@ -1,0 +1,24 @@
+"""``rubric-studio cache stats|clear``: the persistent judge-reply cache."""
+
+from __future__ import annotations
+
+import sys
+from argparse import Namespace
+
+
+def run(args: Namespace) -> int:
+    from rubric_studio.engine.cache import ReplyCache
+
+    cache = ReplyCache(args.cache_path)
+    try:
+        if args.action == "clear":
+            removed = cache.clear()
+            sys.stdout.write(f"cleared {removed} cached replies from {cache.path}\n")
+            return 0
+        stats = cache.stats()
+        sys.stdout.write(f"cache: {stats.path}\nentries: {stats.entries}\nsize: {stats.bytes / 1024:.1f} KiB\n")
+        for model, count in stats.models.items():
+            sys.stdout.write(f"  {model}: {count}\n")
+        return 0
+    finally:
+        cache.close()

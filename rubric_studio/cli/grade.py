@@ -1,0 +1,148 @@
+"""``rubric-studio grade``: grade samples headless, for CI and scripts.
+
+Formats: table (rich, with a progress bar on a terminal), json (BRIEF §5's object),
+jsonl (one line per sample as it is graded, then a summary line; constant memory),
+markdown and junit. Exit codes: 0 all pass, 1 some fail or ungraded, 2 bad input,
+3 cells errored.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import sys
+from argparse import Namespace
+from pathlib import Path
+
+from rubric_studio.cli.common import fail_usage, print_problems, write_output
+from rubric_studio.core.problems import Problem, RubricError
+
+
+def resolve_inputs(args: Namespace):
+    """Rubric and samples source from the arguments; raises RubricError."""
+    from rubric_studio.core.discovery import find_samples_for
+    from rubric_studio.core.loading import load_rubric
+
+    rubric = load_rubric(args.rubric)
+    samples_path = args.samples or find_samples_for(args.rubric)
+    if samples_path is None:
+        raise RubricError(
+            [Problem(args.rubric, None, None, "no SAMPLES given and none found beside the rubric "
+                     f"(looked for {Path(args.rubric).stem}.samples.jsonl/.yaml/.csv or a samples/ folder)")]
+        )
+    return rubric, Path(samples_path)
+
+
+def grader_options(args: Namespace) -> dict:
+    if args.repeat < 1:
+        raise ValueError("--repeat must be at least 1")
+    if args.concurrency is not None and args.concurrency < 1:
+        raise ValueError("--concurrency must be at least 1")
+    return {
+        "judge": args.judge,
+        "base_url": args.base_url,
+        "concurrency": args.concurrency,
+        "repeat": args.repeat,
+        "use_cache": not args.no_cache,
+        "cache_path": args.cache_path,
+        "allow_code": args.allow_code,
+        "batch": args.batch,
+    }
+
+
+def run(args: Namespace) -> int:
+    try:
+        rubric, samples_path = resolve_inputs(args)
+        options = grader_options(args)
+    except RubricError as exc:
+        print_problems(exc.problems)
+        return 2
+    except ValueError as exc:
+        return fail_usage(str(exc))
+    if rubric.code_criteria and not args.allow_code:
+        ids = ", ".join(c.key for c in rubric.code_criteria)
+        sys.stderr.write(f"warning: code checks not run ({ids}): pass --allow-code to trust this rubric\n")
+    labels = None
+    if args.labels:
+        from rubric_studio.core.labels import load_labels
+
+        try:
+            label_set = load_labels(args.labels, missing_ok=False)
+        except RubricError as exc:
+            print_problems(exc.problems)
+            return 2
+        print_problems(label_set.problems)
+        labels = label_set.labels
+    try:
+        if args.format == "jsonl":
+            return asyncio.run(_run_streaming(args, rubric, samples_path, options))
+        return asyncio.run(_run_whole(args, rubric, samples_path, options, labels))
+    except RubricError as exc:
+        print_problems(exc.problems)
+        return 2
+
+
+async def _run_whole(args: Namespace, rubric, samples_path: Path, options: dict, labels) -> int:
+    from rubric_studio.cli import formats
+    from rubric_studio.core.samples import load_samples
+    from rubric_studio.engine.api import make_grader
+
+    sample_set = load_samples(samples_path, extractor=args.extract)
+    print_problems(sample_set.problems)
+    grader = make_grader(rubric, **options)
+    try:
+        with formats.progress_for(args, grader) as on_event:
+            report = await grader.run(rubric, sample_set.samples, on_event)
+    finally:
+        await grader.aclose()
+    report.problems = [str(p) for p in sample_set.problems]
+    if args.format == "json":
+        text = json.dumps(report.to_dict(), indent=2, ensure_ascii=False)
+    elif args.format == "markdown":
+        text = formats.markdown(report, rubric, labels)
+    elif args.format == "junit":
+        text = formats.junit(report, rubric)
+    else:
+        text = formats.table(report, rubric, labels, to_file=args.output is not None)
+    write_output(text, args.output)
+    return report.exit_code()
+
+
+async def _run_streaming(args: Namespace, rubric, samples_path: Path, options: dict) -> int:
+    from rubric_studio.core.samples import Sample, iter_samples
+    from rubric_studio.engine.api import make_grader, stream_grade
+
+    problems: list[Problem] = []
+
+    def only_samples():
+        for item in iter_samples(samples_path, extractor=args.extract):
+            if isinstance(item, Sample):
+                yield item
+            else:
+                problems.append(item)
+                sys.stderr.write(f"{item}\n")
+
+    out = sys.stdout if args.output in (None, "-") else open(args.output, "w", encoding="utf-8")  # noqa: SIM115
+    grader = make_grader(rubric, memo=False, **options)
+    summary = usage = None
+    errored = 0
+    try:
+        async for results, summary, usage in stream_grade(grader, rubric, only_samples()):
+            for result in results:
+                errored += sum(1 for c in result.criteria if c.status == "error")
+                out.write(json.dumps(result.to_dict(), ensure_ascii=False) + "\n")
+        tail = {
+            "rubric": {"name": rubric.name, "path": rubric.path, "hash": rubric.content_hash()},
+            "summary": summary.to_dict() if summary else {"samples": 0},
+            "usage": usage.to_dict() if usage else {},
+        }
+        out.write(json.dumps(tail) + "\n")
+    finally:
+        await grader.aclose()
+        if out is not sys.stdout:
+            out.close()
+    if summary is None or summary.samples == 0:
+        return 2
+    if errored:
+        return 3
+    return 0 if summary.passed == summary.samples else 1

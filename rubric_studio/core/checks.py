@@ -1,0 +1,380 @@
+"""Deterministic checks: length, keywords, regex, json, and trusted custom code.
+
+:class:`CheckRunner` compiles a rubric's checks once into small functions and
+runs them over samples. Every evaluation is bounded in time (regexes through
+the ``regex`` engine's timeout, code checks in a worker thread or subprocess)
+and ends in ``error`` with the reason instead of freezing or raising.
+"""
+
+from __future__ import annotations
+
+import importlib
+import json
+import shlex
+import subprocess
+import sys
+import threading
+from collections.abc import Callable
+from contextlib import suppress
+from functools import cached_property
+from pathlib import Path
+from typing import Any
+
+import regex
+
+from rubric_studio.core.checkspec import (
+    CommandCheck,
+    JsonCheck,
+    KeywordsCheck,
+    LengthCheck,
+    PythonCheck,
+    RegexCheck,
+)
+from rubric_studio.core.results import CriterionResult, Evidence, Status
+from rubric_studio.core.rubric import Criterion, Rubric
+from rubric_studio.core.samples import Sample
+from rubric_studio.core.scoring import EPSILON
+
+UNTRUSTED_REASON = "custom code check not run: this rubric is not trusted (run with --allow-code to trust it)"
+
+
+class CheckFailure(Exception):
+    """A check could not produce a score; the message is the cell's error."""
+
+
+class TextView:
+    """One sample's text with derived values computed at most once."""
+
+    __slots__ = ("__dict__", "sample", "text")
+
+    def __init__(self, sample: Sample):
+        self.sample = sample
+        self.text = sample.output
+
+    @cached_property
+    def lower(self) -> str:
+        return self.text.lower()
+
+    @cached_property
+    def word_count(self) -> int:
+        return len(self.text.split())
+
+
+Evaluator = Callable[[TextView], tuple[float, str, list[Evidence]]]
+
+
+def falloff(value: int, low: int | None, high: int | None) -> float:
+    """1 inside [low, high]; linear to 0 at 1.5 × high above, at 0.5 × low below."""
+    if high is not None and value > high:
+        return max(0.0, 1.0 - (value - high) / (0.5 * high))
+    if low is not None and value < low:
+        return max(0.0, 1.0 - (low - value) / (0.5 * low)) if low > 0 else 1.0
+    return 1.0
+
+
+def _bounds_text(low: int | None, high: int | None, unit: str) -> str:
+    if low is not None and high is not None:
+        return f"{low}–{high} {unit}"
+    if high is not None:
+        return f"max {high} {unit}"
+    return f"min {low} {unit}"
+
+
+def _length(spec: LengthCheck) -> Evaluator:
+    chars = (spec.min_chars, spec.max_chars) if spec.min_chars is not None or spec.max_chars is not None else None
+    words = (spec.min_words, spec.max_words) if spec.min_words is not None or spec.max_words is not None else None
+    chars_note = f" chars ({_bounds_text(*chars, 'chars')})" if chars else ""
+    words_note = f" words ({_bounds_text(*words, 'words')})" if words else ""
+
+    def evaluate(view: TextView) -> tuple[float, str, list[Evidence]]:
+        if chars is None:
+            count = view.word_count
+            return falloff(count, *words), f"{count}{words_note}", []  # type: ignore[misc]
+        count = len(view.text)
+        score = falloff(count, *chars)
+        why = f"{count}{chars_note}"
+        if words is not None:
+            word_count = view.word_count
+            score = min(score, falloff(word_count, *words))
+            why += f"; {word_count}{words_note}"
+        return score, why, []
+
+    return evaluate
+
+
+def _keywords(spec: KeywordsCheck) -> Evaluator:
+    required = spec.required is not None
+    words = list(spec.required if required else spec.forbidden or [])
+    flags = 0 if spec.case_sensitive else regex.IGNORECASE
+    patterns = (
+        [regex.compile(r"(?<!\w)" + regex.escape(w) + r"(?!\w)", flags) for w in words] if spec.whole_words else None
+    )
+    needles = words if spec.case_sensitive else [w.lower() for w in words]
+
+    def evaluate(view: TextView) -> tuple[float, str, list[Evidence]]:
+        present: list[str] = []
+        evidence: list[Evidence] = []
+        if patterns is not None:
+            for word, pattern in zip(words, patterns, strict=True):
+                match = pattern.search(view.text, timeout=spec.timeout)
+                if match:
+                    present.append(word)
+                    evidence.append(Evidence(match.group(0), True, match.start(), match.end()))
+        else:
+            haystack = view.text if spec.case_sensitive else view.lower
+            for word, needle in zip(words, needles, strict=True):
+                at = haystack.find(needle)
+                if at >= 0:
+                    present.append(word)
+                    evidence.append(Evidence(view.text[at : at + len(needle)], True, at, at + len(needle)))
+        fraction = len(present) / len(words)
+        if required:
+            missing = [w for w in words if w not in present]
+            why = f"{len(present)}/{len(words)} required keywords present"
+            if missing:
+                why += "; missing: " + ", ".join(repr(w) for w in missing)
+            return fraction, why, evidence
+        why = f"{len(present)}/{len(words)} forbidden keywords present"
+        if present:
+            why += ": " + ", ".join(repr(w) for w in present)
+        return 1.0 - fraction, why, evidence
+
+    return evaluate
+
+
+def _regex(spec: RegexCheck) -> Evaluator:
+    pattern = spec.compiled()
+
+    def evaluate(view: TextView) -> tuple[float, str, list[Evidence]]:
+        try:
+            match = pattern.search(view.text, timeout=spec.timeout)
+        except TimeoutError:
+            raise CheckFailure(f"regex took longer than {spec.timeout:g}s on this sample (catastrophic backtracking?)") from None
+        if match is None:
+            return (0.0 if spec.expect_match else 1.0), f"no match for /{spec.pattern}/", []
+        evidence = [Evidence(match.group(0), True, match.start(), match.end())]
+        why = f"/{spec.pattern}/ matched {match.group(0)[:80]!r} at {match.start()}"
+        return (1.0 if spec.expect_match else 0.0), why, evidence
+
+    return evaluate
+
+
+_FENCE = regex.compile(r"^\s*```[A-Za-z0-9_-]*\s*\n(.*?)\n\s*```\s*$", regex.DOTALL)
+
+
+def _json(spec: JsonCheck) -> Evaluator:
+    validator = None
+    if spec.json_schema is not None:
+        import jsonschema
+
+        validator = jsonschema.validators.validator_for(spec.json_schema)(spec.json_schema)
+
+    def evaluate(view: TextView) -> tuple[float, str, list[Evidence]]:
+        text = view.text
+        fenced = _FENCE.match(text)
+        if fenced:
+            text = fenced.group(1)
+        try:
+            value = json.loads(text)
+        except json.JSONDecodeError as exc:
+            return 0.0, f"not valid JSON: {exc.msg} at line {exc.lineno} column {exc.colno}", []
+        if validator is None:
+            return 1.0, "valid JSON", []
+        errors = sorted(validator.iter_errors(value), key=lambda e: list(e.path))
+        if errors:
+            first = errors[0]
+            where = "/".join(str(p) for p in first.path) or "(root)"
+            return 0.0, f"JSON does not match the schema at {where}: {first.message}", []
+        return 1.0, "valid JSON matching the schema", []
+
+    return evaluate
+
+
+def _run_bounded(function: Callable[[], Any], timeout: float, what: str) -> Any:
+    """Run ``function`` in a daemon thread; give up (leaving it behind) after ``timeout``."""
+    box: dict[str, Any] = {}
+
+    def target() -> None:
+        try:
+            box["value"] = function()
+        except BaseException as exc:  # isolate the author's code from ours
+            box["error"] = exc
+
+    thread = threading.Thread(target=target, daemon=True, name=f"check:{what}")
+    thread.start()
+    thread.join(timeout)
+    if thread.is_alive():
+        raise CheckFailure(f"{what} did not finish within {timeout:g}s")
+    if "error" in box:
+        exc = box["error"]
+        raise CheckFailure(f"{what} raised {type(exc).__name__}: {exc}")
+    return box.get("value")
+
+
+def _coerce_score(value: Any, what: str) -> tuple[float, str]:
+    reason = ""
+    if isinstance(value, tuple) and len(value) == 2:
+        value, reason = value
+        reason = str(reason)
+    if isinstance(value, bool):
+        return (1.0 if value else 0.0), reason
+    if isinstance(value, int | float):
+        score = float(value)
+        if not 0.0 <= score <= 1.0:
+            raise CheckFailure(f"{what} returned {score}, expected a score between 0 and 1")
+        return score, reason
+    raise CheckFailure(f"{what} returned {type(value).__name__}, expected a number in [0, 1], a bool or (score, reason)")
+
+
+def _python(spec: PythonCheck, base_dir: Path | None) -> Evaluator:
+    module_name, _, function_name = spec.function.partition(":")
+    cache: dict[str, Any] = {}
+
+    def load() -> Callable[..., Any]:
+        if "fn" not in cache:
+            added = False
+            if base_dir is not None and str(base_dir) not in sys.path:
+                sys.path.insert(0, str(base_dir))
+                added = True
+            try:
+                module = importlib.import_module(module_name)
+            except Exception as exc:
+                raise CheckFailure(f"cannot import {module_name!r}: {type(exc).__name__}: {exc}") from None
+            finally:
+                if added:
+                    with suppress(ValueError):
+                        sys.path.remove(str(base_dir))
+            fn = getattr(module, function_name, None)
+            if not callable(fn):
+                raise CheckFailure(f"{spec.function}: no function {function_name!r} in module {module_name!r}")
+            cache["fn"] = fn
+        return cache["fn"]
+
+    def evaluate(view: TextView) -> tuple[float, str, list[Evidence]]:
+        fn = load()
+        sample = view.sample
+        value = _run_bounded(lambda: _call_user_function(fn, sample), spec.timeout, spec.function)
+        score, reason = _coerce_score(value, spec.function)
+        return score, reason or f"{spec.function} returned {score:g}", []
+
+    return evaluate
+
+
+def _call_user_function(fn: Callable[..., Any], sample: Sample) -> Any:
+    import inspect
+
+    try:
+        params = inspect.signature(fn).parameters
+    except (TypeError, ValueError):
+        return fn(sample.output)
+    offered = {
+        "input": sample.input,
+        "ground_truth": sample.ground_truth,
+        "metadata": sample.metadata,
+        "sample": sample,
+    }
+    kwargs = {name: offered[name] for name in params if name in offered}
+    return fn(sample.output, **kwargs)
+
+
+def _command(spec: CommandCheck, base_dir: Path | None) -> Evaluator:
+    argv = shlex.split(spec.command) if isinstance(spec.command, str) else list(spec.command)
+    shown = spec.command if isinstance(spec.command, str) else shlex.join(spec.command)
+
+    def evaluate(view: TextView) -> tuple[float, str, list[Evidence]]:
+        try:
+            done = subprocess.run(
+                argv,
+                input=view.text,
+                capture_output=True,
+                text=True,
+                timeout=spec.timeout,
+                cwd=base_dir,
+                check=False,
+            )
+        except subprocess.TimeoutExpired:
+            raise CheckFailure(f"command {shown!r} did not finish within {spec.timeout:g}s") from None
+        except OSError as exc:
+            raise CheckFailure(f"command {shown!r} could not start: {exc.strerror or exc}") from None
+        if done.returncode != 0:
+            tail = (done.stderr or done.stdout).strip().splitlines()[-1:] or [""]
+            raise CheckFailure(f"command {shown!r} exited with {done.returncode}: {tail[0][:200]}")
+        first = done.stdout.strip().splitlines()[:1]
+        if not first:
+            raise CheckFailure(f"command {shown!r} printed nothing; expected a score between 0 and 1")
+        head, _, reason = first[0].partition(" ")
+        try:
+            value: Any = float(head)
+        except ValueError:
+            try:
+                payload = json.loads(done.stdout)
+                value, reason = (payload["score"], payload.get("reason", "")) if isinstance(payload, dict) else (payload, "")
+            except (ValueError, KeyError, TypeError):
+                raise CheckFailure(f"command {shown!r} printed {first[0][:80]!r}; expected a score between 0 and 1") from None
+        score, _ = _coerce_score(value, f"command {shown!r}")
+        return score, reason.strip() or f"command returned {score:g}", []
+
+    return evaluate
+
+
+def compile_check(criterion: Criterion, base_dir: Path | None = None) -> Evaluator:
+    """The evaluator for one check criterion."""
+    spec = criterion.check
+    if isinstance(spec, LengthCheck):
+        return _length(spec)
+    if isinstance(spec, KeywordsCheck):
+        return _keywords(spec)
+    if isinstance(spec, RegexCheck):
+        return _regex(spec)
+    if isinstance(spec, JsonCheck):
+        return _json(spec)
+    if isinstance(spec, PythonCheck):
+        return _python(spec, base_dir)
+    if isinstance(spec, CommandCheck):
+        return _command(spec, base_dir)
+    raise TypeError(f"criterion {criterion.id!r} has no deterministic check")
+
+
+class CheckRunner:
+    """Runs a rubric's deterministic checks; compiled once, applied to many samples."""
+
+    def __init__(self, rubric: Rubric, *, allow_code: bool = False, base_dir: Path | None = None):
+        self.rubric = rubric
+        self.allow_code = allow_code
+        if base_dir is None and rubric.path:
+            base_dir = Path(rubric.path).resolve().parent
+        # (criterion, id, met threshold, evaluator or None when untrusted), computed once.
+        self._plan: list[tuple[Criterion, str, float, Evaluator | None]] = []
+        for criterion in rubric.check_criteria:
+            assert criterion.check is not None
+            trusted = allow_code or not criterion.check.runs_code
+            evaluator = compile_check(criterion, base_dir) if trusted else None
+            self._plan.append((criterion, criterion.key, criterion.effective_min_score - EPSILON, evaluator))
+
+    @property
+    def criteria(self) -> list[Criterion]:
+        return [entry[0] for entry in self._plan]
+
+    def run_sample(self, sample: Sample, only: set[str] | None = None) -> dict[str, CriterionResult]:
+        """Results of every check criterion (or those in ``only``) for one sample."""
+        view = TextView(sample)
+        results: dict[str, CriterionResult] = {}
+        met, unmet = Status.MET, Status.UNMET
+        for _criterion, key, bar, evaluate in self._plan:
+            if only is not None and key not in only:
+                continue
+            if evaluate is None:
+                results[key] = CriterionResult(key, Status.UNJUDGED, rationale=UNTRUSTED_REASON, source="check")
+                continue
+            try:
+                score, why, evidence = evaluate(view)
+            except CheckFailure as exc:
+                results[key] = CriterionResult(key, Status.ERROR, source="check", error=str(exc))
+                continue
+            except Exception as exc:  # a bug in a check must not take down the run
+                results[key] = CriterionResult(
+                    key, Status.ERROR, source="check", error=f"check failed: {type(exc).__name__}: {exc}"
+                )
+                continue
+            results[key] = CriterionResult(key, met if score >= bar else unmet, score, None, why, evidence, "check")
+        return results

@@ -1,0 +1,227 @@
+"""Load a rubric file into a :class:`Rubric`, or report every problem with its position.
+
+Each problem names the file, line and column of the offending YAML node and what
+was expected; unknown keys come with a "did you mean". :func:`lint_rubric` adds
+warnings for things that are valid but probably not what the author meant.
+"""
+
+from __future__ import annotations
+
+import difflib
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel, ValidationError
+
+from rubric_studio.core.checkspec import CHECK_TYPES
+from rubric_studio.core.problems import Problem, RubricError
+from rubric_studio.core.rubric import (
+    PROMPT_PLACEHOLDERS,
+    Criterion,
+    JudgeSettings,
+    Rubric,
+    unknown_placeholders,
+)
+from rubric_studio.core.yamlpos import Positions, load_with_positions
+
+_FIELDS_BY_CONTEXT: dict[str, list[str]] = {
+    "rubric": list(Rubric.model_fields),
+    "judge": list(JudgeSettings.model_fields),
+    "criterion": list(Criterion.model_fields),
+}
+
+
+def _fields_at(loc: tuple[Any, ...]) -> list[str]:
+    """Names allowed at the mapping that contains ``loc[-1]``."""
+    parent = loc[:-1]
+    if not parent:
+        return _FIELDS_BY_CONTEXT["rubric"]
+    if parent == ("judge",):
+        return _FIELDS_BY_CONTEXT["judge"]
+    if len(parent) == 2 and parent[0] == "criteria":
+        return _FIELDS_BY_CONTEXT["criterion"]
+    if len(parent) >= 3 and parent[0] == "criteria" and parent[2] == "check":
+        from rubric_studio.core import checkspec
+
+        models: dict[str, type[BaseModel]] = {
+            "length": checkspec.LengthCheck,
+            "keywords": checkspec.KeywordsCheck,
+            "regex": checkspec.RegexCheck,
+            "json": checkspec.JsonCheck,
+            "python": checkspec.PythonCheck,
+            "command": checkspec.CommandCheck,
+        }
+        tag = parent[3] if len(parent) > 3 else None
+        model = models.get(tag) if isinstance(tag, str) else None
+        if model is not None:
+            names = [f.alias or n for n, f in model.model_fields.items() if n not in ("type", "timeout")]
+            return ["type", *names, "timeout"]
+    return []
+
+
+def _describe(loc: tuple[Any, ...]) -> str:
+    out = ""
+    for part in loc:
+        if isinstance(part, int):
+            out += f"[{part}]"
+        elif part in CHECK_TYPES and out.endswith("check"):
+            continue
+        else:
+            out += f".{part}" if out else str(part)
+    return out or "(rubric)"
+
+
+def _message(error: dict[str, Any], loc: tuple[Any, ...]) -> str:
+    kind = error["type"]
+    where = _describe(loc)
+    if kind == "extra_forbidden":
+        name = str(loc[-1])
+        allowed = [f for f in _fields_at(loc) if f != "id" or loc[:1] == ("criteria",)]
+        guess = difflib.get_close_matches(name, allowed, n=1, cutoff=0.6)
+        hint = f" — did you mean {guess[0]!r}?" if guess else ""
+        expected = f" (expected one of: {', '.join(allowed)})" if allowed else ""
+        return f"unknown key {name!r} in {_describe(loc[:-1])}{hint}{expected}"
+    if kind == "missing":
+        return f"{where}: required key is missing"
+    if kind == "union_tag_invalid":
+        got = error.get("ctx", {}).get("tag")
+        return f"{where}: unknown check type {got!r}; expected one of: {', '.join(CHECK_TYPES)}"
+    if kind == "union_tag_not_found":
+        return f"{where}: a check needs a 'type' (one of: {', '.join(CHECK_TYPES)})"
+    text = error["msg"]
+    if text.startswith("Value error, "):
+        text = text[len("Value error, ") :]
+    if kind in {"string_type", "int_type", "float_type", "bool_type", "list_type", "dict_type", "int_parsing", "float_parsing", "bool_parsing", "literal_error", "model_type"}:
+        got = error.get("input")
+        shown = repr(got) if not isinstance(got, dict | list) else type(got).__name__
+        return f"{where}: {text.rstrip('.')} (got {shown})"
+    return f"{where}: {text}"
+
+
+def _duplicate_id_problems(data: dict[str, Any], positions: Positions) -> list[Problem]:
+    """Duplicate criterion ids, found on the raw data so they show beside other errors."""
+    criteria = data.get("criteria")
+    if not isinstance(criteria, list):
+        return []
+    first_seen: dict[str, int] = {}
+    problems = []
+    for index, item in enumerate(criteria):
+        if not isinstance(item, dict) or not isinstance(item.get("id"), str):
+            continue
+        criterion_id = item["id"]
+        if criterion_id in first_seen:
+            line = positions.locate(("criteria", first_seen[criterion_id], "id"))[0]
+            problems.append(
+                positions.problem(
+                    ("criteria", index, "id"),
+                    f"criteria[{index}].id: duplicate criterion id {criterion_id!r} (already used on line {line}); ids must be unique",
+                )
+            )
+        else:
+            first_seen[criterion_id] = index
+    return problems
+
+
+def _validation_problems(exc: ValidationError, positions: Positions) -> list[Problem]:
+    problems = []
+    for error in exc.errors(include_url=False):
+        loc = tuple(error["loc"])
+        if error["type"] == "duplicate_id":
+            continue  # reported from the raw data, with both positions
+        key = error["type"] == "extra_forbidden"
+        problems.append(positions.problem(loc, _message(error, loc), key=key))
+    return problems
+
+
+def _prompt_path_problems(data: dict[str, Any], positions: Positions, base_dir: Path) -> list[Problem]:
+    judge = data.get("judge")
+    if not isinstance(judge, dict) or not isinstance(judge.get("prompt_path"), str):
+        return []
+    target = (base_dir / judge["prompt_path"]).resolve()
+    loc = ("judge", "prompt_path")
+    if not target.is_file():
+        return [positions.problem(loc, f"judge.prompt_path: no such file {str(target)!r}")]
+    try:
+        text = target.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        return [positions.problem(loc, f"judge.prompt_path: cannot read {str(target)!r}: {exc}")]
+    unknown = unknown_placeholders(text)
+    if unknown:
+        names = ", ".join("{" + n + "}" for n in unknown)
+        allowed = ", ".join("{" + n + "}" for n in PROMPT_PLACEHOLDERS)
+        return [positions.problem(loc, f"unknown placeholder {names} in {target.name}; expected only {allowed}")]
+    return []
+
+
+def lint_rubric(rubric: Rubric, positions: Positions | None = None) -> list[Problem]:
+    """Warnings: valid, but probably not what the author meant."""
+    file = rubric.path or "<rubric>"
+    warnings: list[Problem] = []
+
+    def warn(loc: tuple[Any, ...], message: str) -> None:
+        if positions is not None:
+            warnings.append(positions.problem(loc, message, severity="warning"))
+        else:
+            warnings.append(Problem(file, None, None, message, "warning"))
+
+    for index, criterion in enumerate(rubric.criteria):
+        if criterion.kind == "checklist" and criterion.min_score is not None:
+            warn(("criteria", index, "min_score"), f"criteria[{index}] ({criterion.id}): min_score has no effect on a checklist criterion (met is 1, unmet 0)")
+        if criterion.required and criterion.is_penalty:
+            warn(("criteria", index, "required"), f"criteria[{index}] ({criterion.id}): a required penalty fails every sample that does NOT show the penalised behaviour")
+        if criterion.score_ranges and max(criterion.score_ranges) == 10 and len(criterion.score_ranges) == 1:
+            warn(("criteria", index, "score_ranges"), f"criteria[{index}] ({criterion.id}): score_ranges has a single band")
+    return warnings
+
+
+def parse_rubric(text: str, file: str = "<rubric>", *, base_dir: Path | None = None) -> Rubric:
+    """Parse rubric YAML text; raise RubricError listing every problem found."""
+    data, positions, problems = load_with_positions(text, file)
+    if data is None:
+        raise RubricError([Problem(file, 1, 1, "the rubric is empty; expected a mapping with 'name' and 'criteria'")])
+    if not isinstance(data, dict):
+        line, column = positions.locate(())
+        raise RubricError([Problem(file, line, column, f"expected a mapping with 'name' and 'criteria', got a {type(data).__name__}")])
+    problems.extend(_duplicate_id_problems(data, positions))
+    if base_dir is not None:
+        problems.extend(_prompt_path_problems(data, positions, base_dir))
+    try:
+        rubric = Rubric.model_validate(data)
+    except ValidationError as exc:
+        problems.extend(_validation_problems(exc, positions))
+        rubric = None
+    if problems:
+        problems.sort(key=lambda p: (p.line or 0, p.column or 0))
+        raise RubricError(problems)
+    assert rubric is not None
+    rubric._path = file
+    rubric._source_text = text
+    return rubric
+
+
+def load_rubric(path: str | Path) -> Rubric:
+    """Load and validate a rubric file. Raises RubricError with positioned problems."""
+    source = Path(path)
+    try:
+        text = source.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise RubricError([Problem(str(source), None, None, "rubric not found: no such file")]) from None
+    except IsADirectoryError:
+        raise RubricError([Problem(str(source), None, None, "expected a rubric .yaml file, got a folder")]) from None
+    except UnicodeDecodeError as exc:
+        raise RubricError([Problem(str(source), None, None, f"not UTF-8 text: {exc.reason} at byte {exc.start}")]) from None
+    except OSError as exc:
+        raise RubricError([Problem(str(source), None, None, f"cannot read: {exc.strerror}")]) from None
+    return parse_rubric(text, str(source), base_dir=source.resolve().parent)
+
+
+def check_rubric_file(path: str | Path) -> tuple[Rubric | None, list[Problem]]:
+    """Errors and warnings of one file, for ``validate`` and the studio."""
+    source = Path(path)
+    try:
+        rubric = load_rubric(source)
+    except RubricError as exc:
+        return None, exc.problems
+    text = rubric._source_text or ""
+    _, positions, _ = load_with_positions(text, str(source))
+    return rubric, lint_rubric(rubric, positions)

@@ -1,0 +1,141 @@
+"""Results of grading: one :class:`CriterionResult` per (sample, criterion) cell.
+
+A cell's ``status`` is met | unmet | error | pending | unjudged; ``score`` is in
+[0, 1] only for met/unmet. A judge error is an ``error`` status with a reason,
+never a score of 0.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from enum import StrEnum
+from typing import Any
+
+
+class Status(StrEnum):
+    MET = "met"
+    UNMET = "unmet"
+    ERROR = "error"
+    PENDING = "pending"
+    UNJUDGED = "unjudged"
+
+
+class Verdict(StrEnum):
+    PASS = "pass"
+    FAIL = "fail"
+    ERROR = "error"
+    PENDING = "pending"
+    UNJUDGED = "unjudged"
+
+
+@dataclass(slots=True)
+class Evidence:
+    """A quote the judge relied on, and whether it occurs in the sample."""
+
+    quote: str
+    found: bool
+    start: int | None = None
+    end: int | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"quote": self.quote, "found": self.found}
+
+
+@dataclass(slots=True)
+class CriterionResult:
+    """The outcome of one cell."""
+
+    id: str
+    status: Status
+    score: float | None = None
+    raw_score: float | None = None
+    rationale: str = ""
+    evidence: list[Evidence] = field(default_factory=list)
+    source: str = "check"  # "judge" | "check" | "cache" | "none"
+    error: str | None = None
+    #: With repeats: one entry per run ("met"/"unmet" or a raw score), and how many agree.
+    votes: list[Any] | None = None
+    agreement: float | None = None
+    tie: bool = False
+    #: Request/reply, tokens, latency: what the inspector shows. Not part of the JSON report.
+    detail: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def has_score(self) -> bool:
+        return self.status in (Status.MET, Status.UNMET) and self.score is not None
+
+    def to_dict(self) -> dict[str, Any]:
+        data: dict[str, Any] = {
+            "id": self.id,
+            "status": str(self.status),
+            "score": self.score,
+            "raw_score": self.raw_score,
+            "rationale": self.rationale,
+            "evidence": [e.to_dict() for e in self.evidence],
+            "source": self.source,
+            "error": self.error,
+        }
+        if self.votes is not None:
+            data["votes"] = list(self.votes)
+            data["agreement"] = self.agreement
+            data["tie"] = self.tie
+        return data
+
+
+@dataclass(slots=True)
+class SampleOutcome:
+    """Aggregate of one sample's cells (see :func:`rubric_studio.core.scoring.score_sample`)."""
+
+    score: float | None
+    verdict: Verdict
+    criteria: list[CriterionResult]
+    notes: list[str] = field(default_factory=list)
+
+
+@dataclass(slots=True)
+class SampleResult:
+    """One graded sample: its id, score, verdict and cells."""
+
+    id: str
+    score: float | None
+    verdict: Verdict
+    criteria: list[CriterionResult]
+    notes: list[str] = field(default_factory=list)
+
+    def cell(self, criterion_id: str) -> CriterionResult | None:
+        for result in self.criteria:
+            if result.id == criterion_id:
+                return result
+        return None
+
+    def to_dict(self) -> dict[str, Any]:
+        data: dict[str, Any] = {
+            "id": self.id,
+            "score": None if self.score is None else round(self.score, 6),
+            "verdict": str(self.verdict),
+            "criteria": [c.to_dict() for c in self.criteria],
+        }
+        if self.notes:
+            data["notes"] = list(self.notes)
+        return data
+
+
+@dataclass(slots=True)
+class ScoreResult:
+    """What :meth:`Rubric.score` returns for one text."""
+
+    total: float | None
+    passed: bool
+    verdict: Verdict
+    details: dict[str, CriterionResult]
+    notes: list[str] = field(default_factory=list)
+
+    @classmethod
+    def from_outcome(cls, outcome: SampleOutcome) -> ScoreResult:
+        return cls(
+            total=outcome.score,
+            passed=outcome.verdict is Verdict.PASS,
+            verdict=outcome.verdict,
+            details={c.id: c for c in outcome.criteria},
+            notes=list(outcome.notes),
+        )

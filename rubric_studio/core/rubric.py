@@ -1,0 +1,310 @@
+"""The rubric model: criteria, weights, required flags, score ranges, checks, judge settings.
+
+Every model forbids unknown keys. A criterion is either a judge criterion
+(``outcome``: checklist, or analytic when it has ``score_ranges``) or a
+deterministic one (``check``). Plain strings in ``criteria`` are outcomes.
+Semantics of the numbers are in :mod:`rubric_studio.core.scoring`.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+from typing import TYPE_CHECKING, Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, field_validator, model_validator
+from pydantic_core import PydanticCustomError
+
+from rubric_studio.core.checkspec import CheckSpec
+
+if TYPE_CHECKING:
+    from rubric_studio.core.results import ScoreResult
+
+ID_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9_.:-]*$"
+PROMPT_PLACEHOLDERS = ("input", "submission", "ground_truth", "criterion", "score_ranges")
+_PLACEHOLDER = re.compile(r"\{([A-Za-z_][A-Za-z0-9_]*)\}")
+DEFAULT_ANALYTIC_MIN_SCORE = 0.7
+DEFAULT_CHECK_MIN_SCORE = 1.0
+
+
+def prompt_placeholders(template: str) -> list[str]:
+    """Names of ``{placeholder}`` fields used in a prompt template, in order."""
+    return _PLACEHOLDER.findall(template)
+
+
+def unknown_placeholders(template: str) -> list[str]:
+    return [name for name in prompt_placeholders(template) if name not in PROMPT_PLACEHOLDERS]
+
+
+class JudgeSettings(BaseModel):
+    """How judge criteria are graded. The CLI's ``--judge`` / ``--base-url`` override these."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    model: str | None = Field(default=None, description='"provider:model", e.g. openai:gpt-4o-mini')
+    base_url: str | None = None
+    temperature: float = Field(default=0.0, ge=0, le=2)
+    timeout: float = Field(default=60.0, gt=0, le=3600)
+    max_retries: int = Field(default=3, ge=0, le=20)
+    concurrency: int = Field(default=8, ge=1, le=256)
+    max_tokens: int = Field(default=1024, ge=16, le=65536)
+    mode: Literal["per_criterion", "batch"] = "per_criterion"
+    reasoning_effort: Literal["minimal", "low", "medium", "high"] | None = None
+    prompt: str | None = None
+    prompt_path: str | None = None
+
+    @field_validator("model")
+    @classmethod
+    def _model_format(cls, value: str | None) -> str | None:
+        if value is None:
+            return value
+        provider, sep, name = value.partition(":")
+        if not sep or not provider or not name:
+            raise PydanticCustomError(
+                "judge_model", 'expected "provider:model" (e.g. openai:gpt-4o-mini), got {value!r}', {"value": value}
+            )
+        return value
+
+    @field_validator("prompt")
+    @classmethod
+    def _prompt_placeholders(cls, value: str | None) -> str | None:
+        if value is not None:
+            check_prompt_template(value)
+        return value
+
+    @model_validator(mode="after")
+    def _one_prompt(self) -> JudgeSettings:
+        if self.prompt is not None and self.prompt_path is not None:
+            raise ValueError("set either 'prompt' or 'prompt_path', not both")
+        return self
+
+
+def check_prompt_template(template: str) -> None:
+    unknown = unknown_placeholders(template)
+    if unknown:
+        raise PydanticCustomError(
+            "prompt_placeholder",
+            "unknown placeholder {names} in the judge prompt; expected only {allowed}",
+            {
+                "names": ", ".join("{" + n + "}" for n in unknown),
+                "allowed": ", ".join("{" + n + "}" for n in PROMPT_PLACEHOLDERS),
+            },
+        )
+
+
+class Criterion(BaseModel):
+    """One criterion. Exactly one of ``outcome`` (judge) or ``check`` (deterministic)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    id: str | None = Field(default=None, pattern=ID_PATTERN)
+    outcome: str | None = None
+    check: CheckSpec | None = None
+    weight: float = 1.0
+    required: bool = False
+    operator: Literal["correctness", "contradiction"] | None = None
+    score_ranges: dict[int, str] | None = None
+    min_score: float | None = Field(default=None, ge=0, le=1)
+    tags: list[str] = Field(default_factory=list)
+
+    @field_validator("outcome")
+    @classmethod
+    def _outcome_text(cls, value: str | None) -> str | None:
+        if value is not None and not value.strip():
+            raise ValueError("outcome is empty; say what the judge should look for")
+        return value
+
+    @field_validator("score_ranges", mode="before")
+    @classmethod
+    def _range_keys(cls, value: Any) -> Any:
+        if not isinstance(value, dict):
+            return value
+        keys = []
+        for key in value:
+            if isinstance(key, bool) or not isinstance(key, int) or not 0 <= key <= 10:
+                raise PydanticCustomError(
+                    "score_range_key",
+                    "score_ranges keys must be integers from 0 to 10 (lower bounds of each band), got {key}",
+                    {"key": repr(key)},
+                )
+            keys.append(key)
+        if 0 not in keys:
+            raise PydanticCustomError(
+                "score_range_start", "score_ranges must start at 0 (the lowest band's lower bound)", {}
+            )
+        return {k: value[k] for k in sorted(keys)}
+
+    @model_validator(mode="after")
+    def _outcome_or_check(self) -> Criterion:
+        if (self.outcome is None) == (self.check is None):
+            which = "both" if self.outcome is not None else "neither"
+            raise PydanticCustomError(
+                "outcome_or_check",
+                "a criterion needs exactly one of 'outcome' (judged) or 'check' (deterministic); it has {which}",
+                {"which": which},
+            )
+        if self.check is not None and (self.score_ranges is not None or self.operator is not None):
+            raise PydanticCustomError(
+                "check_judge_fields", "'score_ranges' and 'operator' apply to judge criteria, not to checks", {}
+            )
+        if self.weight == 0:
+            raise PydanticCustomError("zero_weight", "weight 0 has no effect; remove the criterion or give it a weight", {})
+        return self
+
+    # -- derived -----------------------------------------------------------
+    @property
+    def key(self) -> str:
+        """The criterion id (always set once it belongs to a Rubric)."""
+        assert self.id is not None
+        return self.id
+
+    @property
+    def kind(self) -> Literal["check", "analytic", "checklist"]:
+        if self.check is not None:
+            return "check"
+        return "analytic" if self.score_ranges else "checklist"
+
+    @property
+    def is_judged(self) -> bool:
+        return self.check is None
+
+    @property
+    def is_penalty(self) -> bool:
+        return self.weight < 0
+
+    @property
+    def effective_min_score(self) -> float:
+        if self.min_score is not None:
+            return self.min_score
+        if self.kind == "analytic":
+            return DEFAULT_ANALYTIC_MIN_SCORE
+        return DEFAULT_CHECK_MIN_SCORE
+
+    def fingerprint(self) -> str:
+        """Hash of everything about this criterion that can change its verdicts."""
+        data = self.model_dump(mode="json", exclude={"tags"}, by_alias=True)
+        return hashlib.sha256(json.dumps(data, sort_keys=True).encode()).hexdigest()[:16]
+
+    def summary(self) -> str:
+        """One line describing the criterion, for lists and exports."""
+        if self.check is not None:
+            params = self.check.model_dump(exclude={"type", "timeout"}, exclude_none=True, by_alias=True)
+            inner = ", ".join(f"{k}={v!r}" for k, v in params.items())
+            return f"{self.check.type}({inner})"
+        return self.outcome or ""
+
+
+class Rubric(BaseModel):
+    """A rubric: name, threshold, judge settings and criteria."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    name: str = Field(min_length=1)
+    description: str = ""
+    pass_threshold: float = Field(default=0.8, ge=0, le=1)
+    on_error: Literal["error", "ignore"] = "error"
+    judge: JudgeSettings | None = None
+    criteria: list[Criterion] = Field(min_length=1)
+
+    _path: str | None = PrivateAttr(default=None)
+    _source_text: str | None = PrivateAttr(default=None)
+    _scoring_plan: list[tuple[str, float, bool]] | None = PrivateAttr(default=None)
+
+    @field_validator("criteria", mode="before")
+    @classmethod
+    def _plain_strings(cls, value: Any) -> Any:
+        if isinstance(value, list):
+            return [{"outcome": item} if isinstance(item, str) else item for item in value]
+        return value
+
+    @field_validator("criteria")
+    @classmethod
+    def _ids(cls, criteria: list[Criterion]) -> list[Criterion]:
+        taken = {c.id for c in criteria if c.id is not None}
+        counter = 0
+        for criterion in criteria:
+            if criterion.id is None:
+                counter += 1
+                while f"c{counter}" in taken:
+                    counter += 1
+                criterion.id = f"c{counter}"
+                taken.add(criterion.id)
+        seen: dict[str, int] = {}
+        for index, criterion in enumerate(criteria):
+            if criterion.id in seen:
+                raise PydanticCustomError(
+                    "duplicate_id",
+                    "duplicate criterion id {id!r} (criteria[{index}] repeats criteria[{first}]); ids must be unique",
+                    {"id": criterion.id, "index": index, "first": seen[criterion.id]},
+                )
+            seen[criterion.key] = index
+        if not any(c.weight > 0 for c in criteria):
+            raise PydanticCustomError(
+                "no_positive_weight", "at least one criterion needs a positive weight (penalties alone cannot score)", {}
+            )
+        return criteria
+
+    # -- accessors ---------------------------------------------------------
+    @property
+    def path(self) -> str | None:
+        """The file this rubric was loaded from, if any."""
+        return self._path
+
+    def scoring_plan(self) -> list[tuple[str, float, bool]]:
+        """(id, weight, required) per criterion, computed once (rubrics are not edited in place)."""
+        if self._scoring_plan is None:
+            self._scoring_plan = [(c.key, c.weight, c.required) for c in self.criteria]
+        return self._scoring_plan
+
+    def criterion(self, criterion_id: str) -> Criterion:
+        for criterion in self.criteria:
+            if criterion.id == criterion_id:
+                return criterion
+        raise KeyError(criterion_id)
+
+    @property
+    def judge_criteria(self) -> list[Criterion]:
+        return [c for c in self.criteria if c.is_judged]
+
+    @property
+    def check_criteria(self) -> list[Criterion]:
+        return [c for c in self.criteria if not c.is_judged]
+
+    @property
+    def code_criteria(self) -> list[Criterion]:
+        """Criteria whose checks run the author's code; they need trust."""
+        return [c for c in self.criteria if c.check is not None and c.check.runs_code]
+
+    def content_hash(self) -> str:
+        """Hash of the rubric's meaning (comments and formatting do not change it)."""
+        data = self.model_dump(mode="json", by_alias=True)
+        return hashlib.sha256(json.dumps(data, sort_keys=True).encode()).hexdigest()[:16]
+
+    def score(
+        self,
+        text: str,
+        *,
+        input: str | None = None,
+        ground_truth: str | None = None,
+        allow_code: bool = False,
+    ) -> ScoreResult:
+        """Run the deterministic checks on one text; judge criteria stay ``unjudged``.
+
+        Returns a :class:`~rubric_studio.core.results.ScoreResult` with ``total``,
+        ``passed``, ``verdict`` and per-criterion ``details``.
+        """
+        from rubric_studio.core.checks import CheckRunner
+        from rubric_studio.core.results import CriterionResult, ScoreResult, Status
+        from rubric_studio.core.samples import Sample
+        from rubric_studio.core.scoring import score_sample
+
+        sample = Sample(id="text", output=text, input=input, ground_truth=ground_truth)
+        runner = CheckRunner(self, allow_code=allow_code)
+        results = runner.run_sample(sample)
+        for criterion in self.judge_criteria:
+            results[criterion.key] = CriterionResult(
+                criterion.key, Status.UNJUDGED, source="none", rationale="judge criteria are not graded by score()"
+            )
+        outcome = score_sample(self, results)
+        return ScoreResult.from_outcome(outcome)

@@ -1,0 +1,149 @@
+"""A grading report: every sample's result, a summary and usage, in BRIEF §5's JSON shape."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from rubric_studio.core.results import SampleResult, Status, Verdict
+from rubric_studio.engine.usage import Usage
+
+
+@dataclass
+class Summary:
+    samples: int = 0
+    passed: int = 0
+    failed: int = 0
+    errors: int = 0
+    unjudged: int = 0
+    pending: int = 0
+    score_sum: float = 0.0
+    scored: int = 0
+    cells: dict[str, int] = field(default_factory=dict)
+
+    @property
+    def mean_score(self) -> float | None:
+        return self.score_sum / self.scored if self.scored else None
+
+    @classmethod
+    def of(cls, results: list[SampleResult]) -> Summary:
+        summary = cls(samples=len(results))
+        for result in results:
+            if result.verdict is Verdict.PASS:
+                summary.passed += 1
+            elif result.verdict is Verdict.FAIL:
+                summary.failed += 1
+            elif result.verdict is Verdict.ERROR:
+                summary.errors += 1
+            elif result.verdict is Verdict.UNJUDGED:
+                summary.unjudged += 1
+            else:
+                summary.pending += 1
+            if result.score is not None:
+                summary.score_sum += result.score
+                summary.scored += 1
+            for cell in result.criteria:
+                summary.cells[str(cell.status)] = summary.cells.get(str(cell.status), 0) + 1
+        return summary
+
+    def add(self, other: Summary) -> None:
+        """Fold another chunk's summary in (streaming)."""
+        self.samples += other.samples
+        self.passed += other.passed
+        self.failed += other.failed
+        self.errors += other.errors
+        self.unjudged += other.unjudged
+        self.pending += other.pending
+        self.score_sum += other.score_sum
+        self.scored += other.scored
+        for key, count in other.cells.items():
+            self.cells[key] = self.cells.get(key, 0) + count
+
+    def to_dict(self) -> dict[str, Any]:
+        data: dict[str, Any] = {
+            "samples": self.samples,
+            "passed": self.passed,
+            "failed": self.failed,
+            "errors": self.errors,
+            "mean_score": None if self.mean_score is None else round(self.mean_score, 6),
+        }
+        if self.unjudged:
+            data["unjudged"] = self.unjudged
+        if self.pending:
+            data["pending"] = self.pending
+        data["cells"] = dict(sorted(self.cells.items()))
+        return data
+
+
+@dataclass
+class Report:
+    """What a grading run produced."""
+
+    rubric_name: str
+    rubric_path: str | None
+    rubric_hash: str
+    judge: dict[str, str] | None
+    samples: list[SampleResult]
+    usage: Usage = field(default_factory=Usage)
+    summary: Summary | None = None
+    judge_note: str | None = None  # e.g. why judge criteria are unjudged
+    repeat: int = 1
+    problems: list[str] = field(default_factory=list)
+
+    def __post_init__(self) -> None:
+        if self.summary is None:
+            self.summary = Summary.of(self.samples)
+
+    def by_id(self) -> dict[str, SampleResult]:
+        return {s.id: s for s in self.samples}
+
+    def flip_rates(self) -> dict[str, dict[str, Any]]:
+        """Per criterion, with repeats: share of cells whose K verdicts were not unanimous."""
+        rates: dict[str, dict[str, Any]] = {}
+        for sample in self.samples:
+            for cell in sample.criteria:
+                if not cell.votes or len(cell.votes) < 2:
+                    continue
+                entry = rates.setdefault(cell.id, {"cells": 0, "flipped": 0, "samples": []})
+                entry["cells"] += 1
+                if cell.agreement is not None and cell.agreement < 1.0:
+                    entry["flipped"] += 1
+                    entry["samples"].append(sample.id)
+        for entry in rates.values():
+            entry["flip_rate"] = entry["flipped"] / entry["cells"] if entry["cells"] else 0.0
+        return rates
+
+    @property
+    def errored_cells(self) -> int:
+        return sum(1 for s in self.samples for c in s.criteria if c.status is Status.ERROR)
+
+    def exit_code(self) -> int:
+        """0 all pass, 1 some fail or not graded, 3 some cells errored."""
+        if self.errored_cells:
+            return 3
+        assert self.summary is not None
+        return 0 if self.summary.passed == self.summary.samples else 1
+
+    def header(self) -> dict[str, Any]:
+        return {
+            "rubric": {"name": self.rubric_name, "path": self.rubric_path, "hash": self.rubric_hash},
+            "judge": self.judge,
+        }
+
+    def to_dict(self) -> dict[str, Any]:
+        assert self.summary is not None
+        data: dict[str, Any] = {
+            **self.header(),
+            "samples": [s.to_dict() for s in self.samples],
+            "summary": self.summary.to_dict(),
+            "usage": self.usage.to_dict(),
+        }
+        if self.judge_note:
+            data["judge_note"] = self.judge_note
+        if self.repeat > 1:
+            data["repeat"] = self.repeat
+            data["flip_rates"] = {
+                k: {"flip_rate": round(v["flip_rate"], 4), "cells": v["cells"], "flipped_samples": v["samples"]}
+                for k, v in self.flip_rates().items()
+            }
+        return data

@@ -1,0 +1,59 @@
+"""Token, call and cost accounting for a run or a session.
+
+Cost comes from the price table (:mod:`rubric_studio.judges.pricing`); calls to a
+model with no known price are counted in ``unpriced_calls`` so a report never
+shows a made-up total.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass
+class Usage:
+    judge_calls: int = 0
+    cache_hits: int = 0
+    input_tokens: int = 0
+    output_tokens: int = 0
+    cost_usd: float = 0.0
+    unpriced_calls: int = 0
+    wall_seconds: float = 0.0
+
+    def add_call(self, calls: int, input_tokens: int, output_tokens: int, cost: float | None) -> None:
+        self.judge_calls += calls
+        self.input_tokens += input_tokens
+        self.output_tokens += output_tokens
+        if cost is None:
+            self.unpriced_calls += calls
+        else:
+            self.cost_usd += cost
+
+    def merge(self, other: Usage) -> None:
+        self.judge_calls += other.judge_calls
+        self.cache_hits += other.cache_hits
+        self.input_tokens += other.input_tokens
+        self.output_tokens += other.output_tokens
+        self.cost_usd += other.cost_usd
+        self.unpriced_calls += other.unpriced_calls
+        self.wall_seconds += other.wall_seconds
+
+    @property
+    def cost_known(self) -> bool:
+        return self.unpriced_calls == 0
+
+    def cost_text(self) -> str:
+        if not self.cost_known and self.cost_usd == 0:
+            return "cost unknown"
+        text = f"${self.cost_usd:.4f}"
+        return text if self.cost_known else f"{text} + {self.unpriced_calls} unpriced calls"
+
+    def to_dict(self) -> dict:
+        return {
+            "judge_calls": self.judge_calls,
+            "cache_hits": self.cache_hits,
+            "input_tokens": self.input_tokens,
+            "output_tokens": self.output_tokens,
+            "cost_usd": None if (not self.cost_known and self.cost_usd == 0) else round(self.cost_usd, 6),
+            "wall_seconds": round(self.wall_seconds, 3),
+        }

@@ -1,0 +1,157 @@
+"""The judge interface: one async method, ``complete``, turns a request into a reply.
+
+A provider (``openai.py``, ``anthropic.py``) implements :class:`Judge`. Everything
+a provider needs is in :class:`JudgeConfig` (resolved from the rubric's judge block,
+CLI flags and environment) and :class:`JudgeRequest` (built by
+:mod:`rubric_studio.judges.prompts`). Failures raise :class:`JudgeError` with a
+``kind`` and a one-line message; callers turn them into ``error`` cells.
+
+Exception tree::
+
+    JudgeError
+     ├── kind="config"      no key, unknown provider, bad base URL
+     ├── kind="auth"        401/403: bad key
+     ├── kind="rate_limit"  429 after retries (Retry-After honoured, capped)
+     ├── kind="server"      5xx after retries
+     ├── kind="timeout"     no reply within the timeout, after retries
+     ├── kind="connection"  refused / DNS / TLS
+     ├── kind="refusal"     the model declined to judge
+     ├── kind="malformed"   reply not parsable / schema-violating after one repair
+     ├── kind="omitted"     the reply left out a criterion it was asked about
+     └── kind="request"     400/404/422: the server rejected the request (not retried)
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from abc import ABC, abstractmethod
+from dataclasses import dataclass, field
+from typing import Any
+
+ERROR_KINDS = ("config", "auth", "rate_limit", "server", "timeout", "connection", "refusal", "malformed", "omitted", "request")
+RETRYABLE_KINDS = ("rate_limit", "server", "timeout", "connection")
+
+
+class JudgeError(Exception):
+    """A judge call that did not produce a usable reply."""
+
+    def __init__(
+        self,
+        kind: str,
+        message: str,
+        *,
+        raw: str | None = None,
+        status: int | None = None,
+        retry_after: float | None = None,
+    ):
+        super().__init__(message)
+        self.kind = kind
+        self.message = message
+        self.raw = raw
+        self.status = status
+        #: Seconds the server asked us to wait (Retry-After / retry-after-ms), if it said.
+        self.retry_after = retry_after
+
+    @property
+    def retryable(self) -> bool:
+        """Worth another attempt: rate limits, 5xx, timeouts and connection failures."""
+        return self.kind in RETRYABLE_KINDS
+
+    def __str__(self) -> str:
+        return f"{self.kind}: {self.message}"
+
+
+@dataclass(frozen=True)
+class JudgeConfig:
+    """A fully resolved judge: provider, model, endpoint and call parameters."""
+
+    provider: str  # "openai" | "anthropic"
+    model: str
+    base_url: str | None = None
+    api_key: str | None = field(default=None, repr=False)
+    temperature: float = 0.0
+    timeout: float = 60.0
+    max_retries: int = 3
+    concurrency: int = 8
+    max_tokens: int = 1024
+    mode: str = "per_criterion"  # "per_criterion" | "batch"
+    reasoning_effort: str | None = None
+    prompt_template: str | None = None  # resolved text of judge.prompt / prompt_path
+    max_retry_wait: float = 30.0  # cap on any single Retry-After / backoff wait (seconds)
+    #: The provider name the user wrote when it maps onto another one: "ollama" and
+    #: "openai-compatible" both run on the openai provider. Not part of identity().
+    alias: str | None = None
+
+    @property
+    def label(self) -> str:
+        """``provider:model`` as the user wrote it."""
+        return f"{self.alias or self.provider}:{self.model}"
+
+    def identity(self) -> dict[str, Any]:
+        """Everything about the judge that changes its replies (never the key)."""
+        return {
+            "provider": self.provider,
+            "model": self.model,
+            "base_url": self.base_url,
+            "temperature": self.temperature,
+            "max_tokens": self.max_tokens,
+            "reasoning_effort": self.reasoning_effort,
+        }
+
+
+@dataclass(frozen=True)
+class JudgeRequest:
+    """One call: which criteria it judges, the exact messages and the reply schema."""
+
+    sample_id: str
+    criterion_ids: tuple[str, ...]
+    system: str
+    user: str
+    schema: dict[str, Any]
+    schema_name: str = "judgement"
+    repeat_index: int = 0
+    #: Length of the leading part of ``user`` shared by every request for this sample
+    #: (the fenced sample). Providers with explicit prompt caching (Anthropic) put a
+    #: cache breakpoint there. Derived from ``user``, so not part of the cache key.
+    cache_prefix: int = 0
+
+    def cache_key(self, config: JudgeConfig) -> str:
+        """Hash of everything that changes the request (BRIEF §4)."""
+        payload = {
+            "judge": config.identity(),
+            "system": self.system,
+            "user": self.user,
+            "schema": self.schema,
+            "schema_name": self.schema_name,
+            "repeat": self.repeat_index,
+        }
+        blob = json.dumps(payload, sort_keys=True, ensure_ascii=False).encode()
+        return hashlib.sha256(blob).hexdigest()
+
+
+@dataclass
+class JudgeReply:
+    """What came back: the raw text (what the cache stores) and accounting."""
+
+    text: str
+    input_tokens: int = 0
+    output_tokens: int = 0
+    latency_s: float = 0.0
+    model: str | None = None
+    #: Wire-level detail for the inspector: request body (keys redacted), reply body.
+    wire: dict[str, Any] = field(default_factory=dict)
+
+
+class Judge(ABC):
+    """A provider. Implement :meth:`complete`; retries and timeouts live inside it."""
+
+    def __init__(self, config: JudgeConfig):
+        self.config = config
+
+    @abstractmethod
+    async def complete(self, request: JudgeRequest) -> JudgeReply:
+        """Send one request; return the reply or raise :class:`JudgeError`."""
+
+    async def aclose(self) -> None:  # noqa: B027 - optional hook
+        """Release connections."""
