@@ -1,9 +1,9 @@
 """Fitting a rubric to human labels: pass_threshold and criterion weights.
 
 No judge calls: the cells of every labelled sample are already known, so a
-candidate rubric is re-scored with BRIEF §3's rule
-(:func:`~rubric_studio.core.scoring.weighted_score`; a required criterion unmet
-still fails the sample). Only samples with a human verdict and a pass/fail rubric
+candidate rubric is re-scored with BRIEF §3's rule (:func:`case_score`, the same
+arithmetic as :func:`~rubric_studio.core.scoring.score_sample`, which the tests
+hold it to; a required criterion unmet still fails the sample). Only samples with a human verdict and a pass/fail rubric
 verdict take part.
 
 * **Threshold**: every distinct cut between the observed sample scores is tried
@@ -39,7 +39,7 @@ from rubric_studio.core.agreement import Agreement
 from rubric_studio.core.labels import Label
 from rubric_studio.core.results import SampleResult, Status, Verdict
 from rubric_studio.core.rubric import Rubric
-from rubric_studio.core.scoring import EPSILON, weighted_score
+from rubric_studio.core.scoring import EPSILON
 
 MIN_FOR_HOLDOUT = 8
 WEIGHT_STEP = 0.5
@@ -76,7 +76,12 @@ def cases_from(samples: Sequence[SampleResult], labels: Mapping[str, Label], rub
 
 
 def case_score(case: Case, weights: Sequence[float]) -> float:
-    return weighted_score([(weights[i], s) for i, s in case.cells]) or 0.0
+    """BRIEF §3's score, as :func:`~rubric_studio.core.scoring.score_sample` computes it."""
+    positive = sum(weights[i] for i, _ in case.cells if weights[i] > 0)
+    total = sum(weights[i] * s for i, s in case.cells)
+    if positive <= 0:
+        return 0.0 if total < 0 else 1.0
+    return min(1.0, max(0.0, total / positive))
 
 
 def evaluate(cases: Sequence[Case], weights: Sequence[float], threshold: float) -> Agreement:
@@ -334,7 +339,7 @@ def apply_fit(rubric_path: str | Path, result: FitResult, *, force: bool = False
     (unless ``force``) or if the edited file would not load.
     """
     from rubric_studio.core.atomic import atomic_write_text
-    from rubric_studio.core.labels_store import round_trip_yaml
+    from rubric_studio.core.labels_store import insert_key, round_trip_yaml
     from rubric_studio.core.loading import parse_rubric
 
     path = Path(rubric_path)
@@ -351,23 +356,26 @@ def apply_fit(rubric_path: str | Path, result: FitResult, *, force: bool = False
         else:
             keys = list(data)
             after = max((keys.index(k) for k in ("name", "description") if k in data), default=-1)
-            data.insert(after + 1, "pass_threshold", result.threshold)
+            insert_key(data, after + 1, "pass_threshold", result.threshold)
         changes.append(f"pass_threshold {before.pass_threshold:g} → {result.threshold:g}")
     for index, criterion in enumerate(before.criteria):
         new = result.weights.get(criterion.key)
         if new is None or new == criterion.weight:
             continue
         item = data["criteria"][index]
-        if isinstance(item, str):
+        if isinstance(item, str):  # a plain-string criterion becomes {outcome: ..., weight: ...}
             from ruamel.yaml.comments import CommentedMap
 
+            slot = data["criteria"].ca.items.pop(index, None)
             item = data["criteria"][index] = CommentedMap([("outcome", item)])
+            if slot and slot[0] is not None:
+                item.ca.items["outcome"] = [None, None, slot[0], None]
         if "weight" in item:
             item["weight"] = _number(new)
         else:
             keys = list(item)
             after = max((keys.index(k) for k in ("id", "outcome", "check", "operator") if k in item), default=-1)
-            item.insert(after + 1, "weight", _number(new))
+            insert_key(item, after + 1, "weight", _number(new))
         changes.append(f"{criterion.key}.weight {criterion.weight:g} → {new:g}")
     if not changes:
         return []

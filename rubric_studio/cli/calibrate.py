@@ -1,0 +1,232 @@
+"""``rubric-studio calibrate``: judge-vs-human agreement, consistency and fitting, headless.
+
+Labels are the samples' inline ``label`` fields overlaid by the sidecar (``--labels``
+or ``<rubric>.labels.yaml``; the sidecar wins field by field). Output: a rich table or
+BRIEF §5's JSON object (``overall``, ``criteria``, ``disagreements``, ``warnings``,
+``fit`` with ``--fit``, ``consistency`` with ``--repeat K`` > 1).
+Exit codes: 0 computed; 2 bad input (file:line:column); 3 some cells errored (the
+report is still printed).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import sys
+from argparse import Namespace
+from typing import Any
+
+from rubric_studio.cli.common import fail_usage, print_problems, write_output
+from rubric_studio.core.problems import Problem, RubricError
+
+
+def _sample_problem(sample: Any, message: str) -> Problem:
+    file, _, line = sample.source.rpartition(":")
+    if line.isdigit():
+        return Problem(file, int(line), 1, message)
+    return Problem(sample.source or sample.id, None, None, message)
+
+
+def load_all_labels(rubric_path: str, labels_arg: str | None, samples: list) -> tuple[dict, list[Problem]]:
+    """Sample ``label`` fields overlaid by the sidecar; (labels, problems)."""
+    from rubric_studio.core.labels import Label, labels_path_for, load_labels, parse_label
+
+    problems: list[Problem] = []
+    merged: dict[str, Label] = {}
+    for sample in samples:
+        if sample.label is None:
+            continue
+        try:
+            merged[sample.id] = parse_label(sample.label, where=f"{sample.id}.label")
+        except ValueError as exc:
+            problems.append(_sample_problem(sample, str(exc)))
+    sidecar = load_labels(labels_arg or labels_path_for(rubric_path), missing_ok=labels_arg is None)
+    problems.extend(sidecar.problems)
+    for sample_id, label in sidecar.labels.items():
+        base = merged.get(sample_id)
+        if base is None:
+            merged[sample_id] = label
+            continue
+        merged[sample_id] = Label(
+            verdict=label.verdict if label.verdict is not None else base.verdict,
+            score=label.score if label.score is not None else base.score,
+            criteria={**base.criteria, **label.criteria},
+            note=label.note if label.note is not None else base.note,
+        )
+    return merged, problems
+
+
+def consistency(flip_rates: dict[str, dict[str, Any]], repeat: int) -> dict[str, Any]:
+    """The ``consistency`` section: flip rate per criterion; flipping criteria are ambiguous."""
+    criteria = {
+        cid: {"flip_rate": round(v["flip_rate"], 4), "cells": v["cells"], "flipped": v["flipped"],
+              "flipping_samples": list(v["samples"]), "ambiguous": v["flip_rate"] > 0}
+        for cid, v in flip_rates.items()
+    }  # fmt: skip
+    ambiguous = [cid for cid, v in criteria.items() if v["ambiguous"]]
+    return {"repeat": repeat, "criteria": criteria, "ambiguous": ambiguous}
+
+
+def run(args: Namespace) -> int:
+    from rubric_studio.cli.grade import grader_options, resolve_inputs
+    from rubric_studio.core.samples import load_samples
+
+    if args.apply and not args.fit:
+        return fail_usage("--apply needs --fit")
+    try:
+        rubric, samples_path = resolve_inputs(args)
+        options = grader_options(args)
+        sample_set = load_samples(samples_path)
+        labels, problems = load_all_labels(args.rubric, args.labels, sample_set.samples)
+    except RubricError as exc:
+        print_problems(exc.problems)
+        return 2
+    except ValueError as exc:
+        return fail_usage(str(exc))
+    problems = [*sample_set.problems, *problems]
+    if problems:
+        print_problems(problems)
+        return 2
+    report = asyncio.run(_grade(rubric, sample_set.samples, options))
+    return _finish(args, rubric, report, labels)
+
+
+async def _grade(rubric, samples, options):
+    from rubric_studio.engine.api import make_grader
+
+    grader = make_grader(rubric, **options)
+    try:
+        return await grader.run(rubric, samples)
+    finally:
+        await grader.aclose()
+
+
+def _finish(args: Namespace, rubric, report, labels) -> int:
+    from rubric_studio.core.agreement import agreement
+
+    result = agreement(report.samples, labels, rubric)
+    data = result.to_dict()
+    if report.judge_note:
+        data["warnings"].append(f"judge criteria not graded: {report.judge_note}")
+    if report.errored_cells:
+        data["warnings"].append(f"{report.errored_cells} cells ended in error; their samples are excluded")
+    fit_result = None
+    if args.fit:
+        from rubric_studio.engine.fit import apply_fit, fit
+
+        fit_result = fit(rubric, report.samples, labels, seed=args.seed)
+        data["fit"] = fit_result.to_dict()
+        if args.apply:
+            try:
+                data["fit"]["applied"] = apply_fit(rubric.path, fit_result)
+            except (ValueError, RubricError) as exc:
+                sys.stderr.write(f"rubric-studio: not applied: {exc}\n")
+                return 2
+            sys.stderr.write(f"applied to {rubric.path}: {'; '.join(data['fit']['applied']) or 'nothing to change'}\n")
+    if args.repeat > 1:
+        data["consistency"] = consistency(report.flip_rates(), args.repeat)
+    if args.format == "json":
+        text = json.dumps(data, indent=2, ensure_ascii=False)
+    else:
+        text = render(data, to_file=args.output is not None)
+    write_output(text, args.output)
+    return 3 if report.errored_cells else 0
+
+
+# -- table ----------------------------------------------------------------------
+def _f(value: Any, pct: bool = False) -> str:
+    if value is None:
+        return "–"
+    return f"{value:.0%}" if pct else f"{value:.2f}"
+
+
+def _ci(entry: dict[str, Any]) -> str:
+    ci = entry.get("kappa_ci")
+    return "" if not ci else f"[{ci[0]:.2f}, {ci[1]:.2f}]"
+
+
+def _agreement_table(title: str, rows: dict[str, dict[str, Any]]):
+    from rich.table import Table
+
+    table = Table(title=title, title_justify="left", show_edge=False, pad_edge=False)
+    for name in ("", "n", "accuracy", "kappa", "95% CI", "false pass", "false fail", "coverage", "FFR",
+                 "alignment", "✓✓", "✗✗", "r✓h✗", "r✗h✓"):
+        table.add_column(name, justify="left" if not name else "right", no_wrap=True)
+    for name, e in rows.items():
+        table.add_row(
+            name, str(e["n"]), _f(e["accuracy"], True), _f(e["kappa"]), _ci(e), _f(e["false_pass_rate"], True),
+            _f(e["false_fail_rate"], True), _f(e["coverage"], True), _f(e["false_failure_rate"], True),
+            _f(e["alignment"]), str(e["both_pass"]), str(e["both_fail"]), str(e["rubric_pass_human_fail"]),
+            str(e["rubric_fail_human_pass"]),
+        )
+    return table
+
+
+def _confusion(entry: dict[str, Any]):
+    from rich.table import Table
+
+    table = Table(title="confusion (overall)", title_justify="left", show_edge=False)
+    table.add_column("")
+    table.add_column("human pass", justify="right")
+    table.add_column("human fail", justify="right")
+    table.add_row("rubric pass", str(entry["both_pass"]), str(entry["rubric_pass_human_fail"]))
+    table.add_row("rubric fail", str(entry["rubric_fail_human_pass"]), str(entry["both_fail"]))
+    return table
+
+
+def _fit_lines(fit: dict[str, Any]) -> list[str]:
+    threshold = fit["pass_threshold"]
+    lines = [f"pass_threshold {threshold['current']:g} → {threshold['fitted']:g}"
+             f"  (threshold alone, current weights: {threshold['threshold_only']:g})"]
+    changed = [f"{k} {v['current']:g} → {v['fitted']:g}" for k, v in fit["weights"].items() if v["current"] != v["fitted"]]
+    lines.append("weights: " + (", ".join(changed) if changed else "unchanged"))
+    split = fit["split"]
+    lines.append(f"split: {split['train']} train / {split['holdout']} holdout (seed {split['seed']})")
+    for part in ("train", "holdout", "all"):
+        pair = fit.get(part)
+        if pair:
+            cur, new = pair["current"], pair["fitted"]
+            lines.append(f"{part:8} accuracy {_f(cur['accuracy'], True)} → {_f(new['accuracy'], True)}"
+                         f"   kappa {_f(cur['kappa'])} → {_f(new['kappa'])}   (n={cur['n']})")
+    lines.extend(f"warning: {w}" for w in fit["warnings"])
+    if "applied" in fit:
+        lines.append("applied: " + ("; ".join(fit["applied"]) or "nothing to change"))
+    elif fit["changed"]:
+        lines.append("not applied: run again with --apply to write these values into the rubric")
+    return lines
+
+
+def render(data: dict[str, Any], *, to_file: bool = False) -> str:
+    """The calibrate report as text (rich, coloured on a terminal)."""
+    import io
+    import shutil
+
+    from rich.console import Console
+
+    tty = sys.stdout.isatty() and not to_file
+    width = shutil.get_terminal_size((160, 40)).columns if tty else 160
+    console = Console(record=True, width=width, file=io.StringIO(), force_terminal=tty)
+    console.print(_agreement_table("agreement", {"overall": data["overall"]}))
+    if data["overall"]["n"]:
+        console.print(_confusion(data["overall"]))
+    if data["criteria"]:
+        console.print(_agreement_table("per criterion (met = pass)", data["criteria"]))
+    if data["disagreements"]:
+        console.print(f"\n[bold]disagreements[/] ({len(data['disagreements'])})")
+        for d in data["disagreements"]:
+            cells = f"  cells: {', '.join(d['criteria'])}" if d["criteria"] else ""
+            console.print(f"  {d['id']}: human {d['human'] or '–'}, rubric {d['rubric']}{cells}", markup=False)
+    if "consistency" in data:
+        section = data["consistency"]
+        console.print(f"\n[bold]consistency[/] (each judge cell judged {section['repeat']} times)")
+        for cid, v in section["criteria"].items():
+            flag = "  AMBIGUOUS: reword it; flips on " + ", ".join(v["flipping_samples"]) if v["ambiguous"] else ""
+            console.print(f"  {cid}: flip rate {v['flip_rate']:.0%} of {v['cells']} cells{flag}", markup=False)
+    if "fit" in data:
+        console.print("\n[bold]fit[/]")
+        for line in _fit_lines(data["fit"]):
+            console.print("  " + line, markup=False)
+    for warning in data["warnings"]:
+        console.print(f"warning: {warning}", style="yellow", markup=False)
+    console.print("✓✓ both pass · ✗✗ both fail · r✓h✗ rubric pass, human fail · FFR false failure rate", style="dim")
+    return console.export_text(styles=tty)

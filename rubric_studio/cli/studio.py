@@ -1,0 +1,53 @@
+"""``rubric-studio RUBRIC [SAMPLES]``: open the studio (BRIEF §1).
+
+Checks the arguments before anything heavy is imported, then runs
+:class:`~rubric_studio.tui.app.StudioApp`. A missing rubric is created from a
+starter template; missing samples are looked up beside the rubric.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from rubric_studio.cli.common import fail_usage, print_problems
+
+
+def run(args: argparse.Namespace) -> int:
+    rubric = Path(args.rubric)
+    if rubric.is_dir():
+        return fail_usage(f"{rubric}: expected a rubric .yaml file, got a folder")
+    if not rubric.exists() and rubric.suffix.lower() not in (".yaml", ".yml"):
+        return fail_usage(f"{rubric}: no such file (to start a new rubric, name it with .yaml)")
+    if args.samples is not None and not Path(args.samples).exists():
+        return fail_usage(f"{args.samples}: samples not found: no such file or folder")
+    if args.repeat is not None and args.repeat < 1:
+        return fail_usage("--repeat must be at least 1")
+    if args.concurrency is not None and args.concurrency < 1:
+        return fail_usage("--concurrency must be at least 1")
+    if not sys.stdin.isatty() or not sys.stdout.isatty():
+        return fail_usage("the studio needs a terminal; for scripts and CI use `rubric-studio grade RUBRIC SAMPLES`")
+
+    from rubric_studio.core.problems import RubricError
+    from rubric_studio.tui.app import StudioApp
+
+    try:
+        app = StudioApp(
+            rubric,
+            args.samples,
+            args.labels,
+            judge=args.judge,
+            base_url=args.base_url,
+            concurrency=args.concurrency,
+            repeat=args.repeat or 1,
+            use_cache=not args.no_cache,
+            batch=args.batch,
+            allow_code=args.allow_code,
+            cache_path=args.cache_path,
+        )
+    except RubricError as exc:
+        print_problems(exc.problems)
+        return 2
+    app.run()
+    return int(app.return_code or 0)

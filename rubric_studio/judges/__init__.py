@@ -1,0 +1,65 @@
+"""Judges: resolve a judge, build requests, call a provider, turn replies into cells.
+
+The pieces, in the order the engine uses them::
+
+    config = resolve_judge(rubric.judge, cli_model="openai:gpt-4o-mini")   # or NoJudge(reason)
+    judge = make_judge(config)
+    for request in build_requests(rubric, sample, rubric.judge_criteria, config):
+        key = request.cache_key(config)                     # cached reply? interpret(request, text, ...)
+        outcome = await judge_request(judge, request, rubric, sample)   # cells, tokens, cost
+
+Importing this package does not import the ``openai`` or ``anthropic`` SDKs (a test
+enforces it): :func:`make_judge` imports the provider module it needs.
+"""
+
+from __future__ import annotations
+
+from rubric_studio.judges.base import (
+    ERROR_KINDS,
+    Judge,
+    JudgeConfig,
+    JudgeError,
+    JudgeReply,
+    JudgeRequest,
+)
+from rubric_studio.judges.config import NoJudge, resolve_judge
+from rubric_studio.judges.evidence import check_quotes
+from rubric_studio.judges.parsing import extract_json
+from rubric_studio.judges.pricing import cost_usd, price_for
+from rubric_studio.judges.prompts import build_requests, repair_request, sample_nonce
+from rubric_studio.judges.run import JudgeOutcome, interpret, judge_request
+
+__all__ = [
+    "ERROR_KINDS",
+    "Judge",
+    "JudgeConfig",
+    "JudgeError",
+    "JudgeOutcome",
+    "JudgeReply",
+    "JudgeRequest",
+    "NoJudge",
+    "build_requests",
+    "check_quotes",
+    "cost_usd",
+    "extract_json",
+    "interpret",
+    "judge_request",
+    "make_judge",
+    "price_for",
+    "repair_request",
+    "resolve_judge",
+    "sample_nonce",
+]
+
+
+def make_judge(config: JudgeConfig) -> Judge:
+    """The provider for ``config`` (imports its SDK now). Raises JudgeError(kind="config")."""
+    if config.provider == "openai":
+        from rubric_studio.judges.openai import OpenAIJudge
+
+        return OpenAIJudge(config)
+    if config.provider == "anthropic":
+        from rubric_studio.judges.anthropic import AnthropicJudge
+
+        return AnthropicJudge(config)
+    raise JudgeError("config", f"unknown judge provider {config.provider!r}; expected openai or anthropic")

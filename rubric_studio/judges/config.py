@@ -1,0 +1,166 @@
+"""Resolve which judge to use: rubric ``judge:`` block + CLI flags + environment → JudgeConfig.
+
+Precedence: ``--judge`` over ``judge.model``; ``--base-url`` over ``judge.base_url`` over
+``OPENAI_BASE_URL`` / ``ANTHROPIC_BASE_URL``. Providers: ``openai``, ``anthropic``,
+``ollama`` (the openai provider at http://localhost:11434/v1, no key) and
+``openai-compatible`` (the openai provider at a base URL you give; key optional).
+
+Nothing here raises for a bad configuration: every way of not having a usable judge
+is a :class:`NoJudge` with a one-line ``reason`` that says how to fix it, and
+``invalid=True`` when the configuration is wrong (unknown provider, bad URL, unreadable
+prompt file) rather than merely absent (no key, no model). The caller decides whether
+that is a usage error or just "judge criteria stay unjudged".
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from rubric_studio.judges.base import JudgeConfig
+
+if TYPE_CHECKING:
+    from rubric_studio.core.rubric import JudgeSettings
+
+PROVIDERS = ("openai", "anthropic", "ollama", "openai-compatible")
+DEFAULT_MODELS = {"openai": "gpt-4o-mini", "anthropic": "claude-haiku-4-5"}
+KEY_VARS = {"openai": "OPENAI_API_KEY", "anthropic": "ANTHROPIC_API_KEY"}
+BASE_URL_VARS = {"openai": "OPENAI_BASE_URL", "anthropic": "ANTHROPIC_BASE_URL"}
+OLLAMA_BASE_URL = "http://localhost:11434/v1"
+NO_KEY_PLACEHOLDER = "not-needed"  # OpenAI-compatible servers usually ignore the key
+HOW_TO = "set OPENAI_API_KEY or ANTHROPIC_API_KEY, pass --judge openai:gpt-4o-mini, or --base-url URL for a local server"
+
+
+@dataclass(frozen=True)
+class NoJudge:
+    """No usable judge. ``reason`` is one line telling the user how to configure one."""
+
+    reason: str
+    #: True when what the user configured is wrong (fix it), False when nothing is configured.
+    invalid: bool = False
+
+    def __str__(self) -> str:
+        return self.reason
+
+
+def _get(env: Mapping[str, str], name: str) -> str | None:
+    value = env.get(name)
+    return value.strip() if value and value.strip() else None
+
+
+def _split_model(text: str) -> tuple[str, str] | None:
+    provider, sep, model = text.strip().partition(":")
+    provider = provider.strip().lower().replace("_", "-")
+    if not sep or not provider or not model.strip():
+        return None
+    return provider, model.strip()
+
+
+def _read_prompt(settings: JudgeSettings | None, base_dir: Path | None) -> str | NoJudge | None:
+    if settings is None:
+        return None
+    if settings.prompt is not None:
+        return settings.prompt
+    if settings.prompt_path is None:
+        return None
+    path = Path(settings.prompt_path).expanduser()
+    if not path.is_absolute():
+        path = (base_dir or Path.cwd()) / path
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError as exc:
+        return NoJudge(f"judge.prompt_path: cannot read {path}: {exc.strerror or exc}", invalid=True)
+    from rubric_studio.core.rubric import unknown_placeholders
+
+    unknown = unknown_placeholders(text)
+    if unknown:
+        names = ", ".join("{" + n + "}" for n in unknown)
+        return NoJudge(
+            f"judge.prompt_path {path}: unknown placeholder {names}; expected only "
+            "{input} {submission} {ground_truth} {criterion} {score_ranges}",
+            invalid=True,
+        )
+    return text
+
+
+def resolve_judge(
+    settings: JudgeSettings | None,
+    *,
+    cli_model: str | None = None,
+    cli_base_url: str | None = None,
+    env: Mapping[str, str] = os.environ,
+    base_dir: Path | None = None,
+) -> JudgeConfig | NoJudge:
+    """The judge to use, or :class:`NoJudge` saying why there is none (never raises)."""
+    model_text = cli_model or (settings.model if settings else None)
+    explicit_url = cli_base_url or (settings.base_url if settings else None)
+
+    if model_text is None:
+        if _get(env, KEY_VARS["openai"]):
+            model_text = f"openai:{DEFAULT_MODELS['openai']}"
+        elif _get(env, KEY_VARS["anthropic"]):
+            model_text = f"anthropic:{DEFAULT_MODELS['anthropic']}"
+        elif explicit_url:
+            return NoJudge(
+                f"a base URL ({explicit_url}) but no model: pass --judge openai-compatible:MODEL (or set judge.model)",
+                invalid=True,
+            )
+        else:
+            return NoJudge(f"no judge configured: {HOW_TO}")
+
+    split = _split_model(model_text)
+    if split is None:
+        return NoJudge(f'judge model {model_text!r}: expected "provider:model", e.g. openai:gpt-4o-mini', invalid=True)
+    written, model = split
+    if written not in PROVIDERS:
+        return NoJudge(
+            f"unknown judge provider {written!r} in {model_text!r}; expected one of {', '.join(PROVIDERS)}", invalid=True
+        )
+
+    provider = "anthropic" if written == "anthropic" else "openai"
+    alias = written if written in ("ollama", "openai-compatible") else None
+    if written == "ollama":
+        base_url, api_key = explicit_url or OLLAMA_BASE_URL, "ollama"
+    else:
+        base_url = explicit_url or _get(env, BASE_URL_VARS[provider])
+        api_key = _get(env, KEY_VARS[provider])
+        if written == "openai-compatible" and base_url is None:
+            return NoJudge(
+                f"{model_text}: openai-compatible needs a base URL: pass --base-url http://HOST:PORT/v1 or set judge.base_url",
+                invalid=True,
+            )
+        if api_key is None:
+            if base_url is None:
+                return NoJudge(f"{model_text}: {KEY_VARS[provider]} is not set; {HOW_TO}")
+            api_key = NO_KEY_PLACEHOLDER
+    if base_url is not None:
+        base_url = base_url.strip().rstrip("/")
+        if not base_url.startswith(("http://", "https://")):
+            return NoJudge(f"judge base URL {base_url!r} must start with http:// or https://", invalid=True)
+
+    prompt = _read_prompt(settings, base_dir)
+    if isinstance(prompt, NoJudge):
+        return prompt
+    params = {}
+    if settings is not None:
+        params = {
+            "temperature": settings.temperature,
+            "timeout": settings.timeout,
+            "max_retries": settings.max_retries,
+            "concurrency": settings.concurrency,
+            "max_tokens": settings.max_tokens,
+            "mode": settings.mode,
+            "reasoning_effort": settings.reasoning_effort,
+        }
+    return JudgeConfig(
+        provider=provider,
+        model=model,
+        base_url=base_url,
+        api_key=api_key,
+        prompt_template=prompt,
+        alias=alias,
+        **params,
+    )

@@ -1,0 +1,134 @@
+"""What judge calls cost: a built-in USD price table the user can extend or override.
+
+Prices are USD per 1M tokens (input, output), list prices for standard (non-batch,
+uncached) calls. Dated model names match their family by prefix at a ``-`` / ``@`` /
+``:`` boundary, the longest prefix winning (``gpt-4o-mini-2024-07-18`` → gpt-4o-mini).
+
+User table: ``prices.yaml`` in the config folder (``$RUBRIC_STUDIO_HOME`` or
+``~/.config/rubric-studio``), entries ``MODEL: {input: X, output: Y}`` where MODEL is
+``model``, ``provider:model`` or ``provider:*`` (say ``ollama:*: {input: 0, output: 0}``
+to count local models as free). User entries win over built-in ones. Unknown models cost
+``None`` (not 0): a report must never show a made-up total. Ollama and other local models
+are unknown unless the user prices them.
+"""
+
+from __future__ import annotations
+
+import logging
+from pathlib import Path
+from typing import NamedTuple
+
+from rubric_studio.judges.userdir import config_dir
+
+
+class Price(NamedTuple):
+    input: float  # USD per 1M input tokens
+    output: float  # USD per 1M output tokens
+
+
+# Built-in list prices, as of 2025-11 (USD per 1M tokens). Check the providers' pages;
+# override anything here in prices.yaml.
+BUILTIN: dict[str, Price] = {
+    # OpenAI
+    "gpt-5": Price(1.25, 10.0),
+    "gpt-5.1": Price(1.25, 10.0),
+    "gpt-5-mini": Price(0.25, 2.0),
+    "gpt-5-nano": Price(0.05, 0.40),
+    "gpt-4.1": Price(2.0, 8.0),
+    "gpt-4.1-mini": Price(0.40, 1.60),
+    "gpt-4.1-nano": Price(0.10, 0.40),
+    "gpt-4o": Price(2.50, 10.0),
+    "gpt-4o-mini": Price(0.15, 0.60),
+    "gpt-4-turbo": Price(10.0, 30.0),
+    "gpt-3.5-turbo": Price(0.50, 1.50),
+    "o1": Price(15.0, 60.0),
+    "o3": Price(2.0, 8.0),
+    "o3-mini": Price(1.10, 4.40),
+    "o4-mini": Price(1.10, 4.40),
+    # Anthropic (aliases like claude-sonnet-4-5 and dated ids like claude-sonnet-4-5-20250929)
+    "claude-opus-4": Price(15.0, 75.0),
+    "claude-opus-4-1": Price(15.0, 75.0),
+    "claude-opus-4-5": Price(5.0, 25.0),
+    "claude-sonnet-4": Price(3.0, 15.0),
+    "claude-sonnet-4-5": Price(3.0, 15.0),
+    "claude-haiku-4-5": Price(1.0, 5.0),
+    "claude-3-7-sonnet": Price(3.0, 15.0),
+    "claude-3-5-sonnet": Price(3.0, 15.0),
+    "claude-3-5-haiku": Price(0.80, 4.0),
+    "claude-3-opus": Price(15.0, 75.0),
+    "claude-3-haiku": Price(0.25, 1.25),
+}
+PRICED_PROVIDERS = ("openai", "anthropic", "openai-compatible")
+_BOUNDARY = ("-", "@", ":")
+_user_cache: dict[Path, tuple[float, dict[str, Price]]] = {}
+
+
+def prices_path() -> Path:
+    return config_dir() / "prices.yaml"
+
+
+def load_user_prices(path: Path | None = None) -> dict[str, Price]:
+    """The user's price table (empty when there is none; bad entries are logged and skipped)."""
+    path = path or prices_path()
+    try:
+        mtime = path.stat().st_mtime
+    except OSError:
+        return {}
+    cached = _user_cache.get(path)
+    if cached is not None and cached[0] == mtime:
+        return cached[1]
+    import yaml
+
+    log = logging.getLogger(__name__)
+    table: dict[str, Price] = {}
+    try:
+        data = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
+    except (OSError, yaml.YAMLError) as exc:
+        log.warning("ignoring %s: %s", path, exc)
+        data = {}
+    if not isinstance(data, dict):
+        log.warning("ignoring %s: expected a mapping model -> {input, output}", path)
+        data = {}
+    for model, entry in data.items():
+        try:
+            price = Price(float(entry["input"]), float(entry["output"]))
+        except (TypeError, KeyError, ValueError):
+            log.warning("%s: %r needs {input: USD per 1M tokens, output: USD per 1M tokens}", path, model)
+            continue
+        if price.input >= 0 and price.output >= 0:
+            table[str(model)] = price
+    _user_cache[path] = (mtime, table)
+    return table
+
+
+def _match(table: dict[str, Price], model: str) -> Price | None:
+    if model in table:
+        return table[model]
+    best = None
+    for name in table:
+        if model.startswith(name) and model[len(name)] in _BOUNDARY and (best is None or len(name) > len(best)):
+            best = name
+    return table[best] if best is not None else None
+
+
+def price_for(provider: str, model: str) -> Price | None:
+    """The price of ``provider:model``, or None when unknown."""
+    user = load_user_prices()
+    if user:
+        for key in (f"{provider}:{model}", model):
+            if key in user:
+                return user[key]
+        found = _match(user, f"{provider}:{model}") or _match(user, model) or user.get(f"{provider}:*")
+        if found is not None:
+            return found
+    if provider not in PRICED_PROVIDERS:
+        return None
+    return _match(BUILTIN, model)
+
+
+def cost_usd(provider: str, model: str, input_tokens: int, output_tokens: int) -> float | None:
+    """USD for one call's tokens, or None when the model's price is unknown."""
+    price = price_for(provider, model)
+    if price is None:
+        return None
+    return (input_tokens * price.input + output_tokens * price.output) / 1_000_000

@@ -1,0 +1,87 @@
+"""Retries for provider calls: exponential backoff with jitter, Retry-After honoured but capped.
+
+The SDKs' own retries are switched off (``max_retries=0``) so there is one policy for
+both providers: retry rate limits (429), 5xx, timeouts and connection failures up to
+``config.max_retries`` times; never retry 400/401/403/404. A server's Retry-After (or
+``retry-after-ms``) is obeyed, but no single wait exceeds ``config.max_retry_wait``, so
+a ``Retry-After: 3600`` cannot hang a run.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import email.utils
+import random
+import time
+from collections.abc import Awaitable, Callable, Mapping
+from typing import TypeVar
+
+from rubric_studio.judges.base import JudgeConfig, JudgeError
+
+T = TypeVar("T")
+BASE_DELAY = 0.5  # seconds before the first retry; doubles each time
+
+
+def retry_after_seconds(headers: Mapping[str, str] | None) -> float | None:
+    """Seconds to wait from ``retry-after-ms`` or ``Retry-After`` (seconds or an HTTP date)."""
+    if not headers:
+        return None
+    lowered = {k.lower(): v for k, v in headers.items()}
+    ms = lowered.get("retry-after-ms")
+    if ms:
+        try:
+            return max(0.0, float(ms) / 1000)
+        except ValueError:
+            pass
+    value = lowered.get("retry-after")
+    if not value:
+        return None
+    try:
+        return max(0.0, float(value))
+    except ValueError:
+        pass
+    try:
+        when = email.utils.parsedate_to_datetime(value)
+    except (TypeError, ValueError):
+        return None
+    return max(0.0, when.timestamp() - time.time())
+
+
+def guard(timeout: float) -> asyncio.Timeout:
+    """A hard wall-clock bound on one attempt (raises TimeoutError).
+
+    The SDK timeouts bound each network phase (connect, each read), not the whole
+    exchange; a server that trickles bytes could otherwise outlast them.
+    """
+    return asyncio.timeout(timeout * 2 + 1)
+
+
+def backoff(attempt: int, error: JudgeError, cap: float) -> float:
+    """The wait before retry number ``attempt`` (1-based), never above ``cap``."""
+    if error.retry_after is not None:
+        return min(cap, error.retry_after)
+    delay = BASE_DELAY * 2 ** (attempt - 1)
+    return min(cap, delay * random.uniform(0.5, 1.0))
+
+
+async def with_retries(
+    attempt: Callable[[], Awaitable[T]],
+    config: JudgeConfig,
+    sleep: Callable[[float], Awaitable[object]] = asyncio.sleep,
+) -> T:
+    """Run ``attempt`` (which raises JudgeError) until it succeeds or retrying is pointless.
+
+    The final JudgeError's message says how many attempts were made.
+    """
+    tries = 0
+    while True:
+        tries += 1
+        try:
+            return await attempt()
+        except JudgeError as error:
+            if not error.retryable or tries > config.max_retries:
+                if tries > 1:
+                    error.message = f"{error.message} (after {tries} attempts)"
+                    error.args = (error.message,)
+                raise
+            await sleep(backoff(tries, error, config.max_retry_wait))

@@ -1,0 +1,517 @@
+"""A fake LLM server for tests and benchmarks: real HTTP on 127.0.0.1, two APIs, scriptable.
+
+Speaks the OpenAI chat-completions API (``POST /v1/chat/completions``) and the Anthropic
+messages API (``POST /v1/messages``), so the real SDKs talk to it unmodified. Every
+request is recorded (api, path, headers, JSON body).
+
+What it answers:
+
+* By default a *brain* (``Call -> dict``) produces the reply object: :func:`keyword_brain`
+  marks a checklist criterion met when a keyword of its outcome occurs in the fenced
+  sample, scores an analytic one 0..10 by the fraction of keywords present, and quotes
+  the keywords it found as evidence. Pass ``brain=`` to answer differently.
+* Scripted actions, consumed one per request in order (``server.queue(...)``); when the
+  queue is empty, ``server.always(...)`` (if set) answers, else the brain. Actions:
+  :class:`Reply` (a fixed object), :class:`Text` (raw, e.g. malformed, text),
+  :class:`Refuse`, :class:`HTTPError` (any HTTP error; helpers :func:`rate_limited`,
+  :func:`server_error`, :func:`unauthorized`), :class:`Slow` (sleep, then answer),
+  :class:`Omit` (the brain's answer minus a criterion or a field), :class:`Hangup`
+  (close the connection without answering), or any callable ``Call -> action``.
+  A plain dict is shorthand for ``Reply(dict)``, a plain str for ``Text(str)``.
+* ``latency`` seconds are added to every reply; ``api_key`` makes it check the key (401).
+
+Standalone (benchmarks)::
+
+    with FakeLLM(latency=0.2) as server:
+        server.base_url_openai      # http://127.0.0.1:PORT/v1
+        server.base_url_anthropic   # http://127.0.0.1:PORT
+
+In tests: ``from tests.fakellm import fake_llm`` (a pytest fixture) or use the class.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import socket
+import threading
+import time
+from collections import deque
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+# -- what a brain sees --------------------------------------------------------
+
+_SAMPLE = re.compile(r"<sample-([0-9a-f]+)>\n(.*?)\n</sample-\1>", re.S)
+_CRITERION = re.compile(r"### Criterion `([^`]+)` \([^)]*\)\n(?:Outcome|Statement): (.*)")
+_STOPWORDS = frozenset(
+    ["that", "this", "with", "from", "have", "their", "they", "when", "what", "does", "into", "your", "about", "which", "should", "would", "could", "must", "more", "than", "then", "them", "also", "only", "each", "very", "well", "were", "been", "will", "there", "these", "those", "some"]
+)
+
+
+@dataclass
+class Asked:
+    """One criterion a request asks about."""
+
+    id: str
+    kind: str  # "checklist" | "analytic"
+    outcome: str = ""
+
+
+@dataclass
+class Call:
+    """A judge request as the brain sees it."""
+
+    api: str  # "openai" | "anthropic"
+    body: dict[str, Any]
+    system: str
+    user: str  # text of the first user message
+    sample: str  # text inside the <sample-…> fence ("" if none)
+    criteria: list[Asked]
+    batch: bool
+    tool_name: str | None = None
+
+    @property
+    def is_repair(self) -> bool:
+        return "<previous-reply>" in self.user
+
+
+def _text_of(content: Any) -> str:
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):
+        return "".join(part.get("text", "") for part in content if isinstance(part, dict))
+    return ""
+
+
+def _schema_of(api: str, body: dict[str, Any]) -> tuple[dict[str, Any], str | None]:
+    if api == "openai":
+        fmt = body.get("response_format") or {}
+        return (fmt.get("json_schema") or {}).get("schema") or {}, None
+    tools = body.get("tools") or [{}]
+    return tools[0].get("input_schema") or {}, tools[0].get("name")
+
+
+def _asked(schema: dict[str, Any]) -> tuple[list[Asked], bool]:
+    props = schema.get("properties", {})
+    if "criteria" not in props:
+        return [Asked("?", "analytic" if "score" in props else "checklist")], False
+    items = props["criteria"].get("items", {})
+    asked = []
+    for shape in items.get("anyOf", [items]):
+        kind = "analytic" if "score" in shape.get("properties", {}) else "checklist"
+        asked += [Asked(cid, kind) for cid in shape["properties"]["id"].get("enum", [])]
+    return asked, True
+
+
+def parse_call(api: str, body: dict[str, Any]) -> Call:
+    if api == "openai":
+        system = next((_text_of(m.get("content")) for m in body.get("messages", []) if m.get("role") == "system"), "")
+    else:
+        system = _text_of(body.get("system"))
+    user = next((_text_of(m.get("content")) for m in body.get("messages", []) if m.get("role") == "user"), "")
+    schema, tool = _schema_of(api, body)
+    asked, batch = _asked(schema)
+    outcomes = dict(_CRITERION.findall(user))
+    if not batch and outcomes:
+        asked[0].id = next(iter(outcomes))
+    for item in asked:
+        item.outcome = outcomes.get(item.id, "")
+    match = _SAMPLE.search(user)
+    return Call(api, body, system, user, match.group(2) if match else "", asked, batch, tool)
+
+
+def keywords(text: str) -> list[str]:
+    words = re.findall(r"[A-Za-z0-9][A-Za-z0-9'-]{3,}", text.lower())
+    return [w for w in dict.fromkeys(words) if w not in _STOPWORDS]
+
+
+def judge_one(item: Asked, sample: str) -> dict[str, Any]:
+    """The keyword brain's answer for one criterion."""
+    words = keywords(item.outcome)
+    lowered = sample.lower()
+    present = [w for w in words if w in lowered]
+    quotes = [sample[lowered.index(w) : lowered.index(w) + len(w)] for w in present[:2]]
+    rationale = f"found {', '.join(present)}" if present else "none of the outcome's keywords occur"
+    answer: dict[str, Any] = {"rationale": rationale, "evidence": quotes}
+    if item.kind == "analytic":
+        answer["score"] = round(10 * len(present) / len(words)) if words else 0
+    else:
+        answer["verdict"] = "met" if present else "unmet"
+    return answer
+
+
+def keyword_brain(call: Call) -> dict[str, Any]:
+    """Default brain: keyword overlap between each criterion's outcome and the sample."""
+    if not call.batch:
+        return judge_one(call.criteria[0], call.sample)
+    return {"criteria": [{"id": item.id, **judge_one(item, call.sample)} for item in call.criteria]}
+
+
+# -- scripted actions ---------------------------------------------------------
+
+
+@dataclass
+class Reply:
+    """Answer with this object (as JSON content / tool input)."""
+
+    payload: dict[str, Any]
+
+
+@dataclass
+class Text:
+    """Answer with raw assistant text (malformed JSON, prose, fences ...)."""
+
+    text: str
+
+
+@dataclass
+class Refuse:
+    """A refusal: OpenAI ``message.refusal``, Anthropic ``stop_reason: refusal``."""
+
+    message: str = "I'm sorry, I can't help with that."
+
+
+@dataclass
+class HTTPError:
+    """An HTTP error with the provider's error body."""
+
+    code: int
+    message: str = ""
+    headers: dict[str, str] = field(default_factory=dict)
+
+
+@dataclass
+class Slow:
+    """Sleep ``seconds``, then answer with ``then`` (default: the brain)."""
+
+    seconds: float
+    then: Any = None
+
+
+@dataclass
+class Omit:
+    """The brain's answer without a batch ``criterion`` and/or a top-level ``field``."""
+
+    criterion: str | None = None
+    field: str | None = None
+
+
+@dataclass
+class Hangup:
+    """Close the connection without a reply."""
+
+
+def rate_limited(retry_after: float | None = None, retry_after_ms: int | None = None) -> HTTPError:
+    headers = {}
+    if retry_after is not None:
+        headers["Retry-After"] = f"{retry_after:g}"
+    if retry_after_ms is not None:
+        headers["retry-after-ms"] = str(retry_after_ms)
+    return HTTPError(429, "Rate limit reached; slow down", headers)
+
+
+def server_error(code: int = 500) -> HTTPError:
+    return HTTPError(code, "The server had an error while processing your request")
+
+
+def unauthorized() -> HTTPError:
+    return HTTPError(401, "invalid API key")
+
+
+_ERROR_TYPES = {400: "invalid_request_error", 401: "authentication_error", 403: "permission_error",
+                404: "not_found_error", 429: "rate_limit_error", 529: "overloaded_error"}  # fmt: skip
+
+
+# -- the server ---------------------------------------------------------------
+
+
+def _key_of(headers: dict[str, str]) -> str | None:
+    """The API key a client sent: ``x-api-key`` or ``Authorization: Bearer`` (either API)."""
+    if "x-api-key" in headers:
+        return headers["x-api-key"]
+    auth = headers.get("authorization", "")
+    return auth[7:] if auth.startswith("Bearer ") else None
+
+
+@dataclass
+class Recorded:
+    """One request the server received (header names lower-cased)."""
+
+    api: str
+    path: str
+    headers: dict[str, str]
+    body: Any
+    at: float
+
+    @property
+    def api_key(self) -> str | None:
+        return _key_of(self.headers)
+
+
+class _Server(ThreadingHTTPServer):
+    daemon_threads = True
+    request_queue_size = 128
+    allow_reuse_address = True
+    fake: FakeLLM
+
+    def handle_error(self, request: Any, client_address: Any) -> None:  # clients hanging up are normal here
+        pass
+
+
+class _Handler(BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"
+    disable_nagle_algorithm = True
+    server: _Server
+
+    def log_message(self, format: str, *args: Any) -> None:
+        pass
+
+    def do_POST(self) -> None:
+        fake = self.server.fake
+        length = int(self.headers.get("content-length") or 0)
+        raw = self.rfile.read(length) if length else b""
+        try:
+            body = json.loads(raw or b"{}")
+        except ValueError:
+            body = raw.decode(errors="replace")
+        path = self.path.split("?")[0].rstrip("/")
+        api = "openai" if path.endswith("/chat/completions") else "anthropic" if path.endswith("/messages") else "?"
+        headers = {k.lower(): v for k, v in self.headers.items()}
+        fake._record(Recorded(api, path, headers, body, time.time()))
+        if api == "?" or not isinstance(body, dict):
+            return self._send(404 if api == "?" else 400, {"error": {"message": f"cannot handle {path}"}})
+        if fake.api_key is not None and _key_of(headers) != fake.api_key:
+            return self._error(api, unauthorized())
+        if fake.latency:
+            fake._stop.wait(fake.latency)
+        call = parse_call(api, body)
+        self._act(api, call, fake._next_action())
+
+    def _act(self, api: str, call: Call, action: Any) -> None:
+        fake = self.server.fake
+        while callable(action) and not isinstance(action, type):
+            action = action(call)
+        if isinstance(action, dict):
+            action = Reply(action)
+        elif isinstance(action, str):
+            action = Text(action)
+        if isinstance(action, Slow):
+            fake._stop.wait(action.seconds)
+            return self._act(api, call, action.then)
+        if isinstance(action, Hangup):
+            self.close_connection = True
+            self.connection.shutdown(socket.SHUT_RDWR)
+            return None
+        if isinstance(action, HTTPError):
+            return self._error(api, action)
+        if isinstance(action, Refuse):
+            return self._refusal(api, call, action.message)
+        if isinstance(action, Text):
+            return self._answer(api, call, text=action.text)
+        if isinstance(action, Reply):
+            return self._answer(api, call, payload=action.payload)
+        payload = fake.brain(call)
+        if isinstance(action, Omit):
+            payload = json.loads(json.dumps(payload))
+            if action.field:
+                payload.pop(action.field, None)
+            if action.criterion and isinstance(payload.get("criteria"), list):
+                payload["criteria"] = [c for c in payload["criteria"] if c.get("id") != action.criterion]
+        return self._answer(api, call, payload=payload)
+
+    # -- replies in each API's shape ------------------------------------------
+    def _usage(self, call: Call, out: str) -> tuple[int, int]:
+        return max(1, len(json.dumps(call.body)) // 4), max(1, len(out) // 4)
+
+    def _answer(self, api: str, call: Call, *, payload: Any = None, text: str | None = None) -> None:
+        fake = self.server.fake
+        number = fake._next_id()
+        out = text if text is not None else json.dumps(payload)
+        prompt, completion = self._usage(call, out)
+        model = call.body.get("model", "fake")
+        if api == "openai":
+            message = {"role": "assistant", "content": out, "refusal": None}
+            return self._send(200, {
+                "id": f"chatcmpl-fake-{number}", "object": "chat.completion", "created": int(time.time()), "model": model,
+                "choices": [{"index": 0, "message": message, "finish_reason": "stop", "logprobs": None}],
+                "usage": {"prompt_tokens": prompt, "completion_tokens": completion, "total_tokens": prompt + completion},
+            })  # fmt: skip
+        if text is not None:
+            content, stop = [{"type": "text", "text": text}], "end_turn"
+        else:
+            content = [{"type": "tool_use", "id": f"toolu_fake_{number}", "name": call.tool_name or "judgement", "input": payload}]
+            stop = "tool_use"
+        return self._send(200, {
+            "id": f"msg_fake_{number}", "type": "message", "role": "assistant", "model": model, "content": content,
+            "stop_reason": stop, "stop_sequence": None, "usage": {"input_tokens": prompt, "output_tokens": completion},
+        })  # fmt: skip
+
+    def _refusal(self, api: str, call: Call, message: str) -> None:
+        prompt, completion = self._usage(call, message)
+        number = self.server.fake._next_id()
+        if api == "openai":
+            return self._send(200, {
+                "id": f"chatcmpl-fake-{number}", "object": "chat.completion", "created": int(time.time()),
+                "model": call.body.get("model", "fake"),
+                "choices": [{"index": 0, "finish_reason": "stop", "logprobs": None,
+                             "message": {"role": "assistant", "content": None, "refusal": message}}],
+                "usage": {"prompt_tokens": prompt, "completion_tokens": completion, "total_tokens": prompt + completion},
+            })  # fmt: skip
+        return self._send(200, {
+            "id": f"msg_fake_{number}", "type": "message", "role": "assistant", "model": call.body.get("model", "fake"),
+            "content": [{"type": "text", "text": message}], "stop_reason": "refusal", "stop_sequence": None,
+            "usage": {"input_tokens": prompt, "output_tokens": completion},
+        })  # fmt: skip
+
+    def _error(self, api: str, status: HTTPError) -> None:
+        kind = _ERROR_TYPES.get(status.code, "api_error")
+        message = status.message or f"error {status.code}"
+        if api == "anthropic":
+            body: dict[str, Any] = {"type": "error", "error": {"type": kind, "message": message}}
+        else:
+            body = {"error": {"message": message, "type": kind, "param": None, "code": None}}
+        self._send(status.code, body, status.headers)
+
+    def _send(self, code: int, body: Any, headers: dict[str, str] | None = None) -> None:
+        data = json.dumps(body).encode()
+        try:
+            self.send_response(code)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", str(len(data)))
+            for name, value in (headers or {}).items():
+                self.send_header(name, value)
+            self.end_headers()
+            self.wfile.write(data)
+        except OSError:  # the client gave up (timeout) and closed the connection
+            self.close_connection = True
+
+
+class FakeLLM:
+    """The fake server. Use as a context manager, or call :meth:`start` / :meth:`close`."""
+
+    def __init__(
+        self,
+        *,
+        brain: Callable[[Call], dict[str, Any]] | None = None,
+        latency: float = 0.0,
+        api_key: str | None = None,
+        host: str = "127.0.0.1",
+        port: int = 0,
+    ):
+        self.brain = brain or keyword_brain
+        self.latency = latency
+        self.api_key = api_key
+        self.requests: list[Recorded] = []
+        self._host, self._port = host, port
+        self._lock = threading.Lock()
+        self._queue: deque[Any] = deque()
+        self._always: Any = None
+        self._ids = 0
+        self._stop = threading.Event()
+        self._server: _Server | None = None
+        self._thread: threading.Thread | None = None
+
+    # -- lifecycle ------------------------------------------------------------
+    def start(self) -> FakeLLM:
+        self._stop.clear()
+        self._server = _Server((self._host, self._port), _Handler)
+        self._server.fake = self
+        self._thread = threading.Thread(target=self._server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
+        self._thread.start()
+        return self
+
+    def close(self) -> None:
+        self._stop.set()  # wakes sleeping (Slow / latency) handlers
+        if self._server is not None:
+            self._server.shutdown()
+            self._server.server_close()
+            self._server = None
+
+    def __enter__(self) -> FakeLLM:
+        return self.start()
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    # -- addresses ------------------------------------------------------------
+    @property
+    def port(self) -> int:
+        assert self._server is not None, "start the server first"
+        return self._server.server_address[1]
+
+    @property
+    def url(self) -> str:
+        return f"http://{self._host}:{self.port}"
+
+    @property
+    def base_url_openai(self) -> str:
+        return f"{self.url}/v1"
+
+    @property
+    def base_url_anthropic(self) -> str:
+        return self.url
+
+    # -- scripting ------------------------------------------------------------
+    def queue(self, *actions: Any) -> FakeLLM:
+        """Answer the next requests with these actions, one each, in order."""
+        with self._lock:
+            self._queue.extend(actions)
+        return self
+
+    def always(self, action: Any) -> FakeLLM:
+        """Answer with ``action`` whenever the queue is empty (None: back to the brain)."""
+        self._always = action
+        return self
+
+    def reset(self) -> None:
+        with self._lock:
+            self._queue.clear()
+            self.requests.clear()
+        self._always = None
+
+    def calls(self, api: str | None = None) -> int:
+        """How many requests arrived (for one API, or all)."""
+        with self._lock:
+            return sum(1 for r in self.requests if api is None or r.api == api)
+
+    @property
+    def pending(self) -> int:
+        """Queued actions not used yet."""
+        return len(self._queue)
+
+    def _next_action(self) -> Any:
+        with self._lock:
+            return self._queue.popleft() if self._queue else self._always
+
+    def _next_id(self) -> int:
+        with self._lock:
+            self._ids += 1
+            return self._ids
+
+    def _record(self, item: Recorded) -> None:
+        with self._lock:
+            self.requests.append(item)
+
+
+def unused_port_url(path: str = "/v1") -> str:
+    """A URL on 127.0.0.1 where nothing listens (connection refused)."""
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    return f"http://127.0.0.1:{port}{path}"
+
+
+try:
+    import pytest
+except ImportError:  # standalone use (benchmarks) without pytest
+    pass
+else:
+
+    @pytest.fixture
+    def fake_llm():
+        """A running FakeLLM, closed after the test."""
+        with FakeLLM() as server:
+            yield server

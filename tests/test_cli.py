@@ -1,0 +1,161 @@
+"""The command-line contract (BRIEF §5): formats, JSON shape, exit codes, messages."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import xml.etree.ElementTree as ET
+from pathlib import Path
+
+from rubric_studio.cli import main
+
+ROOT = Path(__file__).resolve().parent.parent
+SUPPORT = ROOT / "sample_rubrics/support_reply"
+CHECKS_ONLY = """\
+name: checks-only
+pass_threshold: 0.9
+criteria:
+  - id: short
+    check: {type: length, max_words: 8}
+  - id: polite
+    check: {type: keywords, required: [thanks]}
+    required: true
+"""
+
+
+def write_checks_rubric(tmp_path: Path) -> tuple[Path, Path]:
+    rubric = tmp_path / "r.yaml"
+    rubric.write_text(CHECKS_ONLY)
+    samples = tmp_path / "s.jsonl"
+    samples.write_text(
+        '{"id": "good", "output": "thanks, done"}\n'
+        '{"id": "long", "output": "thanks but this answer goes on and on and on"}\n'
+        '{"id": "rude", "output": "done"}\n'
+    )
+    return rubric, samples
+
+
+def test_grade_json_has_the_documented_shape_and_exit_1_on_fail(tmp_path: Path, capsys):
+    rubric, samples = write_checks_rubric(tmp_path)
+    code = main(["grade", str(rubric), str(samples), "--format", "json"])
+    out = json.loads(capsys.readouterr().out)
+    assert code == 1
+    assert set(out) >= {"rubric", "judge", "samples", "summary", "usage"}
+    assert set(out["rubric"]) == {"name", "path", "hash"} and out["judge"] is None
+    assert set(out["usage"]) == {"judge_calls", "cache_hits", "input_tokens", "output_tokens", "cost_usd", "wall_seconds"}
+    by_id = {s["id"]: s for s in out["samples"]}
+    assert by_id["good"]["verdict"] == "pass" and by_id["good"]["score"] == 1.0
+    long_ = by_id["long"]
+    assert long_["verdict"] == "fail"
+    words = 10
+    assert long_["criteria"][0]["score"] == round(1 - (words - 8) / 4, 6)
+    assert set(long_["criteria"][0]) == {"id", "status", "score", "raw_score", "rationale", "evidence", "source", "error"}
+    assert by_id["rude"]["verdict"] == "fail"  # required keyword missing
+    assert out["summary"] == {"samples": 3, "passed": 1, "failed": 2, "errors": 0,
+                              "mean_score": round((1 + (0.5 + 1) / 2 + 0.5) / 3, 6),
+                              "cells": {"met": 4, "unmet": 2}}
+
+
+def test_grade_exit_0_when_all_pass(tmp_path: Path, capsys):
+    rubric, samples = write_checks_rubric(tmp_path)
+    samples.write_text('{"id": "a", "output": "thanks"}\n')
+    assert main(["grade", str(rubric), str(samples)]) == 0
+    assert "1 passed" in capsys.readouterr().out
+
+
+def test_grade_invalid_rubric_exits_2_with_position(tmp_path: Path, capsys):
+    rubric, samples = write_checks_rubric(tmp_path)
+    rubric.write_text(CHECKS_ONLY.replace("max_words", "max_wrds"))
+    assert main(["grade", str(rubric), str(samples)]) == 2
+    err = capsys.readouterr().err
+    assert f"{rubric}:5:" in err and "did you mean 'max_words'" in err
+
+
+def test_grade_missing_samples_exits_2(tmp_path: Path, capsys):
+    rubric, _ = write_checks_rubric(tmp_path)
+    assert main(["grade", str(rubric)]) == 2
+    assert "no SAMPLES given" in capsys.readouterr().err
+    assert main(["grade", str(rubric), str(tmp_path / "nope.jsonl")]) == 2
+
+
+def test_grade_bad_records_are_reported_and_others_graded(tmp_path: Path, capsys):
+    rubric, samples = write_checks_rubric(tmp_path)
+    samples.write_text('{"id": "a", "output": "thanks"}\n{broken\n')
+    assert main(["grade", str(rubric), str(samples), "--format", "json"]) == 0
+    captured = capsys.readouterr()
+    assert f"{samples}:2:" in captured.err
+    assert len(json.loads(captured.out)["samples"]) == 1
+
+
+def test_usage_errors_exit_2(capsys):
+    assert main(["grade"]) == 2
+    assert main(["export", "x.yaml", "--to", "nowhere"]) == 2
+    assert "invalid choice" in capsys.readouterr().err
+
+
+def test_jsonl_streams_one_line_per_sample_then_summary(tmp_path: Path):
+    rubric, samples = write_checks_rubric(tmp_path)
+    out = tmp_path / "out.jsonl"
+    assert main(["grade", str(rubric), str(samples), "--format", "jsonl", "-o", str(out)]) == 1
+    lines = [json.loads(line) for line in out.read_text().splitlines()]
+    assert [line.get("id") for line in lines[:3]] == ["good", "long", "rude"]
+    assert lines[3]["summary"]["passed"] == 1 and lines[3]["summary"]["samples"] == 3
+
+
+def test_junit_and_markdown(tmp_path: Path):
+    rubric, samples = write_checks_rubric(tmp_path)
+    junit = tmp_path / "r.xml"
+    main(["grade", str(rubric), str(samples), "--format", "junit", "-o", str(junit)])
+    suite = ET.parse(junit).getroot().find("testsuite")
+    assert suite.get("tests") == "3" and suite.get("failures") == "2"
+    failed = [tc.get("name") for tc in suite.findall("testcase") if tc.find("failure") is not None]
+    assert failed == ["long", "rude"]
+    md = tmp_path / "r.md"
+    main(["grade", str(rubric), str(samples), "--format", "markdown", "-o", str(md)])
+    text = md.read_text()
+    assert "| sample | verdict | score | short | polite |" in text and "| rude | **fail** |" in text
+
+
+def test_no_judge_marks_judge_cells_unjudged_and_says_how_to_configure(capsys):
+    code = main(["grade", str(SUPPORT / "support_reply.yaml"), "--format", "json"])
+    out = json.loads(capsys.readouterr().out)
+    assert code == 1
+    assert out["summary"]["unjudged"] == out["summary"]["samples"]
+    assert "OPENAI_API_KEY" in out["judge_note"] and "--base-url" in out["judge_note"]
+
+
+def test_validate_reports_every_problem_and_exit_codes(tmp_path: Path, capsys):
+    good = SUPPORT / "support_reply.yaml"
+    bad = tmp_path / "bad.yaml"
+    bad.write_text("name: x\ncriteria:\n  - id: a\n    outcome: x\n  - id: a\n    check: {type: regex, pattern: '('}\n")
+    assert main(["validate", str(good)]) == 0
+    assert main(["validate", str(good), str(bad)]) == 2
+    err = capsys.readouterr().err
+    assert f"{bad}:5:9:" in err and f"{bad}:6:12:" in err
+
+
+def test_validate_lists_code_checks(tmp_path: Path, capsys):
+    rubric = tmp_path / "r.yaml"
+    rubric.write_text("name: x\ncriteria:\n  - id: mine\n    check: {type: command, command: ./score.sh}\n")
+    assert main(["validate", str(rubric)]) == 0
+    assert "runs code: mine (command: ./score.sh)" in capsys.readouterr().out
+
+
+def test_cache_stats_and_clear(tmp_path: Path, capsys):
+    from rubric_studio.engine.cache import ReplyCache
+
+    path = tmp_path / "c.sqlite"
+    cache = ReplyCache(path)
+    cache.put("k1", "openai", "m", "{}")
+    cache.close()
+    assert main(["cache", "stats", "--cache-path", str(path)]) == 0
+    assert "entries: 1" in capsys.readouterr().out
+    assert main(["cache", "clear", "--cache-path", str(path)]) == 0
+    assert ReplyCache(path).stats().entries == 0
+
+
+def test_help_is_fast_path_and_lists_commands():
+    done = subprocess.run([sys.executable, "-m", "rubric_studio", "--help"], capture_output=True, text=True)
+    assert done.returncode == 0
+    assert "rubric-studio grade RUBRIC SAMPLES" in done.stdout and "exit codes" in done.stdout
