@@ -35,7 +35,12 @@ _EXPORTS = {
     "grade": "rubric_studio.engine.api",
 }
 
-__all__ = sorted(_EXPORTS) + ["__version__"]
+__all__ = [  # noqa: RUF022 - grouped by topic
+    "load_rubric", "parse_rubric", "Rubric", "Criterion", "RubricError", "Problem",
+    "load_samples", "Sample", "load_labels",
+    "ScoreResult", "CriterionResult", "SampleResult",
+    "grade", "grade_async", "__version__",
+]
 
 if TYPE_CHECKING:  # pragma: no cover
     from rubric_studio.core.labels import load_labels

@@ -127,7 +127,8 @@ async def _run_streaming(args: Namespace, rubric, samples_path: Path, options: d
     summary = usage = None
     errored = 0
     try:
-        async for results, summary, usage in stream_grade(grader, rubric, only_samples()):
+        async for results, running_summary, running_usage in stream_grade(grader, rubric, only_samples()):
+            summary, usage = running_summary, running_usage
             for result in results:
                 errored += sum(1 for c in result.criteria if c.status == "error")
                 out.write(json.dumps(result.to_dict(), ensure_ascii=False) + "\n")

@@ -121,6 +121,7 @@ class Criterion(BaseModel):
         if not isinstance(value, dict):
             return value
         keys = []
+        value = {int(k) if isinstance(k, str) and k.strip().isdigit() else k: v for k, v in value.items()}
         for key in value:
             if isinstance(key, bool) or not isinstance(key, int) or not 0 <= key <= 10:
                 raise PydanticCustomError(

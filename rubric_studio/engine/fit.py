@@ -19,7 +19,8 @@ verdict take part.
 * **Holdout**: a seeded, stratified split (``holdout`` share of each human class,
   when there are at least :data:`MIN_FOR_HOLDOUT` labels). The fit sees only the
   training part; agreement of the current and the fitted rubric is reported on
-  both parts, so over-fitting shows as train up, holdout flat or down.
+  both parts, so over-fitting shows: ``overfit`` when the holdout gets worse,
+  ``unconfirmed`` when train improves but an imperfect holdout does not.
 
 :func:`apply_fit` writes the result into the rubric file, changing only
 ``pass_threshold`` and ``weight`` values (round-trip YAML, atomic write).
@@ -228,8 +229,15 @@ class FitResult:
 
     @property
     def overfit(self) -> bool:
-        """Train agreement improved but holdout agreement did not."""
+        """The fitted rubric agrees less with the holdout labels than the current one."""
         if not self.holdout:
+            return False
+        return _key(self.holdout["fitted"]) < _key(self.holdout["current"])
+
+    @property
+    def unconfirmed(self) -> bool:
+        """Train agreement improved, but the holdout (not already perfect) did not."""
+        if not self.holdout or self.holdout["current"].accuracy in (None, 1.0):
             return False
         return _key(self.train["fitted"]) > _key(self.train["current"]) and not (
             _key(self.holdout["fitted"]) > _key(self.holdout["current"])
@@ -261,6 +269,7 @@ class FitResult:
             "holdout": pair(self.holdout),
             "all": pair(self.all),
             "overfit": self.overfit,
+            "unconfirmed": self.unconfirmed,
             "warnings": list(self.warnings),
         }  # fmt: skip
 
@@ -313,14 +322,20 @@ def _warnings(result: FitResult, n: int) -> list[str]:
         out.append("nothing to fit: no labelled sample has a pass/fail rubric verdict")
     elif not result.holdout:
         out.append(f"only {n} labelled samples: no holdout (needs {MIN_FOR_HOLDOUT}); the fit may not generalise")
-    if result.overfit:
-        assert result.holdout is not None
-        out.append(
-            "likely over-fitting: the fit agrees better on the training split but not on the holdout "
-            f"(holdout kappa {_fmt(result.holdout['current'].kappa)} → {_fmt(result.holdout['fitted'].kappa)}); "
-            "label more samples before accepting"
-        )
+    if result.holdout:
+        before, after = result.holdout["current"], result.holdout["fitted"]
+        change = (f"holdout accuracy {_pct(before.accuracy)} → {_pct(after.accuracy)}, "
+                  f"kappa {_fmt(before.kappa)} → {_fmt(after.kappa)}")  # fmt: skip
+        if result.overfit:
+            out.append(f"likely over-fitting: the fit agrees worse with the holdout labels ({change}); "
+                       "label more samples before accepting")  # fmt: skip
+        elif result.unconfirmed:
+            out.append(f"the holdout does not confirm the training gain ({change}); it may not generalise")
     return out
+
+
+def _pct(value: float | None) -> str:
+    return "–" if value is None else f"{value:.0%}"
 
 
 def _fmt(value: float | None) -> str:

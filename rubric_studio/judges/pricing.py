@@ -42,6 +42,7 @@ BUILTIN: dict[str, Price] = {
     "gpt-4-turbo": Price(10.0, 30.0),
     "gpt-3.5-turbo": Price(0.50, 1.50),
     "o1": Price(15.0, 60.0),
+    "o1-mini": Price(1.10, 4.40),
     "o3": Price(2.0, 8.0),
     "o3-mini": Price(1.10, 4.40),
     "o4-mini": Price(1.10, 4.40),

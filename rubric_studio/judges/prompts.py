@@ -95,7 +95,7 @@ def _instruction(criterion: Criterion) -> str:
         return f"{lead}, as an integer from 0 to 10, using these bands:\n{score_ranges_text(criterion)}"
     if criterion.operator == "contradiction":
         return (
-            'The outcome above is a statement to check the submission against. Verdict "met" when the submission '
+            'Check the submission against the statement above. Verdict "met" when the submission '
             "does NOT contradict it: agreeing with it, or not addressing it at all, both count as met. "
             'Verdict "unmet" only when the submission says something incompatible with it.'
         )

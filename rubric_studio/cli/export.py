@@ -1,0 +1,32 @@
+"""``rubric-studio export RUBRIC --to T [-o FILE]``: write the rubric for another eval tool.
+
+Warnings (what the target cannot express) go to stderr as ``warning: ...``;
+the exported file goes to stdout or FILE. Exit 2 when the rubric is invalid.
+"""
+
+from __future__ import annotations
+
+import sys
+from argparse import Namespace
+
+
+def run(args: Namespace) -> int:
+    from rubric_studio.cli.common import print_problems, write_output
+    from rubric_studio.core.loading import load_rubric
+    from rubric_studio.core.problems import RubricError
+    from rubric_studio.interop import export_rubric
+
+    try:
+        rubric = load_rubric(args.rubric)
+    except RubricError as exc:
+        print_problems(exc.problems)
+        return 2
+    result = export_rubric(rubric, args.to)
+    for warning in result.warnings:
+        sys.stderr.write(f"warning: {warning}\n")
+    try:
+        write_output(result.text, args.output)
+    except OSError as exc:
+        sys.stderr.write(f"rubric-studio: error: cannot write {args.output}: {exc.strerror or exc}\n")
+        return 2
+    return 0

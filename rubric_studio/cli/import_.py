@@ -1,0 +1,41 @@
+"""``rubric-studio import FILE [--from F] [-o OUT]``: read a rubric written for another tool.
+
+Writes rubric-studio YAML (stdout or OUT) with a header naming the source;
+warnings go to stderr as ``warning: ...``; bad input exits 2 with
+``file:line:col: message``.
+"""
+
+from __future__ import annotations
+
+import sys
+from argparse import Namespace
+from pathlib import Path
+
+
+def run(args: Namespace) -> int:
+    from rubric_studio.cli.common import fail_usage, print_problems, write_output
+    from rubric_studio.core.problems import RubricError
+    from rubric_studio.interop import FORMATS, import_rubric, rubric_to_yaml
+
+    if args.file != "-" and not Path(args.file).is_file():
+        what = "a folder" if Path(args.file).is_dir() else "no such file"
+        return fail_usage(f"{args.file}: cannot import: {what}")
+    try:
+        if args.file == "-":
+            result = import_rubric(sys.stdin.read(), args.source, name="<stdin>")
+        else:
+            result = import_rubric(Path(args.file), args.source)
+    except RubricError as exc:
+        print_problems(exc.problems)
+        return 2
+    for warning in result.warnings:
+        sys.stderr.write(f"warning: {warning}\n")
+    title = FORMATS[result.detected].title if result.detected in FORMATS else "rubric-studio"
+    where = "standard input" if args.file == "-" else f"file {Path(args.file).name}"
+    header = f"Imported by rubric-studio from {title} {where}."
+    try:
+        write_output(rubric_to_yaml(result.rubric, header), args.output)
+    except OSError as exc:
+        sys.stderr.write(f"rubric-studio: error: cannot write {args.output}: {exc.strerror or exc}\n")
+        return 2
+    return 0

@@ -1,0 +1,318 @@
+"""Helpers shared by the format modules: reading foreign files with positions,
+collecting warnings, writing YAML, score bands, ids and threshold algebra.
+
+Nothing here knows a particular eval tool; each format module keeps its own
+mapping and explains it in its docstring.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import math
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from pydantic import ValidationError
+
+from rubric_studio.core.problems import Problem, RubricError
+from rubric_studio.core.rubric import ID_PATTERN, JudgeSettings, Rubric
+from rubric_studio.core.yamlpos import Positions, load_with_positions
+
+_ID_RE = re.compile(ID_PATTERN)
+
+#: Score bands used when a foreign judge scores 0.0–1.0 without describing bands.
+GENERIC_BANDS: dict[int, str] = {
+    0: "Does not meet the criterion",
+    4: "Partially meets the criterion",
+    7: "Mostly meets the criterion",
+    10: "Fully meets the criterion",
+}
+
+#: Judge settings that only tune how calls are made (not what is judged).
+RUNTIME_JUDGE_FIELDS = ("timeout", "max_retries", "concurrency", "max_tokens", "mode")
+
+
+# -- numbers -----------------------------------------------------------------
+def num(value: float) -> int | float:
+    """``2.0`` → ``2``; other floats rounded to 10 places (drops float noise, keeps w/n exact enough)."""
+    if isinstance(value, bool):
+        return value
+    value = round(float(value), 10)
+    return int(value) if value.is_integer() else value
+
+
+def snap(value: float) -> float:
+    """Undo float noise from restated thresholds and split weights (0.7999989 → 0.8)."""
+    return round(value, 5) if abs(value - round(value, 5)) < 2e-6 else round(value, 6)
+
+
+def floor6(value: float) -> float:
+    """Round down to 6 decimals: an exported threshold never fails a boundary sample."""
+    return math.floor(value * 1_000_000 + 1e-6) / 1_000_000
+
+
+# -- warnings -----------------------------------------------------------------
+@dataclass
+class Warnings:
+    """Ordered, de-duplicated warning messages."""
+
+    items: list[str] = field(default_factory=list)
+
+    def add(self, message: str) -> None:
+        if message not in self.items:
+            self.items.append(message)
+
+    def criterion(self, criterion_id: str | None, message: str) -> None:
+        self.add(f"criterion {criterion_id!r}: {message}" if criterion_id else message)
+
+
+def common_export_warnings(rubric: Rubric, warn: Warnings, target: str, *, threshold: bool = True,
+                           judge_fields: Iterable[str] = ()) -> None:
+    """Warnings every export shares: on_error, custom judge prompts, judge knobs the target lacks."""
+    if rubric.on_error == "ignore":
+        warn.add(f"on_error: ignore has no {target} equivalent; errored criteria will count as failures there")
+    if not threshold and abs(rubric.pass_threshold - 0.8) > 1e-9:
+        warn.add(f"pass_threshold {num(rubric.pass_threshold)} is not expressible in {target}")
+    judge = rubric.judge
+    if judge is None:
+        return
+    if judge.prompt is not None or judge.prompt_path is not None:
+        warn.add(f"the custom judge prompt (judge.prompt/prompt_path) is not exported to {target}; "
+                 f"{target}'s own judge prompt applies")
+    supported = set(judge_fields)
+    lost = [name for name in ("base_url", "temperature", "reasoning_effort", *RUNTIME_JUDGE_FIELDS)
+            if name in judge.model_fields_set and name not in supported
+            and getattr(judge, name) != JudgeSettings.model_fields[name].default]
+    if lost:
+        warn.add(f"judge settings not expressible in {target}: "
+                 + ", ".join(f"{name}={getattr(judge, name)!r}" for name in lost))
+
+
+# -- ids and names --------------------------------------------------------------
+def slugify(text: str, *, max_words: int = 0, fallback: str = "rubric") -> str:
+    """A lowercase slug (``a-z0-9`` and ``-``); the first ``max_words`` words when given."""
+    words = re.findall(r"[A-Za-z0-9]+", text.lower())
+    if max_words:
+        words = words[:max_words]
+    return "-".join(words) or fallback
+
+
+def clean_id(raw: Any) -> str | None:
+    """A foreign id made valid for rubric-studio, or None when nothing usable is left."""
+    if raw is None:
+        return None
+    text = str(raw).strip()
+    if _ID_RE.match(text):
+        return text
+    cleaned = re.sub(r"[^A-Za-z0-9_.:-]+", "-", text).strip("-_.:")
+    return cleaned if cleaned and _ID_RE.match(cleaned) else None
+
+
+class IdAllocator:
+    """Hands out unique criterion ids, suffixing ``-2``, ``-3`` ... on collisions."""
+
+    def __init__(self) -> None:
+        self.taken: set[str] = set()
+
+    def take(self, wanted: str | None, fallback: str) -> str:
+        base = clean_id(wanted) or fallback
+        candidate, n = base, 1
+        while candidate in self.taken:
+            n += 1
+            candidate = f"{base}-{n}"
+        self.taken.add(candidate)
+        return candidate
+
+
+# -- score bands ------------------------------------------------------------------
+def bands_to_ranges(score_ranges: dict[int, str]) -> list[tuple[int, int, str]]:
+    """``{0: a, 4: b, 10: c}`` → ``[(0, 3, a), (4, 9, b), (10, 10, c)]`` (covers 0–10)."""
+    keys = sorted(score_ranges)
+    out = []
+    for index, low in enumerate(keys):
+        high = keys[index + 1] - 1 if index + 1 < len(keys) else 10
+        out.append((low, high, score_ranges[low]))
+    return out
+
+
+def ranges_to_bands(ranges: list[tuple[int, int, str]]) -> dict[int, str]:
+    """Inverse of :func:`bands_to_ranges`; raises ValueError unless they cover 0–10 exactly."""
+    ordered = sorted(ranges)
+    expected = 0
+    bands: dict[int, str] = {}
+    for low, high, text in ordered:
+        if low != expected or high < low:
+            raise ValueError(f"score ranges must cover 0-10 without gaps or overlaps (problem at {low}-{high})")
+        bands[low] = text
+        expected = high + 1
+    if expected != 11:
+        raise ValueError(f"score ranges must reach 10 (they end at {expected - 1})")
+    return bands
+
+
+def band_label(low: int, high: int, scale: float = 1.0) -> str:
+    """``0-3`` on the 0–10 scale, ``0.0-0.3`` when ``scale`` is 0.1."""
+    def fmt(v: int) -> str:
+        return str(v) if scale == 1.0 else f"{v * scale:.1f}"
+
+    return fmt(low) if low == high else f"{fmt(low)}-{fmt(high)}"
+
+
+# -- thresholds with penalties ---------------------------------------------------------
+def positive_weight(rubric: Rubric) -> float:
+    return sum(c.weight for c in rubric.criteria if c.weight > 0)
+
+
+def penalty_weight(rubric: Rubric) -> float:
+    return sum(-c.weight for c in rubric.criteria if c.weight < 0)
+
+
+def threshold_with_negations(threshold: float, positive: float, negated: float) -> float:
+    """Our threshold restated for a plain weighted mean where each penalty became a
+    "does NOT" item of weight |w|. With P positive and W penalty weight, such a mean
+    is (P·S + W) / (P + W) for our score S, so S ≥ t exactly when it is ≥ this value."""
+    if negated <= 0 or threshold <= 0:
+        return threshold
+    return floor6((threshold * positive + negated) / (positive + negated))
+
+
+def threshold_from_negations(threshold: float, positive: float, negated: float) -> float:
+    """Inverse of :func:`threshold_with_negations` (rounded to 6 places, clipped to 0–1)."""
+    if negated <= 0 or positive <= 0 or threshold <= 0:
+        return threshold
+    value = (threshold * (positive + negated) - negated) / positive
+    return min(1.0, max(0.0, snap(value)))
+
+
+# -- foreign files ------------------------------------------------------------------
+@dataclass
+class Source:
+    """A foreign file's text, parsed data and positions, for positioned errors."""
+
+    text: str
+    file: str
+    data: Any = None
+    positions: Positions | None = None
+    base_dir: Path | None = None
+
+    def error(self, path: tuple[Any, ...], message: str) -> RubricError:
+        if self.positions is None:
+            return RubricError([Problem(self.file, None, None, message)])
+        return RubricError([self.positions.problem(path, message)])
+
+    def stem(self, fallback: str) -> str:
+        """The file's name without folder and suffixes (``fallback`` for text without a file)."""
+        if self.file.startswith("<"):
+            return fallback
+        return Path(self.file).name.split(".")[0] or fallback
+
+    def at(self, path: tuple[Any, ...]) -> str:
+        """``file:line:col`` of ``path`` (for warnings)."""
+        if self.positions is None:
+            return self.file
+        line, column = self.positions.locate(path)
+        return f"{self.file}:{line}:{column}" if line else self.file
+
+    @classmethod
+    def parse_yaml(cls, text: str, file: str, base_dir: Path | None = None) -> Source:
+        data, positions, problems = load_with_positions(text, file)
+        if problems:
+            raise RubricError(problems)
+        return cls(text, file, data, positions, base_dir)
+
+
+def expect_mapping(source: Source, value: Any, path: tuple[Any, ...], what: str) -> dict[str, Any]:
+    if not isinstance(value, dict):
+        kind = "nothing" if value is None else type(value).__name__
+        raise source.error(path, f"{what}: expected a mapping, got {kind}")
+    return value
+
+
+def expect_list(source: Source, value: Any, path: tuple[Any, ...], what: str) -> list[Any]:
+    if not isinstance(value, list):
+        kind = "nothing" if value is None else type(value).__name__
+        raise source.error(path, f"{what}: expected a list, got {kind}")
+    return value
+
+
+def build_rubric(data: dict[str, Any], source: Source, origins: dict[int, tuple[Any, ...]] | None = None) -> Rubric:
+    """Validate imported data as a Rubric; problems point at the foreign node they came from."""
+    try:
+        return Rubric.model_validate(data)
+    except ValidationError as exc:
+        problems = []
+        for error in exc.errors(include_url=False):
+            loc = tuple(error["loc"])
+            path: tuple[Any, ...] = ()
+            if len(loc) >= 2 and loc[0] == "criteria" and isinstance(loc[1], int) and origins:
+                path = origins.get(loc[1], ())
+            message = error["msg"].removeprefix("Value error, ")
+            where = ".".join(str(p) for p in loc) or "rubric"
+            problems.append(source.error(path, f"cannot import: {where}: {message}").problems[0])
+        raise RubricError(problems) from None
+
+
+def split_judge_model(model: str | None) -> tuple[str | None, str | None]:
+    """``"openai:gpt-4o-mini"`` → ``("openai", "gpt-4o-mini")``."""
+    if not model:
+        return None, None
+    provider, _, name = model.partition(":")
+    return provider, name
+
+
+# -- YAML / JSON output --------------------------------------------------------------
+def _yaml():
+    from ruamel.yaml import YAML
+
+    yaml = YAML()
+    yaml.width = 4096
+    yaml.indent(mapping=2, sequence=4, offset=2)
+    yaml.allow_unicode = True
+    return yaml
+
+
+def prepare(value: Any) -> Any:
+    """Plain data → ruamel nodes: multi-line strings as ``|`` blocks, floats tidy."""
+    from ruamel.yaml.comments import CommentedMap, CommentedSeq
+    from ruamel.yaml.scalarstring import LiteralScalarString
+
+    if hasattr(value, "fa"):  # already prepared (keeps flow style)
+        return value
+    if isinstance(value, dict):
+        out = CommentedMap()
+        for key, item in value.items():
+            out[key] = prepare(item)
+        return out
+    if isinstance(value, list):
+        seq = CommentedSeq()
+        seq.extend(prepare(item) for item in value)
+        return seq
+    if isinstance(value, str) and "\n" in value and not any(line != line.rstrip() for line in value.split("\n")):
+        return LiteralScalarString(value)  # | keeps a final newline, |- when there is none
+    if isinstance(value, float):
+        return num(value)
+    return value
+
+
+def flow(node: Any) -> Any:
+    """Mark a prepared mapping/sequence to be written inline (``{a: 1}`` / ``[a, b]``)."""
+    node.fa.set_flow_style()
+    return node
+
+
+def dump_yaml(data: Any, header: str = "") -> str:
+    """YAML text of ``data`` (already prepared or plain), with ``header`` as # comments."""
+    buffer = io.StringIO()
+    if header:
+        for line in header.rstrip("\n").split("\n"):
+            buffer.write(f"# {line}".rstrip() + "\n")
+    _yaml().dump(data if hasattr(data, "fa") else prepare(data), buffer)
+    return buffer.getvalue()
+
+
+def dump_json(data: Any) -> str:
+    return json.dumps(data, indent=2, ensure_ascii=False) + "\n"

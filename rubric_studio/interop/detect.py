@@ -1,0 +1,112 @@
+"""Tell which tool a foreign file was written for (``import --from auto``).
+
+JSON Lines / JSON with ``criterion`` + ``points`` items (or example rows with
+``rubrics``) is HealthBench; a mapping with ``rubric_text`` is Docent; a suite
+with ``graders`` (or a legacy ``grader`` / ``gate``) is Letta evals; a mapping
+with ``name`` and ``criteria`` is already a rubric-studio rubric. AgentV and
+promptfoo files look alike (AgentV follows promptfoo's layout), so each gets
+points for the features only it has — AgentV: ``default_test``, plain-string
+asserts, ``llm-rubric`` values that are lists of criteria, ``score_ranges``;
+promptfoo: ``defaultTest``, ``assert-set``, ``not-*`` types, ``evaluateOptions``,
+``derivedMetrics``, ``assertionTemplates`` — and a tie is an error asking for
+``--from``.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from rubric_studio.core.problems import Problem, RubricError
+
+
+def _walk_asserts(data: dict[str, Any]) -> list[Any]:
+    lists: list[Any] = []
+    for holder in (data, data.get("default_test"), data.get("defaultTest")):
+        if isinstance(holder, dict) and isinstance(holder.get("assert"), list):
+            lists.append(holder["assert"])
+    tests = data.get("tests") or data.get("eval_cases") or data.get("evalcases")
+    if isinstance(tests, list):
+        for test in tests:
+            if isinstance(test, dict) and isinstance(test.get("assert"), list):
+                lists.append(test["assert"])
+    return [entry for entries in lists for entry in entries]
+
+
+def _scores(data: dict[str, Any]) -> tuple[int, int]:
+    agentv = promptfoo = 0
+    if "default_test" in data:
+        agentv += 3
+    if "defaultTest" in data:
+        promptfoo += 3
+    if "eval_cases" in data or "evalcases" in data:
+        agentv += 3
+    if isinstance(data.get("assert"), list):
+        agentv += 2
+    for key in ("evaluateOptions", "assertionTemplates", "derivedMetrics", "outputPath", "sharing"):
+        if key in data:
+            promptfoo += 3
+    for entry in _walk_asserts(data):
+        if isinstance(entry, str):
+            agentv += 3
+            continue
+        if not isinstance(entry, dict):
+            continue
+        kind = str(entry.get("type", ""))
+        value = entry.get("value")
+        if kind in ("llm-rubric", "agent-rubric") and isinstance(value, list):
+            agentv += 3
+        if "score_ranges" in entry or (isinstance(value, list) and any(
+                isinstance(v, dict) and ("outcome" in v or "score_ranges" in v) for v in value)):
+            agentv += 3
+        if kind == "script" or "negate" in entry:
+            agentv += 2
+        if kind == "assert-set" or kind.startswith("not-"):
+            promptfoo += 2
+    tests = data.get("tests")
+    if isinstance(tests, list) and any(isinstance(t, dict) and ("criteria" in t or "expected_output" in t)
+                                       for t in tests):
+        agentv += 2
+    return agentv, promptfoo
+
+
+def detect_data(data: Any, file: str) -> str:
+    """The format of parsed YAML/JSON ``data``; RubricError when it cannot tell."""
+    if isinstance(data, list) and data and all(isinstance(d, dict) and "criterion" in d for d in data):
+        return "healthbench"
+    if isinstance(data, dict):
+        if "rubric_text" in data:
+            return "docent"
+        if "criterion" in data and "points" in data or isinstance(data.get("rubrics"), list):
+            return "healthbench"
+        if isinstance(data.get("graders"), dict) or isinstance(data.get("grader"), dict) or (
+                "gate" in data and "dataset" in data):
+            return "letta"
+        if "name" in data and isinstance(data.get("criteria"), list) and "tests" not in data:
+            return "native"
+        agentv, promptfoo = _scores(data)
+        if agentv > promptfoo:
+            return "agentv"
+        if promptfoo > agentv:
+            return "promptfoo"
+        if agentv or promptfoo or "tests" in data:
+            raise RubricError([Problem(file, 1, 1, "this looks like an AgentV or a promptfoo eval file and nothing "
+                                                   "tells them apart; pass --from agentv or --from promptfoo")])
+    raise RubricError([Problem(file, 1, 1, "cannot tell which tool this file is for (expected an AgentV eval, a "
+                                           "promptfoo config, a Letta suite, a Docent rubric or HealthBench JSONL); "
+                                           "pass --from")])
+
+
+def detect_text(text: str, file: str) -> str | None:
+    """Formats recognisable before YAML parsing (JSON Lines); None to parse as YAML."""
+    lines = [line for line in text.split("\n") if line.strip()]
+    if len(lines) > 1 and all(line.lstrip().startswith("{") for line in lines):
+        try:
+            first = json.loads(lines[0])
+        except json.JSONDecodeError:
+            return None
+        if isinstance(first, dict) and ("criterion" in first or "rubrics" in first):
+            return "healthbench"
+    if file.endswith(".jsonl"):
+        return "healthbench"
+    return None

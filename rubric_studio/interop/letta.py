@@ -1,0 +1,258 @@
+"""Letta evals suites: a ``model_judge`` grader whose prompt is the rubric.
+
+Letta's model judge (letta-ai/letta-evals ``letta_evals/graders/rubric.py``)
+sends one prompt — with ``{input}``, ``{submission}`` and ``{ground_truth}``
+filled in by ``str.format`` rules, so literal braces are doubled — and reads back
+``{score, rationale}`` with score in 0.0–1.0. A suite names its graders under
+``graders:`` and, today, a ``reward`` (``kind: metric, metric_key``); older suites
+used ``kind: rubric`` and a ``gate`` with a per-sample pass value.
+
+Export writes the whole rubric as that prompt (criteria, bands, scoring rule),
+asks for the total as ``score`` — 0.0 when a required criterion is unmet, which
+keeps our pass/fail for any positive threshold — and maps the judge settings
+(model, provider, temperature, max_retries, timeout; concurrency →
+``max_concurrent``). Letta has no per-sample pass threshold or deterministic
+checks; both are warned about (the threshold is stated in the prompt).
+
+Import reads prompts written that way back into criteria; any other prompt
+becomes one 0–10 criterion per grader (Letta scores the whole prompt at once).
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from typing import Any
+
+from rubric_studio.core.rubric import Rubric
+from rubric_studio.interop._common import (
+    GENERIC_BANDS,
+    IdAllocator,
+    Source,
+    Warnings,
+    build_rubric,
+    common_export_warnings,
+    dump_yaml,
+    expect_mapping,
+    num,
+    slugify,
+    split_judge_model,
+)
+from rubric_studio.interop._text import parse_criteria_text, render_criteria_text
+
+LETTA_DEFAULTS = {"model": "gpt-4o-mini", "provider": "openai", "temperature": 0.0, "max_retries": 5, "timeout": 120.0}
+_PLACEHOLDER_LINE = re.compile(r"\{(input|submission|ground_truth)\}")
+
+
+def _escape(text: str) -> str:
+    return text.replace("{", "{{").replace("}", "}}")
+
+
+def _unescape(text: str) -> str:
+    return text.replace("{{", "{").replace("}}", "}")
+
+
+def prompt_for(rubric: Rubric, warn: Warnings) -> str:
+    judged = [c for c in rubric.criteria if c.is_judged]
+    for criterion in rubric.criteria:
+        if criterion.check is not None:
+            warn.criterion(criterion.key, f"deterministic {criterion.check.type} check has no Letta model-judge "
+                                          "form (use a Letta tool grader); not exported")
+    text = _escape(render_criteria_text(rubric, judged))
+    required = any(c.required for c in judged)
+    reply = ('Reply with a JSON object {{"score": <number from 0.0 to 1.0>, "rationale": "<short explanation>"}}.\n'
+             "The score is the total defined under Scoring"
+             + ("; if any required criterion is not met, the score is 0.0." if required else "."))
+    return (f"{text}\n\nInput:\n{{input}}\n\nExpected answer (may be empty):\n{{ground_truth}}\n\n"
+            f"Response to grade:\n{{submission}}\n\n{reply}\n")
+
+
+def export(rubric: Rubric) -> tuple[str, list[str]]:
+    warn = Warnings()
+    common_export_warnings(rubric, warn, "Letta evals",
+                           judge_fields=("temperature", "timeout", "max_retries", "concurrency"))
+    if not any(c.is_judged for c in rubric.criteria):
+        warn.add("the rubric has no judge criteria; the Letta prompt has nothing to grade")
+    key = slugify(rubric.name).replace("-", "_")
+    grader: dict[str, Any] = {"kind": "model_judge", "display_name": rubric.name, "prompt": prompt_for(rubric, warn)}
+    judge = rubric.judge
+    provider, model = split_judge_model(judge.model if judge else None)
+    if provider in ("ollama", "openai-compatible"):
+        url = (judge.base_url if judge else None) or "http://localhost:11434/v1"
+        warn.add(f"judge {judge.model if judge else ''}: Letta calls OpenAI-compatible servers through the "
+                 f"OPENAI_BASE_URL environment variable; set OPENAI_BASE_URL={url} when running the suite")
+        provider = "openai"
+    elif judge is not None and judge.base_url:
+        env = "ANTHROPIC_BASE_URL" if provider == "anthropic" else "OPENAI_BASE_URL"
+        warn.add(f"judge.base_url: set {env}={judge.base_url} when running the suite (Letta reads it from the "
+                 "environment)")
+    grader["model"] = model or LETTA_DEFAULTS["model"]
+    grader["provider"] = provider or LETTA_DEFAULTS["provider"]
+    grader["temperature"] = float(judge.temperature) if judge else 0.0
+    grader["max_retries"] = judge.max_retries if judge else 3
+    grader["timeout"] = float(judge.timeout) if judge else 60.0
+    grader["extractor"] = "last_assistant"
+    warn.add(f"Letta has no per-sample pass/fail: pass_threshold {num(rubric.pass_threshold)} and the required "
+             "criteria are stated in the judge prompt, and required failures score 0.0")
+    data: dict[str, Any] = {"name": rubric.name}
+    if rubric.description.strip():
+        data["description"] = rubric.description.strip()
+    data["dataset"] = "dataset.jsonl"
+    data["target"] = {"kind": "letta_code"}
+    data["graders"] = {key: grader}
+    data["reward"] = {"kind": "metric", "metric_key": key}
+    if judge is not None and "concurrency" in judge.model_fields_set:
+        data["max_concurrent"] = judge.concurrency
+    header = (f"Letta evals suite exported by rubric-studio from rubric {rubric.name!r}.\n"
+              "Point `dataset` at your JSONL/CSV (input, ground_truth) and configure `target`.\n"
+              "Run: letta-evals run <this file>")
+    return dump_yaml(data, header), warn.items
+
+
+# -- import ------------------------------------------------------------------
+def _prompt_text(source: Source, name: str, grader: dict[str, Any], path: tuple[Any, ...]) -> str:
+    if isinstance(grader.get("prompt"), str):
+        return grader["prompt"]
+    prompt_path = grader.get("prompt_path")
+    if not isinstance(prompt_path, str):
+        raise source.error(path, f"grader {name!r}: a model judge needs 'prompt' or 'prompt_path'")
+    if source.base_dir is None:
+        raise source.error((*path, "prompt_path"), f"grader {name!r}: prompt_path {prompt_path!r} cannot be "
+                                                   "read when the suite is given as text; import the file instead")
+    target = (source.base_dir / prompt_path) if not Path(prompt_path).is_absolute() else Path(prompt_path)
+    try:
+        return target.read_text(encoding="utf-8")
+    except OSError as exc:
+        raise source.error((*path, "prompt_path"), f"grader {name!r}: cannot read prompt_path {str(target)!r}: "
+                                                   f"{exc.strerror or exc}") from None
+
+
+def _outcome_from_prompt(prompt: str) -> str:
+    lines = [line for line in _unescape(prompt).split("\n") if not _PLACEHOLDER_LINE.search(line)]
+    return re.sub(r"\n{3,}", "\n\n", "\n".join(lines)).strip()
+
+
+def _threshold_from_gate(source: Source, gate: Any, warn: Warnings) -> tuple[float | None, dict[str, float]]:
+    """Per-sample pass value and per-grader weights from a legacy ``gate``."""
+    if not isinstance(gate, dict):
+        return None, {}
+    kind = gate.get("kind", "simple")
+    weights: dict[str, float] = {}
+    if kind == "weighted_average" and isinstance(gate.get("weights"), dict):
+        weights = {str(k): float(v) for k, v in gate["weights"].items() if isinstance(v, int | float)}
+    elif kind == "logical":
+        warn.add(f"{source.at(('gate',))}: logical gate (and/or of conditions) has no rubric-studio form; ignored")
+        return None, {}
+    op = gate.get("pass_op") or gate.get("op")
+    value = gate.get("pass_value", gate.get("pass_threshold", gate.get("value")))
+    if not isinstance(value, int | float):
+        return None, weights
+    if op not in ("gte", "gt"):
+        warn.add(f"{source.at(('gate',))}: gate op {op!r} has no rubric-studio form; pass_threshold left at default")
+        return None, weights
+    if op == "gt":
+        warn.add(f"{source.at(('gate',))}: gate op gt (strictly above {value}) imported as score >= {value}")
+    aggregation = gate.get("aggregation", gate.get("metric"))
+    if "pass_value" not in gate and "pass_threshold" not in gate and aggregation not in (None, "avg_score", "accuracy"):
+        warn.add(f"{source.at(('gate',))}: gate on {aggregation} of the scores read as a per-sample threshold")
+    return float(value), weights
+
+
+def import_(source: Source, warn: Warnings) -> Rubric:
+    data = expect_mapping(source, source.data, (), "Letta suite")
+    graders = data.get("graders")
+    if graders is None and isinstance(data.get("grader"), dict):
+        warn.add("legacy single `grader:` read as graders.grader")
+        graders, graders_path = {"grader": data["grader"]}, ("grader",)
+    else:
+        graders_path = ("graders",)
+    graders = expect_mapping(source, graders, graders_path, "graders")
+    threshold, gate_weights = _threshold_from_gate(source, data.get("gate"), warn)
+    if "gate" in data:
+        warn.add("legacy `gate` read (current Letta suites use `reward`)")
+    metric_key = None
+    for section in ("reward", "gate"):
+        if isinstance(data.get(section), dict) and isinstance(data[section].get("metric_key"), str):
+            metric_key = data[section]["metric_key"]
+            break
+    judges: list[tuple[str, dict[str, Any], tuple[Any, ...]]] = []
+    for name, grader in graders.items():
+        path = (*graders_path, name) if graders_path == ("graders",) else graders_path
+        grader = expect_mapping(source, grader, path, f"grader {name!r}")
+        kind = grader.get("kind")
+        if kind in ("model_judge", "rubric"):
+            if kind == "rubric":
+                warn.add(f"{source.at((*path, 'kind'))}: legacy kind: rubric read as model_judge")
+            if "agent_file" in grader:
+                warn.add(f"grader {name!r}: agent-as-judge (agent_file) is imported as a plain model judge")
+            judges.append((str(name), grader, path))
+            extractor = grader.get("extractor", "last_assistant")
+            if extractor != "last_assistant":
+                warn.add(f"grader {name!r}: extractor {extractor!r} is not part of a rubric; grade with "
+                         "--extract (last_assistant, all_assistant, transcript) to choose what is graded")
+        else:
+            warn.add(f"grader {name!r}: kind {kind!r} (Letta {kind} grader) has no rubric-studio form; not imported")
+    if not judges:
+        raise source.error(graders_path, "no model_judge graders found; nothing to import as a rubric")
+    if metric_key and len(judges) > 1:
+        extra = [n for n, _, _ in judges if n != metric_key]
+        if extra:
+            warn.add(f"graders {', '.join(extra)} are extra metrics in Letta (the reward is {metric_key!r}); "
+                     "imported as criteria, so they now count toward the score")
+
+    ids = IdAllocator()
+    criteria: list[dict[str, Any]] = []
+    origins: dict[int, tuple[Any, ...]] = {}
+    description = data.get("description") if isinstance(data.get("description"), str) else None
+    name = str(data.get("name") or "letta-suite")
+    for grader_name, grader, path in judges:
+        prompt = _prompt_text(source, grader_name, grader, path)
+        parsed = parse_criteria_text(_unescape(prompt))
+        if parsed is not None:
+            for criterion in parsed.criteria:
+                criterion["id"] = ids.take(criterion.get("id"), f"c{len(criteria) + 1}")
+                origins[len(criteria)] = (*path, "prompt")
+                criteria.append(criterion)
+            if parsed.pass_threshold is not None:
+                threshold = parsed.pass_threshold
+            if parsed.description and not description:
+                description = parsed.description
+            continue
+        outcome = _outcome_from_prompt(prompt)
+        if not outcome:
+            raise source.error(path, f"grader {grader_name!r}: the prompt has no rubric text")
+        warn.add(f"grader {grader_name!r}: its prompt became one 0-10 criterion (Letta's judge scores the whole "
+                 "prompt 0.0-1.0); lines with {input}/{submission}/{ground_truth} were dropped because "
+                 "rubric-studio's judge always sees them; generic score bands were added")
+        criterion = {"id": ids.take(grader_name, "quality"), "outcome": outcome, "score_ranges": dict(GENERIC_BANDS),
+                     "min_score": 0.7, "weight": gate_weights.get(grader_name, 1.0)}
+        origins[len(criteria)] = (*path, "prompt")
+        criteria.append(criterion)
+    rubric_data: dict[str, Any] = {"name": name, "criteria": criteria}
+    if description and description.strip():
+        rubric_data["description"] = description.strip()
+    if threshold is not None:
+        rubric_data["pass_threshold"] = threshold
+    judge = _judge(judges[0][1], data, warn)
+    if judge:
+        rubric_data["judge"] = judge
+    return build_rubric(rubric_data, source, origins)
+
+
+def _judge(grader: dict[str, Any], data: dict[str, Any], warn: Warnings) -> dict[str, Any] | None:
+    if "agent_file" in grader:
+        return None
+    provider = str(grader.get("provider") or LETTA_DEFAULTS["provider"])
+    model = str(grader.get("model") or LETTA_DEFAULTS["model"])
+    judge: dict[str, Any] = {}
+    if provider in ("openai", "anthropic"):
+        judge["model"] = f"{provider}:{model}"
+    else:
+        warn.add(f"Letta provider {provider!r} has no rubric-studio judge; judge.model not set")
+    for key in ("temperature", "max_retries", "timeout"):
+        value = grader.get(key, LETTA_DEFAULTS[key])
+        if isinstance(value, int | float) and not isinstance(value, bool):
+            judge[key] = value
+    if isinstance(data.get("max_concurrent"), int):
+        judge["concurrency"] = data["max_concurrent"]
+    return judge

@@ -1,0 +1,158 @@
+"""``rubric-studio calibrate`` on the bundled support_reply rubric: without a judge, and against the fake LLM."""
+
+from __future__ import annotations
+
+import json
+import threading
+from collections import Counter
+
+import pytest
+import yaml
+
+from rubric_studio.cli import main
+from tests.fakellm import FakeLLM, Refuse, judge_one
+
+KEYS = {"n", "accuracy", "kappa", "kappa_ci", "both_pass", "both_fail", "rubric_pass_human_fail",
+        "rubric_fail_human_pass", "false_pass_rate", "false_fail_rate", "coverage", "false_failure_rate", "alignment"}  # fmt: skip
+
+
+@pytest.fixture
+def support(bundled):
+    folder = bundled / "support_reply"
+    return folder / "support_reply.yaml", folder / "support_reply.labels.yaml"
+
+
+def _json(capsys) -> dict:
+    return json.loads(capsys.readouterr().out)
+
+
+def _labelled_cells(labels_path, criterion: str) -> int:
+    data = yaml.safe_load(labels_path.read_text())
+    return sum(1 for entry in data.values() if criterion in (entry.get("criteria") or {}))
+
+
+def test_no_judge_excludes_samples_with_a_warning_and_exits_0(support, capsys):
+    rubric, labels = support
+    assert main(["calibrate", str(rubric), "--format", "json"]) == 0
+    data = _json(capsys)
+    assert list(data) == ["overall", "criteria", "disagreements", "warnings"]
+    assert set(data["overall"]) == KEYS and data["overall"]["n"] == 0
+    verdicts = sum(1 for e in yaml.safe_load(labels.read_text()).values() if "verdict" in e)
+    assert any(f"{verdicts} labelled samples excluded" in w and "unjudged" in w for w in data["warnings"])
+    assert any("judge criteria not graded" in w for w in data["warnings"])
+    # checks need no judge: `short` is compared on every labelled cell
+    assert data["criteria"]["short"]["n"] == _labelled_cells(labels, "short")
+    assert data["criteria"]["resolves-issue"]["n"] == 0
+    assert all(set(v) == KEYS for v in data["criteria"].values())
+
+
+def test_table_format_and_fit_without_judge(support, capsys):
+    rubric, _ = support
+    assert main(["calibrate", str(rubric), "--fit"]) == 0
+    out = capsys.readouterr().out
+    assert "agreement" in out and "per criterion" in out and "fit" in out
+    assert "warning: nothing to fit" in out
+
+
+def test_bad_labels_file_exits_2_with_position(support, capsys):
+    rubric, labels = support
+    labels.write_text("s1:\n  verdict: pass\ns2:\n  verdict: maybe\n")
+    assert main(["calibrate", str(rubric)]) == 2
+    assert f"{labels}:4:3: s2: verdict must be pass or fail, got 'maybe'" in capsys.readouterr().err
+
+
+def test_bad_inline_label_exits_2_with_line(support, capsys, tmp_path):
+    rubric, _ = support
+    samples = tmp_path / "s.jsonl"
+    samples.write_text('{"id": "a", "output": "hi", "label": "pass"}\n{"id": "b", "output": "yo", "label": "great"}\n')
+    assert main(["calibrate", str(rubric), str(samples)]) == 2
+    assert f"{samples}:2:1: b.label: verdict must be pass or fail" in capsys.readouterr().err
+
+
+def test_apply_without_fit_is_a_usage_error(support, capsys):
+    assert main(["calibrate", str(support[0]), "--apply"]) == 2
+    assert "--apply needs --fit" in capsys.readouterr().err
+
+
+class FlippingTone:
+    """Keyword brain, except `tone` alternates 9 / 2 on each repeat of the same cell: it flips."""
+
+    def __init__(self):
+        self.seen: Counter[tuple[str, str]] = Counter()
+        self.lock = threading.Lock()
+
+    def __call__(self, call):
+        item = call.criteria[0]
+        if item.id != "tone":
+            return judge_one(item, call.sample)
+        with self.lock:
+            self.seen[(call.sample, item.id)] += 1
+            odd = self.seen[(call.sample, item.id)] % 2
+        return {"rationale": "coin toss", "evidence": [], "score": 9 if odd else 2}
+
+
+def test_with_a_judge_the_numbers_are_real_and_tone_is_flagged_ambiguous(support, capsys, monkeypatch):
+    rubric, labels = support
+    monkeypatch.setenv("OPENAI_API_KEY", "test")
+    with FakeLLM(brain=FlippingTone()) as server:
+        code = main(["calibrate", str(rubric), "--format", "json", "--base-url", server.base_url_openai,
+                     "--repeat", "2", "--fit", "--no-cache"])  # fmt: skip
+        calls = server.calls()
+    assert code == 0
+    data = _json(capsys)
+    assert calls > 0
+    overall = data["overall"]
+    verdicts = sum(1 for e in yaml.safe_load(labels.read_text()).values() if "verdict" in e)
+    assert overall["n"] == verdicts  # every labelled sample now has a pass/fail verdict
+    bp, bf, fp, ff = (overall[k] for k in ("both_pass", "both_fail", "rubric_pass_human_fail", "rubric_fail_human_pass"))
+    assert bp + bf + fp + ff == overall["n"]
+    n = overall["n"]
+    p_o = (bp + bf) / n
+    p_e = ((bp + fp) * (bp + ff) + (bf + ff) * (bf + fp)) / n**2
+    assert overall["accuracy"] == pytest.approx(p_o, abs=1e-4)
+    assert overall["kappa"] == pytest.approx((p_o - p_e) / (1 - p_e), abs=1e-4)
+    consistency = data["consistency"]
+    assert consistency["repeat"] == 2 and consistency["ambiguous"] == ["tone"]
+    assert consistency["criteria"]["tone"]["flip_rate"] == 1.0
+    assert consistency["criteria"]["resolves-issue"]["flip_rate"] == 0.0
+    assert len(consistency["criteria"]["tone"]["flipping_samples"]) == consistency["criteria"]["tone"]["cells"]
+    assert {"pass_threshold", "weights", "split", "train", "holdout", "all"} <= set(data["fit"])
+    ids = {d["id"] for d in data["disagreements"]}
+    assert ids <= set(yaml.safe_load(labels.read_text()))
+
+
+def test_fit_apply_writes_the_rubric_and_says_so(support, capsys, monkeypatch):
+    rubric, _ = support
+    before = rubric.read_text()
+    monkeypatch.setenv("OPENAI_API_KEY", "test")
+    with FakeLLM() as server:
+        code = main(["calibrate", str(rubric), "--format", "json", "--base-url", server.base_url_openai,
+                     "--fit", "--apply"])  # fmt: skip
+    captured = capsys.readouterr()
+    assert code == 0
+    fit = json.loads(captured.out)["fit"]
+    assert f"applied to {rubric}" in captured.err
+    assert fit["changed"] is True  # the keyword judge disagrees with the labels enough to move something
+    after = rubric.read_text()
+    changed = [line for line in after.splitlines() if line not in before.splitlines()]
+    assert changed and all(line.strip().startswith(("pass_threshold:", "weight:")) for line in changed)
+    assert fit["applied"]
+
+
+def test_errored_cells_exit_3_and_still_print_the_report(support, capsys, monkeypatch):
+    rubric, _ = support
+    monkeypatch.setenv("OPENAI_API_KEY", "test")
+    with FakeLLM() as server:
+        server.always(Refuse())
+        code = main(["calibrate", str(rubric), "--format", "json", "--base-url", server.base_url_openai, "--no-cache"])
+    assert code == 3
+    data = _json(capsys)
+    assert data["overall"]["n"] == 0
+    assert any("labelled samples excluded" in w and "error" in w for w in data["warnings"])
+    assert any("cells ended in error" in w for w in data["warnings"])
+
+
+def test_a_missing_labels_file_named_on_the_command_line_exits_2(support, capsys, tmp_path):
+    missing = tmp_path / "nope.labels.yaml"
+    assert main(["calibrate", str(support[0]), "--labels", str(missing)]) == 2
+    assert f"{missing}: labels file not found" in capsys.readouterr().err

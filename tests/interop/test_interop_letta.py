@@ -1,0 +1,112 @@
+"""Letta evals: model_judge suite export, current and legacy suite import, round trip."""
+
+from __future__ import annotations
+
+import string
+
+import pytest
+import yaml
+
+from rubric_studio.core.problems import RubricError
+from rubric_studio.core.rubric import Rubric
+from rubric_studio.interop import export_rubric, import_rubric
+
+ROUND_TRIP_FIELDS = ("outcome", "weight", "required", "operator", "score_ranges", "min_score", "tags")
+
+
+def _export(rubric):
+    result = export_rubric(rubric, "letta")
+    return yaml.safe_load(result.text), result
+
+
+def test_export_is_a_model_judge_suite(support_reply):
+    data, result = _export(support_reply)
+    assert result.suggested_suffix == ".suite.yaml"
+    assert data["name"] == "support-reply" and data["dataset"] and data["target"] == {"kind": "letta_code"}
+    (key, grader), = data["graders"].items()
+    assert data["reward"] == {"kind": "metric", "metric_key": key}
+    assert grader["kind"] == "model_judge"
+    assert (grader["model"], grader["provider"], grader["temperature"], grader["max_retries"], grader["timeout"]) == \
+        ("gpt-4o-mini", "openai", 0, 3, 60)
+    assert grader["extractor"] == "last_assistant"
+    assert data["max_concurrent"] == 8
+
+
+def test_prompt_fills_like_letta_does(support_reply):
+    """Letta substitutes with str.format rules; every other brace must survive as a literal."""
+    rubric = Rubric.model_validate({
+        "name": "braces",
+        "criteria": [{"id": "json-shape", "outcome": 'Replies with {"ok": true} exactly'}, *support_reply.model_dump()["criteria"][:2]],
+    })
+    data, _ = _export(rubric)
+    prompt = next(iter(data["graders"].values()))["prompt"]
+    filled = string.Formatter().vformat(prompt, (), {"input": "Q?", "ground_truth": "", "submission": "ANSWER"})
+    assert "Response to grade:\nANSWER" in filled and "Input:\nQ?" in filled
+    assert '{"ok": true}' in filled and '{"score": <number from 0.0 to 1.0>' in filled
+    assert "[json-shape] (weight 1)" in filled
+    assert "PASS when total >= 0.8 and every required criterion is met" in filled
+
+
+def test_checks_and_threshold_are_reported(support_reply):
+    _, result = _export(support_reply)
+    for check_id in ("short", "no-boilerplate", "no-internal-links"):
+        assert any(f"'{check_id}'" in w and "not exported" in w for w in result.warnings)
+    assert any("no per-sample pass/fail" in w for w in result.warnings)
+
+
+def test_ollama_judge_points_at_openai_base_url():
+    rubric = Rubric.model_validate({"name": "local", "judge": {"model": "ollama:llama3.1"}, "criteria": ["Is short"]})
+    data, result = _export(rubric)
+    grader = next(iter(data["graders"].values()))
+    assert (grader["provider"], grader["model"]) == ("openai", "llama3.1")
+    assert any("OPENAI_BASE_URL=http://localhost:11434/v1" in w for w in result.warnings)
+
+
+def test_round_trip_keeps_every_field_letta_expresses(sample_rubric, compare):
+    result = export_rubric(sample_rubric, "letta")
+    imported = import_rubric(result.text, "letta")
+    judged = [c.key for c in sample_rubric.judge_criteria]
+    assert compare(sample_rubric, imported.rubric, ROUND_TRIP_FIELDS, ids=judged) == []
+    assert [c.key for c in imported.rubric.criteria] == judged
+    assert imported.rubric.pass_threshold == sample_rubric.pass_threshold
+    assert imported.rubric.description == sample_rubric.description
+    before, after = sample_rubric.judge, imported.rubric.judge
+    for name in ("model", "temperature", "timeout", "max_retries", "concurrency"):
+        assert getattr(after, name) == getattr(before, name), name
+
+
+def test_import_current_suite_with_prompt_path(fixtures):
+    result = import_rubric(fixtures / "letta" / "suite.yaml")
+    rubric = result.rubric
+    assert result.detected == "letta"
+    assert rubric.name == "capital-cities-rubric"
+    (quality,) = rubric.criteria
+    assert quality.key == "quality" and quality.kind == "analytic"
+    assert quality.outcome.startswith("You are grading an answer about world capitals.")
+    assert "- 0.5: names the correct capital but adds a false detail" in quality.outcome
+    assert "{submission}" not in quality.outcome and "{input}" not in quality.outcome
+    assert rubric.judge.model == "openai:gpt-4.1-mini"
+    assert (rubric.judge.timeout, rubric.judge.max_retries) == (90.0, 3)
+    assert any("ascii_only" in w and "tool" in w for w in result.warnings)
+
+
+def test_import_legacy_rubric_kind_and_gate(fixtures):
+    result = import_rubric(fixtures / "letta" / "legacy_suite.yaml", "letta")
+    rubric = result.rubric
+    assert rubric.pass_threshold == 0.75  # gate: creativity gte 0.75
+    assert rubric.criteria[0].key == "calm_tone"
+    assert rubric.criteria[0].outcome.startswith("Decide how soothing this bedtime story is")
+    assert rubric.judge.model == "openai:gpt-4o-mini"
+    assert (rubric.judge.max_retries, rubric.judge.timeout) == (5, 120.0)  # Letta's defaults, made explicit
+    assert any("kind: rubric" in w for w in result.warnings)
+    assert any("gate" in w for w in result.warnings)
+
+
+def test_missing_prompt_file_is_a_positioned_error(tmp_path):
+    suite = tmp_path / "suite.yaml"
+    suite.write_text("name: s\ndataset: d.jsonl\ngraders:\n  q:\n    kind: model_judge\n    prompt_path: nope.txt\n")
+    with pytest.raises(RubricError) as caught:
+        import_rubric(suite, "letta")
+    problem = caught.value.problems[0]
+    assert problem.file == str(suite) and (problem.line, problem.column) == (6, 18)
+    assert "nope.txt" in problem.message

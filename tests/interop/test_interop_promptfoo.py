@@ -1,0 +1,203 @@
+"""promptfoo: runnable config, assertion mapping, import, round trip, same verdicts."""
+
+from __future__ import annotations
+
+import pytest
+import yaml
+
+from rubric_studio.core.checks import CheckRunner
+from rubric_studio.core.results import Verdict
+from rubric_studio.core.rubric import Rubric
+from rubric_studio.core.samples import Sample
+from rubric_studio.core.scoring import score_sample
+from rubric_studio.interop import export_rubric, import_rubric
+
+ROUND_TRIP_FIELDS = ("outcome", "check", "weight", "required", "operator", "score_ranges", "min_score")
+
+
+def _export(rubric):
+    result = export_rubric(rubric, "promptfoo")
+    return yaml.safe_load(result.text), result
+
+
+def _flat(assertions):
+    for entry in assertions:
+        yield entry
+        if entry["type"] == "assert-set":
+            yield from _flat(entry["assert"])
+
+
+def test_export_is_a_runnable_promptfoo_config(support_reply):
+    data, result = _export(support_reply)
+    assert result.suggested_suffix == ".promptfooconfig.yaml"
+    assert result.text.startswith("# yaml-language-server: $schema=https://promptfoo.dev/config-schema.json")
+    assert data["prompts"] == ["{{output}}"] and data["providers"] == ["echo"]
+    assert data["tests"] and "output" in data["tests"][0]["vars"]
+    assert data["defaultTest"]["options"]["provider"] == {"id": "openai:gpt-4o-mini", "config": {"temperature": 0}}
+    assert data["evaluateOptions"] == {"maxConcurrency": 8}
+
+
+def test_one_llm_rubric_per_criterion_with_weights_and_threshold(support_reply):
+    data, _ = _export(support_reply)
+    rubrics = {e["metric"]: e for e in _flat(data["defaultTest"]["assert"]) if e["type"].endswith("llm-rubric")}
+    assert set(rubrics) == {"resolves-issue", "policy-accurate", "tone", "asks-for-credentials"}
+    assert rubrics["resolves-issue"]["weight"] == 3
+    assert rubrics["policy-accurate"]["value"].startswith("Passes unless the output contradicts")
+    tone = rubrics["tone"]
+    assert tone["threshold"] == 0.7 and "- 0.7-0.9: Friendly and professional" in tone["value"]
+    assert rubrics["asks-for-credentials"]["type"] == "not-llm-rubric"
+    assert rubrics["asks-for-credentials"]["weight"] == 3
+
+
+def test_required_criteria_are_top_level_and_the_rest_is_a_thresholded_set(support_reply):
+    data, _ = _export(support_reply)
+    top = data["defaultTest"]["assert"]
+    assert [e.get("metric") for e in top[:2]] == ["resolves-issue", "policy-accurate"]
+    scored = top[-1]
+    assert scored["type"] == "assert-set"
+    # positive 9, required 5 (always 1 when the test can pass), penalties 3, set weight 7
+    assert scored["threshold"] == pytest.approx((0.8 * 9 - 5 + 3) / 7, abs=1e-6)
+
+
+def test_deterministic_checks_map_to_native_asserts(support_reply):
+    data, result = _export(support_reply)
+    by_metric = {}
+    for entry in _flat(data["defaultTest"]["assert"]):
+        by_metric.setdefault(entry.get("metric"), []).append(entry)
+    assert [e["type"] for e in by_metric["no-boilerplate"]] == ["not-icontains"] * 3
+    assert [e["value"] for e in by_metric["no-boilerplate"]] == ["As an AI", "apologize for any inconvenience",
+                                                                 "Dear valued customer"]
+    warning = next(w for w in result.warnings if "no-boilerplate" in w)
+    assert "fraction" in warning and "each word as its own pass/fail" in warning
+    # promptfoo's regex has no flags, so the case-insensitive check runs as javascript
+    assert by_metric["no-internal-links"][0]["type"] == "javascript"
+    assert by_metric["short"][0]["type"] == "javascript"
+
+
+def test_regex_json_and_keyword_variants():
+    rubric = Rubric.model_validate({"name": "shapes", "criteria": [
+        {"id": "has-date", "check": {"type": "regex", "pattern": r"\d{4}-\d{2}"}},
+        {"id": "no-date", "check": {"type": "regex", "pattern": r"\d{4}", "expect_match": False}},
+        {"id": "valid", "check": {"type": "json", "schema": {"type": "object", "required": ["a"]}}},
+        {"id": "mentions", "check": {"type": "keywords", "required": ["Acme"], "case_sensitive": True}},
+        {"id": "custom", "check": {"type": "python", "function": "checks:tone"}},
+        "Is helpful",
+    ]})
+    data, result = _export(rubric)
+    entries = {e.get("metric"): e for e in _flat(data["defaultTest"]["assert"])}
+    assert entries["has-date"]["type"] == "regex" and entries["has-date"]["value"] == r"\d{4}-\d{2}"
+    assert entries["no-date"]["type"] == "not-regex"
+    assert entries["valid"] == {"type": "is-json", "metric": "valid", "value": {"type": "object", "required": ["a"]},
+                                "weight": 1}
+    assert entries["mentions"]["type"] == "contains"
+    assert "custom" not in entries
+    assert any("'custom'" in w and "python check" in w for w in result.warnings)
+    assert any("'valid'" in w and "code fence" in w for w in result.warnings)
+
+
+def test_template_syntax_in_criteria_is_kept_literal():
+    rubric = Rubric.model_validate({"name": "t", "criteria": ["Mentions the {{name}} placeholder literally"]})
+    data, _ = _export(rubric)
+    value = next(e for e in _flat(data["defaultTest"]["assert"]) if e["type"] == "llm-rubric")["value"]
+    assert value == "{% raw %}Mentions the {{name}} placeholder literally{% endraw %}"
+    back = import_rubric(export_rubric(rubric, "promptfoo").text, "promptfoo").rubric
+    assert back.criteria[0].outcome == "Mentions the {{name}} placeholder literally"
+
+
+def test_javascript_checks_compute_our_scores(run_js):
+    rubric = Rubric.model_validate({"name": "js", "criteria": [
+        {"id": "len", "check": {"type": "length", "min_words": 4, "max_words": 8}, "min_score": 0.5},
+        {"id": "words", "check": {"type": "keywords", "forbidden": ["foo", "bar baz"], "whole_words": True}},
+        {"id": "re", "check": {"type": "regex", "pattern": "^hello", "flags": "im"}},
+        "Is fine",
+    ]})
+    data, _ = _export(rubric)
+    js = [e for e in _flat(data["defaultTest"]["assert"]) if e["type"] == "javascript"]
+    assert [e["metric"] for e in js] == ["len", "words", "re"]
+    texts = ["one two", "Hello there, foo and food, and then some words more than eight here yes",
+             "x\nhello bar baz", "ok then four words"]
+    results = run_js([(e["value"], t) for t in texts for e in js])
+    runner = CheckRunner(rubric)
+    for n, text in enumerate(texts):
+        ours = runner.run_sample(Sample(id=str(n), output=text))
+        for k, entry in enumerate(js):
+            got = results[n * len(js) + k]
+            assert got["score"] == pytest.approx(ours[entry["metric"]].score), (entry["metric"], text)
+            assert got["pass"] == (ours[entry["metric"]].status == "met")
+
+
+def test_round_trip_keeps_every_field_promptfoo_expresses(sample_rubric, compare):
+    result = export_rubric(sample_rubric, "promptfoo")
+    imported = import_rubric(result.text, "promptfoo")
+    assert compare(sample_rubric, imported.rubric, ROUND_TRIP_FIELDS) == []
+    assert imported.rubric.pass_threshold == pytest.approx(sample_rubric.pass_threshold)
+    assert imported.rubric.judge.model == sample_rubric.judge.model
+    assert imported.rubric.name == sample_rubric.name
+
+
+def test_import_promptfoo_docs_style_config(fixtures):
+    result = import_rubric(fixtures / "promptfoo" / "promptfooconfig.yaml")
+    rubric = result.rubric
+    assert result.detected == "promptfoo"
+    assert rubric.pass_threshold == 0.7  # the test threshold: every assertion is scored
+    assert rubric.judge.model == "openai:gpt-4.1"
+    polite = rubric.criterion("is-polite-and-does")
+    assert polite.weight == 2 and not polite.required
+    assert rubric.criterion("offers-a-replacement-or").weight == 3
+    checks = {c.key: c.check.model_dump(by_alias=True, exclude_defaults=True) for c in rubric.check_criteria}
+    assert checks["keywords-as-an-ai"] == {"type": "keywords", "forbidden": ["as an AI language model"]}
+    assert checks["keywords-acme"]["case_sensitive"] is True
+    assert checks["regex-b-d-5"]["pattern"] == r"\b\d{5}\b"
+    assert checks["json"]["schema"]["required"] == ["reply"]
+    assert any("javascript" in w and "skipped" in w for w in result.warnings)
+
+
+def test_import_without_threshold_makes_every_assert_required(fixtures):
+    result = import_rubric(fixtures / "promptfoo" / "all-must-pass.yaml", "promptfoo")
+    rubric = result.rubric
+    assert all(c.required for c in rubric.criteria)
+    assert rubric.criterion("adds-commentary-about-the").outcome.startswith("The output does NOT")
+    natural = rubric.criterion("sounds-natural-to-a")
+    assert natural.min_score == 0.8 and natural.score_ranges
+    assert rubric.pass_threshold == 0
+    assert any("does NOT" in w for w in result.warnings)
+
+
+# -- same verdicts -------------------------------------------------------------
+def _run(entry, results, text, js, deterministic):
+    kind = entry["type"]
+    if kind == "assert-set":
+        parts = [(m.get("weight", 1), *_run(m, results, text, js, deterministic)) for m in entry["assert"]]
+        score = sum(w * s for w, _, s in parts) / sum(w for w, _, _ in parts)
+        passed = score >= entry["threshold"] if "threshold" in entry else all(p for _, p, _ in parts)
+        return passed, score
+    negated = kind.startswith("not-")
+    base = kind[4:] if negated else kind
+    if base == "llm-rubric":
+        cell = results[entry["metric"]]
+        score = cell.score
+        passed = score >= entry["threshold"] if "threshold" in entry else score >= 0.5
+        return (not passed, 1 - score) if negated else (passed, score)
+    if base == "javascript":
+        got = js[(entry["value"], text)]
+        return got["pass"], got["score"]
+    return deterministic(base, negated, entry, text)
+
+
+def test_promptfoo_export_gives_the_same_verdicts(graded_samples, run_js, deterministic):
+    exports = {}
+    pairs = []
+    for rubric, sample, _ in graded_samples:
+        exports.setdefault(rubric.name, _export(rubric)[0])
+        for entry in _flat(exports[rubric.name]["defaultTest"]["assert"]):
+            if entry["type"] == "javascript" and (entry["value"], sample.output) not in pairs:
+                pairs.append((entry["value"], sample.output))
+    js = dict(zip(pairs, run_js(pairs), strict=True))
+    verdicts = []
+    for rubric, sample, results in graded_samples:
+        ours = score_sample(rubric, results)
+        top = exports[rubric.name]["defaultTest"]["assert"]
+        theirs = all(_run(entry, results, sample.output, js, deterministic)[0] for entry in top)
+        assert theirs == (ours.verdict == Verdict.PASS), (rubric.name, sample.id, ours.score)
+        verdicts.append(theirs)
+    assert verdicts.count(True) > 5 and verdicts.count(False) > 5
