@@ -20,10 +20,7 @@ import tempfile
 import time
 from pathlib import Path
 
-WORDS = (
-    "refund invoice billing account charge customer support thanks please order payment card "
-    "policy days business team help issue request update plan subscription the a to and of we you"
-).split()
+WORDS = ["refund", "invoice", "billing", "account", "charge", "customer", "support", "thanks", "please", "order", "payment", "card", "policy", "days", "business", "team", "help", "issue", "request", "update", "plan", "subscription", "the", "a", "to", "and", "of", "we", "you"]
 
 
 def make_texts(n: int, seed: int = 7) -> list[str]:

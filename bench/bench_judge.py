@@ -14,7 +14,6 @@ import asyncio
 import math
 import sys
 import tempfile
-import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent

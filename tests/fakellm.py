@@ -46,9 +46,12 @@ from typing import Any
 
 _SAMPLE = re.compile(r"<sample-([0-9a-f]+)>\n(.*?)\n</sample-\1>", re.S)
 _CRITERION = re.compile(r"### Criterion `([^`]+)` \([^)]*\)\n(?:Outcome|Statement): (.*)")
-_STOPWORDS = frozenset(
-    ["that", "this", "with", "from", "have", "their", "they", "when", "what", "does", "into", "your", "about", "which", "should", "would", "could", "must", "more", "than", "then", "them", "also", "only", "each", "very", "well", "were", "been", "will", "there", "these", "those", "some"]
-)
+_STOPWORDS = frozenset({
+    "that", "this", "with", "from", "have", "their", "they", "when", "what", "does", "into",
+    "your", "about", "which", "should", "would", "could", "must", "more", "than", "then", "them",
+    "also", "only", "each", "very", "well", "were", "been", "will", "there", "these", "those",
+    "some",
+})  # fmt: skip
 
 
 @dataclass
