@@ -42,6 +42,7 @@ from ruamel.yaml.tokens import CommentToken
 
 from rubric_studio.core.atomic import atomic_write_text
 from rubric_studio.core.checkspec import CHECK_TYPES
+from rubric_studio.core.files import read_user_file
 from rubric_studio.core.loading import lint_rubric, parse_rubric
 from rubric_studio.core.problems import Problem, RubricError, RubricStudioError
 from rubric_studio.core.rubric import JudgeSettings, Rubric
@@ -409,17 +410,7 @@ class RubricDocument:
         valid rubric loads: :meth:`problems` lists what to fix.
         """
         source = Path(path)
-        try:
-            with open(source, encoding="utf-8", newline="") as handle:
-                text = handle.read()
-        except FileNotFoundError:
-            raise RubricError([Problem(str(source), None, None, "rubric not found: no such file")]) from None
-        except IsADirectoryError:
-            raise RubricError([Problem(str(source), None, None, "expected a rubric .yaml file, got a folder")]) from None
-        except UnicodeDecodeError as exc:
-            raise RubricError([Problem(str(source), None, None, f"not UTF-8 text: {exc.reason} at byte {exc.start}")]) from None
-        except OSError as exc:
-            raise RubricError([Problem(str(source), None, None, f"cannot read: {exc.strerror}")]) from None
+        text = read_user_file(source, "rubric", keep_newlines=True)
         return cls.from_text(text, source, allow_syntax_errors=allow_syntax_errors)
 
     @classmethod

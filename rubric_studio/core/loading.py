@@ -14,6 +14,7 @@ from typing import Any
 from pydantic import BaseModel, ValidationError
 
 from rubric_studio.core.checkspec import CHECK_TYPES
+from rubric_studio.core.files import read_user_file
 from rubric_studio.core.problems import Problem, RubricError
 from rubric_studio.core.rubric import (
     PROMPT_PLACEHOLDERS,
@@ -202,16 +203,7 @@ def parse_rubric(text: str, file: str = "<rubric>", *, base_dir: Path | None = N
 def load_rubric(path: str | Path) -> Rubric:
     """Load and validate a rubric file. Raises RubricError with positioned problems."""
     source = Path(path)
-    try:
-        text = source.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise RubricError([Problem(str(source), None, None, "rubric not found: no such file")]) from None
-    except IsADirectoryError:
-        raise RubricError([Problem(str(source), None, None, "expected a rubric .yaml file, got a folder")]) from None
-    except UnicodeDecodeError as exc:
-        raise RubricError([Problem(str(source), None, None, f"not UTF-8 text: {exc.reason} at byte {exc.start}")]) from None
-    except OSError as exc:
-        raise RubricError([Problem(str(source), None, None, f"cannot read: {exc.strerror}")]) from None
+    text = read_user_file(source, "rubric")
     return parse_rubric(text, str(source), base_dir=source.resolve().parent)
 
 

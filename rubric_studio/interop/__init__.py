@@ -22,6 +22,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from rubric_studio.core.files import read_user_file
 from rubric_studio.core.problems import Problem, RubricError
 from rubric_studio.core.rubric import Rubric
 from rubric_studio.interop._common import Source, Warnings
@@ -96,14 +97,7 @@ def _read(path_or_text: str | Path, name: str | None) -> tuple[str, str, Path | 
     if isinstance(path_or_text, Path) or ("\n" not in path_or_text and len(path_or_text) < 4096
                                           and Path(path_or_text).is_file()):
         path = Path(path_or_text)
-        try:
-            return path.read_text(encoding="utf-8"), str(path), path.resolve().parent
-        except FileNotFoundError:
-            raise RubricError([Problem(str(path), None, None, "no such file")]) from None
-        except UnicodeDecodeError as exc:
-            raise RubricError([Problem(str(path), None, None, f"not UTF-8 text: {exc.reason}")]) from None
-        except OSError as exc:
-            raise RubricError([Problem(str(path), None, None, f"cannot read: {exc.strerror}")]) from None
+        return read_user_file(path, "file"), str(path), path.resolve().parent
     return str(path_or_text), name or "<text>", None
 
 
