@@ -97,6 +97,10 @@ def table(report: Report, rubric: Rubric, labels=None, *, to_file: bool = False)
     console = Console(record=True, width=width, file=io.StringIO(), force_terminal=tty)
     console.print(grid)
     console.print(_summary_line(report))
+    if report.repeat > 1:
+        console.print(f"consistency over {report.repeat} repeats:", style="bold")
+        for line in _flip_lines(report):
+            console.print(f"  {line}", markup=False)
     for line in _error_lines(report):
         console.print(line, markup=False)
     console.print("legend: ✓ met  ✗ unmet  ! error  · unjudged  … pending  (0.9) partial score", style="dim")
@@ -152,12 +156,35 @@ def markdown(report: Report, rubric: Rubric, labels=None) -> str:
             row.append(label.verdict if label and label.verdict else "")
         lines.append("| " + " | ".join(row) + " |")
     lines += ["", _summary_line(report), ""]
+    if report.repeat > 1:
+        lines += [f"**Consistency over {report.repeat} repeats**", ""] + [f"- {_md_escape(x)}" for x in _flip_lines(report)] + [""]
     errors = _error_lines(report)
     if errors:
         lines += [f"- {_md_escape(e)}" for e in errors] + [""]
     if report.judge_note:
         lines += [f"> judge criteria unjudged: {report.judge_note}", ""]
     return "\n".join(lines)
+
+
+def _properties(report: Report) -> list[tuple[str, object]]:
+    props: list[tuple[str, object]] = [(f"usage.{k}", v) for k, v in report.usage.to_dict().items()]
+    if report.judge:
+        props.insert(0, ("judge", f"{report.judge['provider']}:{report.judge['model']}"))
+    for criterion_id, rate in report.flip_rates().items():
+        props.append((f"flip_rate.{criterion_id}", round(rate["flip_rate"], 4)))
+    return props
+
+
+def _flip_lines(report: Report) -> list[str]:
+    """Per-criterion flip rates of a repeated run, worst first."""
+    rates = sorted(report.flip_rates().items(), key=lambda item: -item[1]["flip_rate"])
+    lines = []
+    for criterion_id, rate in rates:
+        line = f"{criterion_id}: flip rate {rate['flip_rate']:.0%} ({rate['flipped']}/{rate['cells']} cells)"
+        if rate["samples"]:
+            line += " — ambiguous? flips on " + ", ".join(rate["samples"][:6]) + (" ..." if len(rate["samples"]) > 6 else "")
+        lines.append(line)
+    return lines
 
 
 def junit(report: Report, rubric: Rubric) -> str:
@@ -171,6 +198,9 @@ def junit(report: Report, rubric: Rubric) -> str:
         f"errors=\"{summary.errors}\" skipped=\"{skipped}\" time=\"{report.usage.wall_seconds:.3f}\">",
         f"  <testsuite name={quoteattr(rubric.name)} tests=\"{summary.samples}\" failures=\"{summary.failed}\" "
         f"errors=\"{summary.errors}\" skipped=\"{skipped}\">",
+        "    <properties>",
+        *(f"      <property name={quoteattr(k)} value={quoteattr(str(v))}/>" for k, v in _properties(report)),
+        "    </properties>",
     ]
     for sample in report.samples:
         out.append(f"    <testcase classname={quoteattr(rubric.name)} name={quoteattr(sample.id)}>")
