@@ -1,0 +1,264 @@
+"""The studio's results state, without Textual: rows, flips, filters, sorting, redaction.
+
+:class:`ResultsModel` holds what the live pane shows — the samples in file order,
+their latest results, the human labels and the flip marks against the previous
+completed run — and answers "which rows, in which order" for a filter and a sort.
+The app owns one and hands it to the matrix widget (attributes down).
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+
+from rubric_studio.core.labels import Label
+from rubric_studio.core.results import CriterionResult, SampleResult, Status, Verdict
+from rubric_studio.core.rubric import Criterion
+
+FILTERS: dict[str, str] = {
+    "all": "all samples",
+    "failing": "failing",
+    "disagree": "disagreeing with the label",
+    "errors": "errors",
+    "pending": "pending",
+}
+SORTS: dict[str, str] = {
+    "file": "file order",
+    "id": "id",
+    "score": "score",
+    "verdict": "verdict",
+}
+_VERDICT_RANK = {
+    Verdict.ERROR: 0,
+    Verdict.FAIL: 1,
+    Verdict.PENDING: 2,
+    Verdict.UNJUDGED: 3,
+    Verdict.PASS: 4,
+}
+UP, DOWN = 1, -1
+FLIP_STATES = (Status.MET, Status.UNMET)
+
+
+def label_verdict_disagrees(result: SampleResult | None, label: Label | None) -> bool:
+    """The human's pass/fail differs from a final pass/fail verdict of the rubric."""
+    if result is None or label is None or label.verdict is None:
+        return False
+    if result.verdict not in (Verdict.PASS, Verdict.FAIL):
+        return False
+    return str(result.verdict) != label.verdict
+
+
+def cell_disagrees(cell: CriterionResult | None, label: Label | None) -> bool:
+    """The human's met/unmet for this criterion differs from the cell's final status."""
+    if cell is None or label is None or cell.status not in FLIP_STATES:
+        return False
+    human = label.criteria.get(cell.id)
+    return human is not None and human != str(cell.status)
+
+
+def disagrees(result: SampleResult | None, label: Label | None) -> bool:
+    """Verdict or any labelled criterion disagrees with the human label."""
+    if result is None or label is None:
+        return False
+    if label_verdict_disagrees(result, label):
+        return True
+    return any(cell_disagrees(cell, label) for cell in result.criteria)
+
+
+def matches(kind: str, result: SampleResult | None, label: Label | None) -> bool:
+    """Whether a row passes the filter ``kind`` (a key of :data:`FILTERS`)."""
+    if kind == "all":
+        return True
+    if result is None:
+        return kind == "pending"
+    if kind == "failing":
+        return result.verdict is Verdict.FAIL
+    if kind == "errors":
+        return result.verdict is Verdict.ERROR or any(c.status is Status.ERROR for c in result.criteria)
+    if kind == "pending":
+        return result.verdict is Verdict.PENDING or any(c.status is Status.PENDING for c in result.criteria)
+    if kind == "disagree":
+        return disagrees(result, label)
+    raise ValueError(f"unknown filter {kind!r}")
+
+
+def compute_flips(previous: SampleResult | None, current: SampleResult) -> tuple[dict[str, int], int]:
+    """Cells of ``current`` that changed met↔unmet since ``previous`` (↑ +1 now met, ↓ −1 now
+    unmet), and the verdict's pass↔fail flip (+1 now pass, −1 now fail, 0 none)."""
+    if previous is None:
+        return {}, 0
+    before = {c.id: c.status for c in previous.criteria}
+    flips: dict[str, int] = {}
+    for cell in current.criteria:
+        old = before.get(cell.id)
+        if old in FLIP_STATES and cell.status in FLIP_STATES and old != cell.status:
+            flips[cell.id] = UP if cell.status is Status.MET else DOWN
+    verdict = 0
+    pair = (previous.verdict, current.verdict)
+    if pair == (Verdict.FAIL, Verdict.PASS):
+        verdict = UP
+    elif pair == (Verdict.PASS, Verdict.FAIL):
+        verdict = DOWN
+    return flips, verdict
+
+
+@dataclass
+class Counts:
+    samples: int = 0
+    passed: int = 0
+    failed: int = 0
+    errors: int = 0
+    pending: int = 0
+    unjudged: int = 0
+    disagree: int = 0
+    labelled: int = 0
+
+
+@dataclass
+class ResultsModel:
+    """Everything the live pane shows, keyed by sample id."""
+
+    criteria: list[Criterion] = field(default_factory=list)
+    order: list[str] = field(default_factory=list)
+    results: dict[str, SampleResult] = field(default_factory=dict)
+    labels: dict[str, Label] = field(default_factory=dict)
+    #: Results of the last completed run before the current one (flips compare with it).
+    baseline: dict[str, SampleResult] = field(default_factory=dict)
+    flips: dict[str, dict[str, int]] = field(default_factory=dict)
+    verdict_flips: dict[str, int] = field(default_factory=dict)
+    #: The files changed into something invalid: these results are the last good ones.
+    stale: bool = False
+    version: int = 0
+
+    # -- updates -------------------------------------------------------------
+    def set_samples(self, ids: Iterable[str]) -> None:
+        self.order = list(ids)
+        keep = set(self.order)
+        self.results = {k: v for k, v in self.results.items() if k in keep}
+        self.flips = {k: v for k, v in self.flips.items() if k in keep}
+        self.verdict_flips = {k: v for k, v in self.verdict_flips.items() if k in keep}
+        self.version += 1
+
+    def set_criteria(self, criteria: list[Criterion]) -> None:
+        self.criteria = list(criteria)
+        self.version += 1
+
+    def set_labels(self, labels: Mapping[str, Label]) -> None:
+        self.labels = dict(labels)
+        self.version += 1
+
+    def start_run(self, baseline: Mapping[str, SampleResult] | None) -> None:
+        """A new run begins: flips are now counted against ``baseline``."""
+        self.baseline = dict(baseline or {})
+        self.flips.clear()
+        self.verdict_flips.clear()
+        self.version += 1
+
+    def update(self, results: Iterable[SampleResult]) -> list[str]:
+        """Store new results; return the ids whose row changed."""
+        changed = []
+        for result in results:
+            self.results[result.id] = result
+            cells, verdict = compute_flips(self.baseline.get(result.id), result)
+            if cells:
+                self.flips[result.id] = cells
+            else:
+                self.flips.pop(result.id, None)
+            if verdict:
+                self.verdict_flips[result.id] = verdict
+            else:
+                self.verdict_flips.pop(result.id, None)
+            changed.append(result.id)
+        self.version += 1
+        return changed
+
+    # -- queries -------------------------------------------------------------
+    def flip_counts(self) -> tuple[int, int]:
+        up = down = 0
+        for cells in self.flips.values():
+            for direction in cells.values():
+                if direction > 0:
+                    up += 1
+                else:
+                    down += 1
+        return up, down
+
+    def counts(self) -> Counts:
+        counts = Counts(samples=len(self.order))
+        for sample_id in self.order:
+            result = self.results.get(sample_id)
+            label = self.labels.get(sample_id)
+            if label is not None and label.verdict is not None:
+                counts.labelled += 1
+            if result is None:
+                counts.pending += 1
+                continue
+            verdict = result.verdict
+            if verdict is Verdict.PASS:
+                counts.passed += 1
+            elif verdict is Verdict.FAIL:
+                counts.failed += 1
+            elif verdict is Verdict.ERROR:
+                counts.errors += 1
+            elif verdict is Verdict.PENDING:
+                counts.pending += 1
+            else:
+                counts.unjudged += 1
+            if label is not None and disagrees(result, label):
+                counts.disagree += 1
+        return counts
+
+    def visible(self, filter_kind: str = "all", sort: str = "file", reverse: bool = False) -> list[str]:
+        """Sample ids passing ``filter_kind``, ordered by ``sort``."""
+        if filter_kind == "all":
+            ids = list(self.order)
+        else:
+            results, labels = self.results, self.labels
+            ids = [i for i in self.order if matches(filter_kind, results.get(i), labels.get(i))]
+        if sort == "id":
+            ids.sort(key=_natural_key)
+        elif sort == "score":
+            # Worst first; rows without a score go last.
+            def by_score(i: str) -> tuple[int, float]:
+                result = self.results.get(i)
+                score = None if result is None else result.score
+                return (1, 0.0) if score is None else (0, score)
+
+            ids.sort(key=by_score)
+        elif sort == "verdict":
+            def by_verdict(i: str) -> int:
+                result = self.results.get(i)
+                return 2 if result is None else _VERDICT_RANK.get(result.verdict, 5)
+
+            ids.sort(key=by_verdict)
+        elif sort != "file":
+            raise ValueError(f"unknown sort {sort!r}")
+        if reverse:
+            ids.reverse()
+        return ids
+
+
+def _natural_key(text: str) -> list[object]:
+    return [int(part) if part.isdigit() else part.lower() for part in re.split(r"(\d+)", text)]
+
+
+# -- redaction -----------------------------------------------------------------
+_SECRET_PATTERNS = [
+    re.compile(r"\bsk-(?:ant-|proj-)?[A-Za-z0-9_\-]{8,}"),
+    re.compile(r"(?i)\b(bearer)\s+[A-Za-z0-9._\-]{8,}"),
+    re.compile(r"(?i)([\"']?(?:api[_-]?key|x-api-key|authorization|access[_-]?token)[\"']?\s*[:=]\s*[\"']?)([^\s\"',}]{4,})"),
+]
+SECRET_ENV = ("OPENAI_API_KEY", "ANTHROPIC_API_KEY")
+
+
+def redact(text: str, secrets: Iterable[str] | None = None) -> str:
+    """``text`` with API keys and bearer tokens replaced by ``••••``."""
+    values = [s for s in (secrets if secrets is not None else (os.environ.get(n) for n in SECRET_ENV)) if s and len(s) >= 6]
+    for value in values:
+        text = text.replace(value, "••••")
+    text = _SECRET_PATTERNS[0].sub("sk-••••", text)
+    text = _SECRET_PATTERNS[1].sub(lambda m: f"{m.group(1)} ••••", text)
+    text = _SECRET_PATTERNS[2].sub(lambda m: f"{m.group(1)}••••", text)
+    return text

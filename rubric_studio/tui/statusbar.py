@@ -1,0 +1,128 @@
+"""One-line bars: the run header above the results and the status bar at the bottom.
+
+Both are plain Statics the app feeds with data (attributes down); neither reads
+app state itself.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from rich.text import Text
+from textual.widgets import Static
+
+from rubric_studio.engine.usage import Usage
+from rubric_studio.tui.model import FILTERS, SORTS, Counts
+
+BAR_WIDTH = 6
+
+
+def progress_bar(done: int, total: int, width: int = BAR_WIDTH) -> str:
+    if total <= 0:
+        return "━" * width
+    filled = round(width * min(done, total) / total)
+    return "━" * filled + "╌" * (width - filled)
+
+
+def tokens_text(count: int) -> str:
+    if count >= 1_000_000:
+        return f"{count / 1_000_000:.1f}M"
+    if count >= 10_000:
+        return f"{count / 1000:.0f}k"
+    if count >= 1000:
+        return f"{count / 1000:.1f}k"
+    return str(count)
+
+
+@dataclass
+class RunState:
+    """What the run header shows."""
+
+    rubric: str = ""
+    counts: Counts | None = None
+    running: bool = False
+    done: int = 0
+    total: int = 0
+    in_flight: int = 0
+    flips_up: int = 0
+    flips_down: int = 0
+    has_baseline: bool = False
+    stale: bool = False
+    filter_kind: str = "all"
+    sort_by: str = "file"
+    reverse: bool = False
+
+
+class RunHeader(Static):
+    """Rubric name, verdict counts, judge progress and the flip count since the last save."""
+
+    def show(self, state: RunState) -> None:
+        out = Text(no_wrap=True, overflow="ellipsis")
+        out.append(state.rubric or "rubric", style="bold")
+        counts = state.counts
+        if counts is not None:
+            out.append("  ")
+            out.append(f"✓{counts.passed}", style="green")
+            out.append(" ")
+            out.append(f"✗{counts.failed}", style="red")
+            if counts.errors:
+                out.append(f" ⚠{counts.errors}", style="yellow")
+            if counts.unjudged:
+                out.append(f" {counts.unjudged} unjudged", style="dim")
+            if counts.labelled:
+                out.append(f" ≠{counts.disagree}/{counts.labelled}", style="magenta" if counts.disagree else "dim")
+        if state.stale:
+            out.append("  ■ stale", style="bold yellow")
+        elif state.running and state.total:
+            out.append(f"  ⟳ {state.done}/{state.total} ", style="cyan")
+            out.append(progress_bar(state.done, state.total), style="cyan")
+        elif state.running:
+            out.append("  ⟳ grading…", style="cyan")
+        if state.has_baseline:
+            out.append("  ")
+            up, down = state.flips_up, state.flips_down
+            out.append(f"{up} ↑", style="bold green" if up else "dim")
+            out.append(" ")
+            out.append(f"{down} ↓", style="bold red" if down else "dim")
+            out.append(" since last save", style="dim")
+        view = []
+        if state.filter_kind != "all":
+            view.append(f"filter: {FILTERS[state.filter_kind]}")
+        if state.sort_by != "file" or state.reverse:
+            view.append(f"sort: {SORTS[state.sort_by]}{' ↓' if state.reverse else ''}")
+        if view:
+            out.append("  " + " · ".join(view), style="italic")
+        self.update(out)
+
+
+@dataclass
+class StatusState:
+    judge: str = "none"
+    in_flight: int = 0  # judge requests not answered yet (sent or waiting for a slot)
+    concurrency: int | None = None
+    run_calls: int = 0  # requests answered so far in the current run (not in ``usage`` yet)
+    usage: Usage | None = None
+    dirty: bool = False
+    file: str = ""
+
+
+class StatusBar(Static):
+    """Judge model, calls in flight, cache hits, tokens and cost of the session."""
+
+    def show(self, state: StatusState) -> None:
+        usage = state.usage or Usage()
+        out = Text(no_wrap=True, overflow="ellipsis")
+        out.append(" judge ", style="dim")
+        out.append(state.judge, style="bold" if state.judge not in ("none", "no judge") else "bold yellow")
+        sent = min(state.in_flight, state.concurrency) if state.concurrency else state.in_flight
+        out.append(f"  {sent} in flight", style="cyan" if sent else "dim")
+        if state.in_flight > sent:
+            out.append(f" +{state.in_flight - sent} queued", style="dim")
+        out.append(f"  {usage.judge_calls + state.run_calls} calls", style="dim")
+        out.append(f"  {usage.cache_hits} cache hits", style="dim")
+        out.append(f"  {tokens_text(usage.input_tokens + usage.output_tokens)} tokens", style="dim")
+        out.append(f"  {usage.cost_text()}", style="dim")
+        if state.dirty:
+            out.append("  │ ", style="dim")
+            out.append(f"● {state.file or 'rubric'} has unsaved edits", style="yellow")
+        self.update(out)

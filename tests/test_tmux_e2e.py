@@ -1,0 +1,87 @@
+"""End to end: the real ``rubric-studio`` command in tmux, a rubric edited from outside.
+
+Runs on a private tmux server (``-L``) so the studio inherits this test's isolated
+environment (no API keys, private cache). Skipped when tmux is not installed; CI
+installs it with ``apt-get install -y tmux``.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+pytestmark = [
+    pytest.mark.tmux,
+    pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is not installed (apt-get install -y tmux)"),
+]
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+class Tmux:
+    def __init__(self, socket: str) -> None:
+        self.socket = socket
+
+    def run(self, *args: str, check: bool = True) -> subprocess.CompletedProcess[str]:
+        # The server (started by the first call) passes this environment to the studio;
+        # COLUMNS / LINES from pytest would override the real terminal size.
+        env = {k: v for k, v in os.environ.items() if k not in ("COLUMNS", "LINES", "TMUX")}
+        return subprocess.run(["tmux", "-L", self.socket, *args], capture_output=True, text=True, check=check, env=env)
+
+    def screen(self) -> str:
+        return self.run("capture-pane", "-p", "-t", "studio", check=False).stdout
+
+    def wait_for(self, predicate, timeout: float = 20.0) -> str:
+        started = time.monotonic()
+        screen = ""
+        while time.monotonic() - started < timeout:
+            screen = self.screen()
+            if predicate(screen):
+                return screen
+            time.sleep(0.05)
+        raise AssertionError(f"timed out; the screen was:\n{screen}")
+
+
+def _command() -> str:
+    script = Path(sys.executable).with_name("rubric-studio")
+    return str(script) if script.exists() else f"{sys.executable} -m rubric_studio"
+
+
+@pytest.fixture
+def tmux(tmp_path: Path):
+    server = Tmux(f"rubric-studio-e2e-{os.getpid()}-{tmp_path.name}")
+    yield server
+    server.run("kill-server", check=False)
+
+
+def test_studio_in_tmux_follows_an_outside_edit(tmp_path: Path, tmux: Tmux):
+    shutil.copytree(ROOT / "sample_rubrics" / "support_reply", tmp_path / "support_reply")
+    rubric = tmp_path / "support_reply" / "support_reply.yaml"
+    tmux.run("new-session", "-d", "-s", "studio", "-x", "120", "-y", "35", "-c", str(tmp_path),
+             f"{_command()} support_reply/support_reply.yaml")
+    screen = tmux.wait_for(lambda s: "refund-within-win" in s and "unjudged" in s and "score" in s)
+    assert "15 samples" in screen
+    assert "OPENAI_API_KEY" in screen  # how to configure a judge, on screen
+    assert "since last save" not in screen
+
+    rubric.write_text(rubric.read_text().replace("max_words: 150", "max_words: 60"))
+    screen = tmux.wait_for(lambda s: "↓ since last save" in s)
+    header = next(line for line in screen.splitlines() if "since last save" in line)
+    assert "0 ↑" in header and " 0 ↓" not in header
+
+    # An invalid edit shows file:line:col and keeps the results on screen.
+    rubric.write_text(rubric.read_text().replace("max_words: 60", "max_wrds: 60"))
+    screen = tmux.wait_for(lambda s: "support_reply.yaml:" in s and "max_wrds" in s)
+    assert "stale" in screen and "refund-within-win" in screen
+
+    tmux.run("send-keys", "-t", "studio", "C-q")
+    started = time.monotonic()
+    while tmux.run("has-session", "-t", "studio", check=False).returncode == 0:
+        assert time.monotonic() - started < 10, "ctrl+q did not quit"
+        time.sleep(0.05)

@@ -1,0 +1,542 @@
+"""Pilot tests of the studio's message flow: grade, save, external edits, invalid files, conflicts."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import shutil
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+from textual.geometry import Region
+from textual.message import Message
+
+from rubric_studio.core.results import Status, Verdict
+from rubric_studio.tui.app import StudioApp
+from rubric_studio.tui.conflict import ConflictScreen
+from rubric_studio.tui.help import HelpScreen
+from rubric_studio.tui.inspector import Inspector
+from rubric_studio.tui.matrix import ResultsMatrix
+from rubric_studio.tui.messages import FilesChanged
+from tests.fakellm import FakeLLM, Reply
+
+ROOT = Path(__file__).resolve().parents[2]
+SIZE = (120, 35)
+
+
+@pytest.fixture
+def studio(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A private copy of the bundled rubrics, with the working directory beside it."""
+    shutil.copytree(ROOT / "sample_rubrics", tmp_path / "sample_rubrics")
+    monkeypatch.chdir(tmp_path)
+    return Path("sample_rubrics")
+
+
+@pytest.fixture
+def fake_llm():
+    """A fake OpenAI-compatible judge server (tests/fakellm.py)."""
+    with FakeLLM() as server:
+        yield server
+
+
+async def until(condition: Callable[[], object], timeout: float = 10.0) -> None:
+    started = time.monotonic()
+    while not condition():
+        if time.monotonic() - started > timeout:
+            raise AssertionError("timed out waiting for the studio")
+        await asyncio.sleep(0.01)
+
+
+def graded(app: StudioApp) -> bool:
+    return app.report is not None and not app.running and app.editor is not None
+
+
+class Recorder:
+    """Names of the studio's messages, in the order the app processed them."""
+
+    NAMES = {"GradeStarted", "SamplesGraded", "GradeProgress", "GradeFinished", "FilesChanged", "FileInvalid",
+             "GraderReady", "SamplesLoaded", "LabelsLoaded", "Saved", "Changed", "GradeFailed"}
+
+    def __init__(self) -> None:
+        self.names: list[str] = []
+
+    def __call__(self, message: Message) -> None:
+        name = type(message).__name__
+        if name in self.NAMES:
+            self.names.append(name)
+
+    def after(self, name: str) -> list[str]:
+        index = len(self.names) - 1 - self.names[::-1].index(name)
+        return self.names[index:]
+
+
+def shown(widget) -> str:
+    """The text a widget draws, line by line."""
+    region = Region(0, 0, widget.size.width, widget.size.height)
+    return "\n".join(strip.text.rstrip() for strip in widget.render_lines(region))
+
+
+def short_index(app: StudioApp) -> int:
+    return app.document.criterion_index("short")
+
+
+def cell(app: StudioApp, sample_id: str, criterion_id: str):
+    return app.model.results[sample_id].cell(criterion_id)
+
+
+# -- opening ----------------------------------------------------------------------------
+async def test_opens_without_judge_runs_checks_and_says_how_to_configure(studio: Path):
+    app = StudioApp(studio / "support_reply" / "support_reply.yaml", watch=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await until(lambda: graded(app))
+        await pilot.pause()
+        matrix = app.query_one(ResultsMatrix)
+        assert len(matrix.rows) == 15
+        assert cell(app, "refund-within-window", "short").status is Status.MET
+        assert cell(app, "refund-within-window", "tone").status is Status.UNJUDGED
+        assert app.model.results["refund-within-window"].verdict is Verdict.UNJUDGED
+        note = app.query_one("#judge-note")
+        assert note.display
+        text = str(note.render())
+        assert "OPENAI_API_KEY" in text and "--judge" in text and "--base-url" in text
+        assert "unjudged" in matrix._row_strip(0).text
+        assert app.judge_label == "none"
+        # Human labels from the sidecar are in the model.
+        assert app.labels["refund-wrong-timeline"].verdict == "fail"
+
+
+async def test_missing_rubric_is_created_from_a_starter(studio: Path):
+    path = studio / "brand-new.yaml"
+    app = StudioApp(path, watch=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await until(lambda: app.samples_loaded and app.editor is not None)
+        await pilot.pause(0.2)
+        assert path.exists()
+        assert app.rubric is not None and app.rubric.name == "brand-new"
+        assert len(app.rubric.criteria) == 1
+        empty = app.query_one("#empty")
+        assert empty.display and "No samples yet" in str(empty.render())
+
+
+async def test_no_samples_then_samples_appear(studio: Path):
+    folder = studio / "solo"
+    folder.mkdir()
+    rubric = folder / "solo.yaml"
+    rubric.write_text("name: solo\ncriteria:\n  - id: short\n    check: {type: length, max_words: 5}\n")
+    app = StudioApp(rubric)
+    async with app.run_test(size=SIZE) as pilot:
+        await until(lambda: app.samples_loaded and app.editor is not None)
+        await pilot.pause(0.2)
+        assert app.query_one("#empty").display
+        (folder / "solo.samples.jsonl").write_text(
+            json.dumps({"id": "a", "output": "one two three"}) + "\n"
+            + json.dumps({"id": "b", "output": "one two three four five six seven"}) + "\n"
+        )
+        await until(lambda: graded(app) and len(app.model.results) == 2)
+        await pilot.pause()
+        assert not app.query_one("#empty").display
+        assert app.model.results["a"].verdict is Verdict.PASS
+        assert app.model.results["b"].verdict is Verdict.FAIL
+
+
+# -- edit -> save -> re-grade -------------------------------------------------------------------
+async def test_edit_save_regrades_and_marks_flips(studio: Path):
+    recorder = Recorder()
+    app = StudioApp(studio / "support_reply" / "support_reply.yaml", watch=False)
+    async with app.run_test(size=SIZE, message_hook=recorder) as pilot:
+        await until(lambda: graded(app))
+        first_run = app.run_number
+        assert cell(app, "refund-late-request", "short").status is Status.MET
+        app.document.set_check_field(short_index(app), "max_words", 60)
+        app.editor.refresh_from_document()
+        await pilot.pause()
+        assert app.document.dirty
+        await pilot.press("ctrl+s")
+        await until(lambda: app.run_number > first_run and graded(app))
+        await pilot.pause()
+        # The flow: Saved -> GradeStarted -> SamplesGraded -> GradeFinished.
+        flow = recorder.after("Saved")
+        assert flow.index("GradeStarted") < flow.index("SamplesGraded") < flow.index("GradeFinished")
+        assert not app.document.dirty
+        assert "max_words: 60" in (studio / "support_reply" / "support_reply.yaml").read_text()
+        # Cells updated in place, flips counted and drawn.
+        assert cell(app, "refund-late-request", "short").status is Status.UNMET
+        up, down = app.model.flip_counts()
+        assert up == 0 and down >= 1
+        assert app.model.flips["refund-late-request"]["short"] == -1
+        header = str(app.query_one("#run-header").render())
+        assert f"{down} ↓" in header and "since last save" in header
+        matrix = app.query_one(ResultsMatrix)
+        matrix.select_criterion("short")
+        row = matrix.rows.index("refund-late-request")
+        assert "↓" in matrix._row_strip(row).text
+
+
+async def test_resaving_unchanged_rubric_keeps_results_and_flips_nothing(studio: Path):
+    app = StudioApp(studio / "support_reply" / "support_reply.yaml", watch=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await until(lambda: graded(app))
+        run = app.run_number
+        await pilot.press("ctrl+s")
+        await until(lambda: app.run_number > run and graded(app))
+        assert app.model.flip_counts() == (0, 0)
+        assert app.report is not None and app.report.usage.judge_calls == 0
+
+
+# -- external edits (real watch loop) --------------------------------------------------------
+async def test_external_edit_reloads_editor_and_regrades(studio: Path):
+    rubric = studio / "support_reply" / "support_reply.yaml"
+    app = StudioApp(rubric)
+    async with app.run_test(size=SIZE) as pilot:
+        await until(lambda: graded(app))
+        await pilot.pause(0.1)
+        run = app.run_number
+        rubric.write_text(rubric.read_text().replace("max_words: 150", "max_words: 60"))
+        await until(lambda: app.run_number > run and graded(app))
+        # The editor takes the new text right after the new verdicts are drawn.
+        await until(lambda: "max_words: 60" in app.document.text)
+        assert not app.document.dirty
+        assert cell(app, "refund-late-request", "short").status is Status.UNMET
+        assert app.model.flip_counts()[1] >= 1
+
+
+async def test_editor_that_saves_by_rename_is_caught(studio: Path):
+    rubric = studio / "support_reply" / "support_reply.yaml"
+    app = StudioApp(rubric)
+    async with app.run_test(size=SIZE) as pilot:
+        await until(lambda: graded(app))
+        await pilot.pause(0.1)
+        run = app.run_number
+        temp = rubric.with_name(".support_reply.yaml.swp")
+        temp.write_text(rubric.read_text().replace("max_words: 150", "max_words: 60"))
+        temp.replace(rubric)
+        await until(lambda: app.run_number > run and graded(app))
+        assert cell(app, "refund-late-request", "short").status is Status.UNMET
+
+
+async def test_invalid_external_edit_shows_error_and_keeps_stale_results(studio: Path):
+    rubric = studio / "support_reply" / "support_reply.yaml"
+    good = rubric.read_text()
+    app = StudioApp(rubric)
+    async with app.run_test(size=SIZE) as pilot:
+        await until(lambda: graded(app))
+        await pilot.pause(0.1)
+        rubric.write_text(good.replace("max_words: 150", "max_wrds: 150"))
+        await until(lambda: "rubric" in app.file_problems)
+        await pilot.pause()
+        banner = app.query_one("#banner")
+        assert banner.display and banner.has_class("-error")
+        text = str(banner.render())
+        assert "support_reply.yaml:" in text and "max_wrds" in text and "did you mean" in text
+        problem = app.file_problems["rubric"][0]
+        assert problem.line is not None and problem.column is not None
+        assert f"{problem.line}:{problem.column}" in text
+        # The last good results stay, marked stale.
+        assert len(app.model.results) == 15 and app.model.stale
+        assert "stale" in str(app.query_one("#run-header").render())
+        # Fixing the file clears the banner and re-grades.
+        run = app.run_number
+        rubric.write_text(good.replace("max_words: 150", "max_words: 60"))
+        await until(lambda: "rubric" not in app.file_problems and app.run_number > run and graded(app))
+        await pilot.pause()
+        assert not app.query_one("#banner").display
+        assert not app.model.stale
+        assert cell(app, "refund-late-request", "short").status is Status.UNMET
+
+
+async def test_invalid_yaml_syntax_points_at_line_and_column(studio: Path):
+    rubric = studio / "support_reply" / "support_reply.yaml"
+    app = StudioApp(rubric, watch=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await until(lambda: graded(app))
+        rubric.write_text("name: x\ncriteria:\n  - id: [unclosed\n")
+        app.post_message(FilesChanged({"rubric"}))
+        await until(lambda: "rubric" in app.file_problems)
+        await pilot.pause()
+        problem = app.file_problems["rubric"][0]
+        assert problem.line is not None
+        assert problem.location() in str(app.query_one("#banner").render())
+
+
+async def test_external_change_with_unsaved_edits_asks_first_keep(studio: Path):
+    rubric = studio / "support_reply" / "support_reply.yaml"
+    app = StudioApp(rubric)
+    async with app.run_test(size=SIZE) as pilot:
+        await until(lambda: graded(app))
+        await pilot.pause(0.1)
+        app.document.set_rubric_field("description", "my unsaved description")
+        app.editor.refresh_from_document()
+        await pilot.pause()
+        assert app.document.dirty
+        run = app.run_number
+        disk = rubric.read_text().replace("max_words: 150", "max_words: 60")
+        rubric.write_text(disk)
+        await until(lambda: isinstance(app.screen, ConflictScreen))
+        # Nothing replaced while the question is open.
+        assert "my unsaved description" in app.document.text
+        await pilot.press("d")
+        await pilot.pause()
+        assert app.screen.query_one("#conflict-diff").display
+        assert "max_words: 60" in str(app.screen.query_one("#conflict-diff-text").render())
+        await pilot.press("k")
+        await until(lambda: not isinstance(app.screen, ConflictScreen))
+        assert "my unsaved description" in app.document.text
+        assert rubric.read_text() == disk  # the disk version is left alone too
+        assert app.run_number == run
+        # The same disk version does not ask again.
+        app.post_message(FilesChanged({"rubric"}))
+        await pilot.pause(0.1)
+        assert not isinstance(app.screen, ConflictScreen)
+
+
+async def test_external_change_with_unsaved_edits_load_disk_version(studio: Path):
+    rubric = studio / "support_reply" / "support_reply.yaml"
+    app = StudioApp(rubric, watch=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await until(lambda: graded(app))
+        app.document.set_rubric_field("description", "my unsaved description")
+        app.editor.refresh_from_document()
+        await pilot.pause()
+        run = app.run_number
+        rubric.write_text(rubric.read_text().replace("max_words: 150", "max_words: 60"))
+        app.post_message(FilesChanged({"rubric"}))
+        await until(lambda: isinstance(app.screen, ConflictScreen))
+        await pilot.press("l")
+        await until(lambda: app.run_number > run and graded(app))
+        assert "max_words: 60" in app.document.text and not app.document.dirty
+        assert cell(app, "refund-late-request", "short").status is Status.UNMET
+        # Loading is undoable: the edits are not lost.
+        app.document.undo()
+        assert "my unsaved description" in app.document.text
+
+
+# -- samples and labels ---------------------------------------------------------------------
+async def test_samples_change_regrades_new_rows(studio: Path):
+    samples = studio / "support_reply" / "support_reply.samples.jsonl"
+    app = StudioApp(studio / "support_reply" / "support_reply.yaml")
+    async with app.run_test(size=SIZE) as pilot:
+        await until(lambda: graded(app))
+        await pilot.pause(0.1)
+        with samples.open("a") as handle:
+            handle.write(json.dumps({"id": "zz-new", "output": "As an AI, I apologize for any inconvenience."}) + "\n")
+        await until(lambda: "zz-new" in app.model.results and graded(app))
+        await pilot.pause()
+        assert "zz-new" in app.query_one(ResultsMatrix).rows
+        assert cell(app, "zz-new", "no-boilerplate").status is Status.UNMET
+
+
+async def test_half_written_samples_file_keeps_last_good_samples(studio: Path):
+    samples = studio / "support_reply" / "support_reply.samples.jsonl"
+    app = StudioApp(studio / "support_reply" / "support_reply.yaml", watch=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await until(lambda: graded(app))
+        with samples.open("a") as handle:
+            handle.write('{"id": "broken", "output": \n')
+        app.post_message(FilesChanged({"samples"}))
+        await until(lambda: "samples" in app.file_problems)
+        await pilot.pause()
+        assert "support_reply.samples.jsonl:16" in str(app.query_one("#banner").render())
+        assert len(app.model.results) == 15 and app.model.stale
+
+
+async def test_labels_change_updates_human_column_without_regrading(studio: Path):
+    labels = studio / "support_reply" / "support_reply.labels.yaml"
+    app = StudioApp(studio / "support_reply" / "support_reply.yaml", watch=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await until(lambda: graded(app))
+        run = app.run_number
+        labels.write_text(labels.read_text() + "\ncard-update-boilerplate:\n  verdict: fail\n")
+        app.post_message(FilesChanged({"labels"}))
+        await until(lambda: "card-update-boilerplate" in app.labels)
+        await pilot.pause()
+        assert app.run_number == run
+        matrix = app.query_one(ResultsMatrix)
+        assert "fail" in matrix._row_strip(matrix.rows.index("card-update-boilerplate")).text
+
+
+# -- navigation --------------------------------------------------------------------------------
+async def test_filter_and_sort(studio: Path):
+    rubric = studio / "support_reply" / "support_reply.yaml"
+    rubric.write_text(rubric.read_text().replace("max_words: 150", "max_words: 60"))
+    app = StudioApp(rubric, watch=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await until(lambda: graded(app))
+        matrix = app.query_one(ResultsMatrix)
+        matrix.focus()
+        await pilot.press("f")  # failing: no verdict is final without a judge
+        assert matrix.filter_kind == "failing" and matrix.rows == []
+        assert "no samples match" in matrix._empty_strip().text
+        await pilot.press("f")  # disagreeing with the human label
+        assert matrix.filter_kind == "disagree"
+        assert "refund-late-request" in matrix.rows and 0 < len(matrix.rows) < 15
+        await pilot.press("f", "f", "f")
+        assert matrix.filter_kind == "all" and len(matrix.rows) == 15
+        await pilot.press("s", "s")  # file -> id -> score
+        assert matrix.sort_by == "score"
+        scores = [app.model.results[i].score for i in matrix.rows]
+        assert scores == sorted(scores)
+        await pilot.press("r")
+        assert [app.model.results[i].score for i in matrix.rows] == sorted(scores, reverse=True)
+        assert "sort: score" in str(app.query_one("#run-header").render())
+
+
+async def test_keyboard_and_mouse_select_cells_and_inspect(studio: Path):
+    app = StudioApp(studio / "support_reply" / "support_reply.yaml", watch=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await until(lambda: graded(app))
+        matrix = app.query_one(ResultsMatrix)
+        matrix.focus()
+        await pilot.press("down", "right")
+        await pilot.pause()
+        assert app.selection == ("refund-late-request", "resolves-issue")
+        assert "resolves-issue" in str(app.query_one("#cell-hint").render())
+        # Click the first criterion column of the fourth row; double-click opens the inspector.
+        x = matrix._fixed_width() + 1
+        await pilot.click(ResultsMatrix, offset=(x, 4))
+        assert app.selection[0] == matrix.rows[3]
+        await pilot.click(ResultsMatrix, offset=(x, 4), times=2)
+        await pilot.pause()
+        assert app.query_one("#tabs").active == "inspector"
+
+
+async def test_inspector_shows_check_evidence_and_sample(studio: Path):
+    app = StudioApp(studio / "support_reply" / "support_reply.yaml", watch=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await until(lambda: graded(app))
+        matrix = app.query_one(ResultsMatrix)
+        matrix.focus()
+        matrix.select_sample("internal-link-leak")
+        matrix.select_criterion("no-internal-links")
+        await pilot.press("enter")
+        await pilot.pause()
+        inspector = app.query_one(Inspector)
+        head = str(inspector.query_one("#insp-head").render())
+        assert "internal-link-leak" in head and "no-internal-links" in head and "check" in head
+        body = shown(inspector.query_one("#insp-body"))
+        assert "regex" in body
+        # The whole sample at a glance.
+        matrix.select_criterion(None)
+        matrix.action_cursor(0, -10)
+        await pilot.pause()
+        app.query_one("#tabs").active = "inspector"
+        await pilot.pause()
+        body = shown(app.query_one(Inspector).query_one("#insp-body"))
+        for criterion in ("resolves-issue", "short", "no-internal-links"):
+            assert criterion in body
+
+
+async def test_help_palette_and_keys_in_text_fields(studio: Path):
+    app = StudioApp(studio / "support_reply" / "support_reply.yaml", watch=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await until(lambda: graded(app))
+        app.query_one(ResultsMatrix).focus()
+        await pilot.press("question_mark")
+        assert isinstance(app.screen, HelpScreen)
+        await pilot.press("escape")
+        assert not isinstance(app.screen, HelpScreen)
+        await pilot.press("f1")
+        assert isinstance(app.screen, HelpScreen)
+        await pilot.press("f1")
+        assert not isinstance(app.screen, HelpScreen)
+        # Printable keys typed into a text field stay there.
+        field = app.editor.query("Input").first()
+        field.focus()
+        await pilot.pause()
+        before = app.query_one(ResultsMatrix).filter_kind
+        await pilot.press("question_mark", "f", "s")
+        assert not isinstance(app.screen, HelpScreen)
+        assert app.query_one(ResultsMatrix).filter_kind == before
+        assert field.value.endswith("?fs")
+        # Every action is in the command palette.
+        titles = [command.title for command in app.get_system_commands(app.screen)]
+        for title in ("Save rubric", "Re-grade now", "Filter: failing", "Filter: disagreeing with the label",
+                      "Filter: errors", "Filter: pending", "Sort by score", "Sort by verdict", "Show inspector",
+                      "Help", "Quit"):
+            assert title in titles
+        # ctrl+q quits from anywhere, even a text field.
+        await pilot.press("ctrl+q")
+        await pilot.pause()
+    assert app.return_code == 0 or app.return_code is None
+
+
+# -- with a judge (fake OpenAI-compatible server) ---------------------------------------------
+async def test_judge_cells_go_pending_then_final_and_resave_makes_no_calls(studio: Path, fake_llm, tmp_path: Path):
+    recorder = Recorder()
+    app = StudioApp(studio / "support_reply" / "support_reply.yaml", judge="openai-compatible:fake-judge",
+                    base_url=fake_llm.base_url_openai, cache_path=tmp_path / "cache.sqlite", watch=False)
+    async with app.run_test(size=SIZE, message_hook=recorder) as pilot:
+        await until(lambda: graded(app), timeout=30)
+        await pilot.pause()
+        assert "GradeProgress" in recorder.names
+        assert app.judge_label == "openai-compatible:fake-judge"
+        calls = fake_llm.calls()
+        assert calls == 15 * 4
+        tone = cell(app, "refund-within-window", "tone")
+        assert tone.status in (Status.MET, Status.UNMET) and tone.source == "judge"
+        assert not app.query_one("#judge-note").display
+        status = str(app.query_one("#status").render())
+        assert "openai-compatible:fake-judge" in status and f"{calls} calls" in status
+        # A re-save of the same text, or a comment-only edit, makes no call.
+        rubric = studio / "support_reply" / "support_reply.yaml"
+        app.document.replace_text("# a comment\n" + app.document.text)
+        run = app.run_number
+        await pilot.press("ctrl+s")
+        await until(lambda: app.run_number > run and graded(app))
+        assert fake_llm.calls() == calls
+        assert rubric.read_text().startswith("# a comment")
+        # The inspector shows the judge's rationale, evidence and the exact exchange.
+        matrix = app.query_one(ResultsMatrix)
+        matrix.focus()
+        matrix.select_sample("refund-within-window")
+        matrix.select_criterion("resolves-issue")
+        await pilot.press("enter")
+        await pilot.pause()
+        inspector = app.query_one(Inspector)
+        assert "rationale" in shown(inspector.query_one("#insp-body"))
+        inspector.query_one("#insp-exchange").collapsed = False
+        await pilot.pause()
+        exchange = shown(inspector.query_one("#insp-exchange-text"))
+        assert "chat/completions" in exchange or "── user ──" in exchange
+
+
+async def test_unfound_quotes_are_flagged_in_the_inspector(studio: Path, fake_llm, tmp_path: Path):
+    fake_llm.always(Reply({"verdict": "met", "rationale": "it says so", "evidence": ["this sentence is not there", "thanks"]}))
+    rubric = studio / "solo.yaml"
+    rubric.write_text("name: solo\ncriteria:\n  - id: polite\n    outcome: Polite\n")
+    (studio / "solo.samples.jsonl").write_text(json.dumps({"id": "a", "output": "Hello there, thanks!"}) + "\n")
+    app = StudioApp(rubric, judge="openai-compatible:fake-judge", base_url=fake_llm.base_url_openai,
+                    cache_path=tmp_path / "cache.sqlite", watch=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await until(lambda: graded(app), timeout=30)
+        matrix = app.query_one(ResultsMatrix)
+        matrix.focus()
+        matrix.select_criterion("polite")
+        await pilot.press("enter")
+        await pilot.pause()
+        body = shown(app.query_one(Inspector).query_one("#insp-body"))
+        assert "“this sentence is not there”  not found in the sample" in body
+        assert "✓ “thanks”" in body
+
+
+async def test_quit_with_unsaved_edits_asks(studio: Path):
+    from rubric_studio.tui.conflict import UnsavedScreen
+
+    rubric = studio / "support_reply" / "support_reply.yaml"
+    app = StudioApp(rubric, watch=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await until(lambda: graded(app))
+        app.document.set_rubric_field("description", "unsaved")
+        app.editor.refresh_from_document()
+        await pilot.pause()
+        await pilot.press("ctrl+q")
+        await until(lambda: isinstance(app.screen, UnsavedScreen))
+        await pilot.press("escape")  # stay
+        await pilot.pause()
+        assert app.is_running and not isinstance(app.screen, UnsavedScreen)
+        await pilot.press("ctrl+q")
+        await until(lambda: isinstance(app.screen, UnsavedScreen))
+        await pilot.press("s")  # save and quit
+        await pilot.pause()
+    assert "unsaved" in rubric.read_text()

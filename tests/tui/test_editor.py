@@ -1,0 +1,306 @@
+"""The rubric editor pane, driven with Pilot in a minimal host app."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+from textual.app import App, ComposeResult
+from textual.widgets import Button, Footer, Input, OptionList, Select, TextArea
+
+from rubric_studio.core.document import RubricDocument
+from rubric_studio.tui.editor import FIELD_DEBOUNCE, ConfirmDelete, EditorPane
+
+ROOT = Path(__file__).resolve().parents[2]
+SUPPORT = ROOT / "sample_rubrics" / "support_reply" / "support_reply.yaml"
+EDITOR_CSS = ROOT / "rubric_studio" / "tui" / "editor.tcss"
+
+
+class Host(App):
+    """Mounts one EditorPane and records the messages it posts."""
+
+    CSS_PATH = str(EDITOR_CSS)
+
+    def __init__(self, document: RubricDocument) -> None:
+        super().__init__()
+        self.document = document
+        self.events: list[tuple[str, Any]] = []
+
+    def compose(self) -> ComposeResult:
+        yield EditorPane(self.document, id="editor")
+        yield Footer()
+
+    def on_editor_pane_changed(self, message: EditorPane.Changed) -> None:
+        assert message.document is self.document
+        self.events.append(("changed", message.document.text))
+
+    def on_editor_pane_saved(self, message: EditorPane.Saved) -> None:
+        self.events.append(("saved", message.document.disk_text))
+
+    def on_editor_pane_selection_changed(self, message: EditorPane.SelectionChanged) -> None:
+        self.events.append(("selected", message.criterion_id))
+
+    def kinds(self) -> list[str]:
+        return [kind for kind, _ in self.events]
+
+
+@pytest.fixture
+def rubric(tmp_path: Path) -> Path:
+    target = tmp_path / "support_reply.yaml"
+    target.write_bytes(SUPPORT.read_bytes())
+    return target
+
+
+@pytest.fixture
+def app(rubric: Path) -> Host:
+    return Host(RubricDocument.load(rubric))
+
+
+async def settle(pilot: Any) -> None:
+    """Apply what is waiting for its debounce now, then let the app catch up."""
+    await pilot.pause()
+    await pilot.app.query_one(EditorPane).flush()
+    await pilot.pause()
+
+
+def list_prompts(app: Host) -> list[str]:
+    listing = app.query_one("#ed-list", OptionList)
+    return [str(listing.get_option_at_index(i).prompt) for i in range(listing.option_count)]
+
+
+def comment_lines(text: str) -> list[str]:
+    return [line for line in text.splitlines() if line.strip().startswith("#")]
+
+
+async def test_editing_the_weight_posts_changed_updates_yaml_and_saves(app: Host, rubric: Path):
+    async with app.run_test(size=(120, 35)) as pilot:
+        weight = app.query_one("#ed-f-weight", Input)
+        assert weight.value == "3"
+        weight.focus()
+        weight.value = "5"
+        await pilot.pause(FIELD_DEBOUNCE + 0.15)  # applied after the typing pause
+        assert app.kinds() == ["changed"]
+        yaml_text = app.query_one("#ed-yaml", TextArea).text
+        assert yaml_text == app.document.text
+        assert "    weight: 5\n    required: true" in yaml_text
+        assert app.document.dirty and rubric.read_text(encoding="utf-8") == SUPPORT.read_text(encoding="utf-8")
+        assert "×5" in list_prompts(app)[0]
+
+        await pilot.press("ctrl+s")
+        await pilot.pause()
+        assert app.kinds() == ["changed", "saved"]
+        saved = rubric.read_text(encoding="utf-8")
+        assert saved == app.document.text and not app.document.dirty
+        assert '    weight: -3        # penalty: "met" means the reply does the bad thing' in saved
+        assert comment_lines(saved) == comment_lines(SUPPORT.read_text(encoding="utf-8"))
+        assert [p.name for p in rubric.parent.iterdir()] == [rubric.name]
+
+
+async def test_invalid_values_show_inline_and_undo_redo_restore(app: Host):
+    async with app.run_test(size=(120, 35)) as pilot:
+        original = app.document.text
+        weight = app.query_one("#ed-f-weight", Input)
+        error = app.query_one("#ed-f-weight-err")
+        weight.focus()
+        weight.value = "abc"
+        await settle(pilot)
+        assert error.display and "expected a number" in str(error.render())
+        assert weight.has_class("-field-invalid")
+        assert app.document.text == original and app.kinds() == []
+        weight.value = "0"
+        await settle(pilot)
+        assert "weight 0 has no effect" in str(error.render())
+
+        weight.value = "3"
+        weight.cursor_position = 1
+        await pilot.press("backspace", "4", "2")
+        await pilot.press("tab")  # leaving the field applies it at once
+        await pilot.pause()
+        assert not error.display and not weight.has_class("-field-invalid")
+        assert app.document.criterion_data(0)["weight"] == 42
+        weight.focus()
+        await pilot.press("ctrl+z")
+        await pilot.pause()
+        assert app.document.text == original
+        assert weight.value == "3" and "×3" in list_prompts(app)[0]
+        await pilot.press("ctrl+y")
+        await pilot.pause()
+        assert app.document.criterion_data(0)["weight"] == 42 and weight.value == "42"
+        assert app.kinds() == ["changed", "changed", "changed"]
+
+
+async def test_criteria_list_add_duplicate_move_delete(app: Host, rubric: Path):
+    async with app.run_test(size=(120, 35)) as pilot:
+        document = app.document
+        listing = app.query_one("#ed-list", OptionList)
+        listing.focus()
+        await pilot.press("down")
+        await pilot.pause()
+        assert app.events[-1] == ("selected", "policy-accurate")
+
+        await pilot.press("a")  # added after the selected one, its outcome ready to type over
+        await pilot.pause()
+        assert document.criterion_ids()[2] == "new-criterion"
+        assert listing.option_count == 8 and listing.highlighted == 2
+        outcome = app.query_one("#ed-f-outcome", TextArea)
+        assert app.focused is outcome and outcome.selected_text == "Describe what a good answer does"
+        await pilot.press(*"Calls")
+        await pilot.press("tab")
+        await pilot.pause()
+        assert document.criterion_data(2)["outcome"] == "Calls"
+
+        listing.focus()
+        await pilot.press("c")
+        await pilot.pause()
+        assert document.criterion_ids()[2:4] == ["new-criterion", "new-criterion-copy"]
+        assert listing.highlighted == 3
+        await pilot.press("left_square_bracket", "shift+up")
+        await pilot.pause()
+        assert document.criterion_ids()[1:4] == ["new-criterion-copy", "policy-accurate", "new-criterion"]
+        assert listing.highlighted == 1
+        await pilot.press("right_square_bracket")
+        await pilot.pause()
+        assert document.criterion_ids()[1:4] == ["policy-accurate", "new-criterion-copy", "new-criterion"]
+
+        await pilot.press("d")
+        await pilot.pause()
+        assert isinstance(app.screen, ConfirmDelete)
+        await pilot.press("n")
+        await pilot.pause()
+        assert document.criteria_count == 9
+        await pilot.press("d")
+        await pilot.pause()
+        await pilot.press("y")
+        await pilot.pause()
+        assert "new-criterion-copy" not in document.criterion_ids() and document.criteria_count == 8
+        assert listing.option_count == 8 and "new-criterion" in list_prompts(app)[2]
+
+        await pilot.press("ctrl+s")
+        await pilot.pause()
+        saved = rubric.read_text(encoding="utf-8")
+        assert "    tags: [axis:accuracy, policy]\n\n  - id: new-criterion\n    outcome: Calls\n\n  - id: tone" in saved
+        assert comment_lines(saved) == comment_lines(SUPPORT.read_text(encoding="utf-8"))
+        document.parse()
+
+
+async def test_yaml_view_edits_update_the_form_and_syntax_errors_show_inline(app: Host, rubric: Path):
+    async with app.run_test(size=(120, 35)) as pilot:
+        app.query_one("#ed-tabs").active = "ed-tab-yaml"
+        await pilot.pause()
+        view = app.query_one("#ed-yaml", TextArea)
+        view.focus()
+        line = view.text.splitlines().index("    weight: 3")
+        view.move_cursor((line, len("    weight: 3")))
+        await pilot.press("backspace", "9")
+        await settle(pilot)
+        assert app.document.criterion_data(0)["weight"] == 9
+        assert app.query_one("#ed-f-weight", Input).value == "9"
+        assert "×9" in list_prompts(app)[0]
+        assert app.kinds() == ["changed"]
+
+        view.move_cursor((13, 0))
+        await pilot.press(*"x: [", "enter")
+        await settle(pilot)
+        problem = str(app.query_one("#ed-yaml-problem").render())
+        assert problem.startswith(f"✗ {rubric}:") and "YAML syntax error" in problem
+        location = problem[2:].split(": YAML", 1)[0]
+        assert location.count(":") == 2  # file:line:col
+        assert app.document.text == view.text and "x: [" in app.document.text  # the text is kept
+        assert "does not parse" in str(app.query_one(".ed-empty").render())
+
+        await pilot.press("ctrl+z")  # the document's undo, also from the YAML view: one burst of typing
+        await pilot.pause()
+        assert app.document.yaml_problem is None and view.text == SUPPORT.read_text(encoding="utf-8")
+        assert app.query_one("#ed-f-weight", Input).value == "3"
+        await pilot.press("ctrl+y")
+        await pilot.pause()
+        assert "x: [" in view.text and app.document.yaml_problem is not None
+
+
+async def test_selection_rubric_tab_refresh_and_narrow_layout(app: Host, rubric: Path):
+    async with app.run_test(size=(120, 35)) as pilot:
+        pane = app.query_one(EditorPane)
+        assert pane.select_criterion("no-internal-links")
+        await pilot.pause()
+        assert app.events == []  # programmatic selection is not echoed back
+        assert app.query_one("#ed-c-pattern", Input).value == r"admin\.ledgerly\.io|ledgerly\.atlassian\.net"
+        assert not pane.select_criterion("missing")
+        app.query_one("#ed-list", OptionList).focus()
+        await pilot.press("up")
+        await pilot.pause()
+        assert app.events == [("selected", "no-boilerplate")]
+        assert app.query_one("#ed-c-words", TextArea).text.splitlines() == [
+            "As an AI", "apologize for any inconvenience", "Dear valued customer",
+        ]
+
+        app.query_one("#ed-tabs").active = "ed-tab-rubric"
+        await pilot.pause()
+        threshold = app.query_one("#ed-r-pass_threshold", Input)
+        assert threshold.value == "0.8"
+        threshold.value = "0.7"
+        app.query_one("#ed-j-mode", Select).value = "batch"
+        app.query_one("#ed-j-model", Input).value = "gpt-4o"  # not provider:model
+        await settle(pilot)
+        parsed = app.document.parse()
+        assert parsed.pass_threshold == 0.7 and parsed.judge.mode == "batch"
+        assert parsed.judge.model == "openai:gpt-4o-mini"
+        assert "provider:model" in str(app.query_one("#ed-j-model-err").render())
+
+        app.document.save()
+        rubric.write_text(app.document.text.replace("weight: 3", "weight: 6"), encoding="utf-8")
+        assert app.document.disk_changed()
+        app.document.reload_from_disk()
+        pane.refresh_from_document()
+        await pilot.pause()
+        assert app.query_one("#ed-yaml", TextArea).text == app.document.text
+        pane.select_criterion("resolves-issue")
+        await pilot.pause()
+        assert app.query_one("#ed-f-weight", Input).value == "6"
+
+        app.query_one("#ed-tabs").active = "ed-tab-criteria"
+        await pilot.resize_terminal(64, 35)
+        await pilot.pause()
+        assert pane.has_class("-narrow")
+        side, form = app.query_one("#ed-side"), app.query_one("#ed-form")
+        assert form.region.y > side.region.y and form.region.width > 50
+
+
+async def test_type_select_and_score_range_rows(app: Host):
+    async with app.run_test(size=(120, 35)) as pilot:
+        pane = app.query_one(EditorPane)
+        pane.select_criterion("tone")
+        await pilot.pause()
+        assert len(app.query(".ed-range-row")) == 4
+        app.query_one("#ed-range-add", Button).press()
+        await pilot.pause()
+        assert list(app.document.criterion_data(2)["score_ranges"]) == [0, 4, 5, 7, 10]
+        assert "      5: Describe this band\n" in app.document.text
+        assert len(app.query(".ed-range-row")) == 5
+        assert app.focused is app.query_one("#ed-range-text-2", Input)
+        app.query_one("#ed-range-del-0", Button).press()
+        await pilot.pause()
+        assert 0 not in app.document.criterion_data(2)["score_ranges"]
+        lower = app.query_one("#ed-range-lower-0", Input)
+        lower.value = "1"  # a lower bound applies on enter / leaving the field, not while typing
+        await pilot.pause()
+        assert pane._field_timer is None
+        assert 4 in app.document.criterion_data(2)["score_ranges"]
+        lower.focus()
+        await pilot.press("enter")
+        await pilot.pause()
+        assert sorted(app.document.criterion_data(2)["score_ranges"]) == [1, 5, 7, 10]
+        assert app.query_one("#ed-range-text-0", Input).value == "Neutral and formulaic; reads like a template"
+
+        app.query_one("#ed-f-type", Select).value = "regex"
+        await pilot.pause()
+        data = app.document.criterion_data(2)
+        assert data["check"] == {"type": "regex"} and "outcome" not in data
+        assert not app.query_one("#ed-f-outcome").parent.parent.display  # judge-only rows hidden
+        pattern = app.query_one("#ed-c-pattern", Input)
+        pattern.value = "(unclosed"
+        await settle(pilot)
+        assert "does not compile" in str(app.query_one("#ed-c-pattern-err").render())
+        pattern.value = r"\bsorry\b"
+        await settle(pilot)
+        assert app.document.parse().criterion("tone").check.pattern == r"\bsorry\b"

@@ -1,0 +1,121 @@
+"""Snapshots of the studio's main screens (pytest-textual-snapshot), 120×35.
+
+Deterministic: a private copy of the bundled rubrics at a relative path, no file
+watching, and judge replies served from a cache filled beforehand by the fake
+OpenAI-compatible server (so cells show ``cache`` as their source and no latency).
+Update the baselines with ``pytest tests/tui/test_snapshots.py --snapshot-update``
+and look at them before committing.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import shutil
+import time
+from pathlib import Path
+
+import pytest
+
+from rubric_studio.core.loading import load_rubric
+from rubric_studio.core.samples import load_samples
+from rubric_studio.engine.api import grade
+from rubric_studio.tui.app import StudioApp
+from rubric_studio.tui.matrix import ResultsMatrix
+from rubric_studio.tui.messages import FilesChanged
+from tests.fakellm import FakeLLM
+
+ROOT = Path(__file__).resolve().parents[2]
+SIZE = (120, 35)
+JUDGE = "openai-compatible:fake-judge"
+RUBRIC = Path("sample_rubrics/support_reply/support_reply.yaml")
+SAMPLES = Path("sample_rubrics/support_reply/support_reply.samples.jsonl")
+
+
+@pytest.fixture
+def studio(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    shutil.copytree(ROOT / "sample_rubrics", tmp_path / "sample_rubrics")
+    monkeypatch.chdir(tmp_path)
+    return tmp_path
+
+
+@pytest.fixture
+def judged(studio: Path):
+    """Options for a studio whose judge replies are all in the cache already."""
+    cache = studio / "cache.sqlite"
+    with FakeLLM() as server:
+        options = {"judge": JUDGE, "base_url": server.base_url_openai, "cache_path": cache}
+        grade(load_rubric(RUBRIC), load_samples(SAMPLES).samples, **options)
+        yield options
+
+
+async def graded(pilot) -> None:
+    app = pilot.app
+    started = time.monotonic()
+    while app.report is None or app.running or app.editor is None:
+        if time.monotonic() - started > 20:
+            raise AssertionError("the studio did not finish grading")
+        await asyncio.sleep(0.02)
+    await pilot.pause()
+
+
+def test_main_screen_after_grading(snap_compare, judged):
+    app = StudioApp(RUBRIC, watch=False, **judged)
+
+    async def run_before(pilot) -> None:
+        await graded(pilot)
+        matrix = app.query_one(ResultsMatrix)
+        matrix.select_sample("refund-wrong-timeline")
+        matrix.select_criterion("policy-accurate")
+        await pilot.pause()
+
+    assert snap_compare(app, terminal_size=SIZE, run_before=run_before)
+
+
+def test_inspector_on_a_judge_cell(snap_compare, judged):
+    app = StudioApp(RUBRIC, watch=False, **judged)
+
+    async def run_before(pilot) -> None:
+        await graded(pilot)
+        matrix = app.query_one(ResultsMatrix)
+        matrix.focus()
+        matrix.select_sample("refund-within-window")
+        matrix.select_criterion("resolves-issue")
+        await pilot.press("enter")
+        await pilot.pause()
+
+    assert snap_compare(app, terminal_size=SIZE, run_before=run_before)
+
+
+def test_help_screen(snap_compare, studio):
+    app = StudioApp(RUBRIC, watch=False)
+
+    async def run_before(pilot) -> None:
+        await graded(pilot)
+        await pilot.press("f1")
+        await pilot.pause()
+
+    assert snap_compare(app, terminal_size=SIZE, run_before=run_before)
+
+
+def test_invalid_file_banner_keeps_stale_results(snap_compare, studio):
+    app = StudioApp(RUBRIC, watch=False)
+
+    async def run_before(pilot) -> None:
+        await graded(pilot)
+        text = RUBRIC.read_text().replace("max_words: 150", "max_wrds: 150")
+        RUBRIC.write_text(text)
+        app.post_message(FilesChanged({"rubric"}))
+        while "rubric" not in app.file_problems:
+            await asyncio.sleep(0.01)
+        await pilot.pause()
+
+    assert snap_compare(app, terminal_size=SIZE, run_before=run_before)
+
+
+def test_no_judge_state(snap_compare, studio):
+    app = StudioApp(RUBRIC, watch=False)
+
+    async def run_before(pilot) -> None:
+        await graded(pilot)
+
+    assert snap_compare(app, terminal_size=SIZE, run_before=run_before)
