@@ -89,7 +89,7 @@ async def test_429_retry_after_is_capped(config, rubric, sample, fake_llm):
     fake_llm.queue(rate_limited(retry_after=3600))
     started = time.monotonic()
     cells, outcomes = await run(config, rubric, sample, one(rubric, "refund"))
-    assert time.monotonic() - started < 3
+    assert time.monotonic() - started < 10  # the server asked for 3600 s
     assert cells["refund"].status is Status.MET
     assert fake_llm.calls() == 2 and outcomes[0].calls == 1  # one logical call, two HTTP attempts
 
@@ -123,7 +123,7 @@ async def test_slow_reply_times_out_within_bounds(config, rubric, sample, fake_l
     fake_llm.always(Slow(5))
     started = time.monotonic()
     cells, outcomes = await run(replace(config, timeout=0.3, max_retries=1), rubric, sample, one(rubric, "refund"))
-    assert time.monotonic() - started < 2.5
+    assert time.monotonic() - started < 4.5  # one unbounded attempt alone would take 5 s
     assert cells["refund"].status is Status.ERROR and outcomes[0].error.kind == "timeout"
     assert "within 0.3 s" in cells["refund"].error
 
@@ -200,7 +200,7 @@ async def test_connection_refused(config, rubric, sample):
     url = unused_port_url("/v1" if config.provider == "openai" else "")
     started = time.monotonic()
     cells, outcomes = await run(replace(config, base_url=url), rubric, sample, one(rubric, "refund"))
-    assert time.monotonic() - started < 2
+    assert time.monotonic() - started < 8  # refused at once: only the SDK import and capped backoff
     assert outcomes[0].error.kind == "connection"
     assert cells["refund"].status is Status.ERROR and "connection refused" in cells["refund"].error
 
