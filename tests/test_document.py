@@ -163,6 +163,17 @@ def test_deleting_a_key_keeps_the_lines_around_it(support: RubricDocument):
     assert "  - id: short\n    outcome: ''\n\n  - id: no-boilerplate" in support.text
 
 
+def test_choosing_judge_for_a_judged_criterion_writes_nothing(support: RubricDocument):
+    """The form's type select shows "judge"; choosing it again must not add an empty outcome."""
+    support.replace_text(support.text.replace("    outcome: Warm, professional", "    outcom: Warm, professional"))
+    support.save()
+    text = support.text
+    assert support.set_check_type(2, None) is False  # no check: judged already, the typo stays the user's
+    assert support.text == text and not support.dirty
+    assert support.set_check_type(0, None) is False
+    assert support.text == text
+
+
 def test_score_ranges_edit_add_remove_and_move(support: RubricDocument):
     text = support.text
     support.set_score_range(2, 4, "Neutral")

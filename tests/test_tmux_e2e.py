@@ -65,7 +65,7 @@ def test_studio_in_tmux_follows_an_outside_edit(tmp_path: Path, tmux: Tmux):
     rubric = tmp_path / "support_reply" / "support_reply.yaml"
     tmux.run("new-session", "-d", "-s", "studio", "-x", "120", "-y", "35", "-c", str(tmp_path),
              f"{_command()} support_reply/support_reply.yaml")
-    screen = tmux.wait_for(lambda s: "refund-within-win" in s and "unjudged" in s and "score" in s)
+    screen = tmux.wait_for(lambda s: "refund-with" in s and "unjudged" in s and "score" in s)
     assert "15 samples" in screen
     assert "OPENAI_API_KEY" in screen  # how to configure a judge, on screen
     assert "since last save" not in screen
@@ -78,7 +78,7 @@ def test_studio_in_tmux_follows_an_outside_edit(tmp_path: Path, tmux: Tmux):
     # An invalid edit shows file:line:col and keeps the results on screen.
     rubric.write_text(rubric.read_text().replace("max_words: 60", "max_wrds: 60"))
     screen = tmux.wait_for(lambda s: "support_reply.yaml:" in s and "max_wrds" in s)
-    assert "stale" in screen and "refund-within-win" in screen
+    assert "stale" in screen and "refund-with" in screen  # last good results stay
 
     tmux.run("send-keys", "-t", "studio", "C-q")
     started = time.monotonic()

@@ -856,7 +856,8 @@ class RubricDocument:
 
         Judge-only keys (outcome, operator, score_ranges) go when it becomes a check;
         parameters of the old check type that the new one does not have go too.
-        Turning a check into a judge criterion adds an empty ``outcome`` to fill in.
+        Turning a check into a judge criterion adds an empty ``outcome`` to fill in;
+        a criterion that has no ``check`` is judged already and is left as it is.
         """
         if check_type is not None and check_type not in CHECK_TYPES:
             raise EditError(f"unknown check type {check_type!r}; expected one of: {', '.join(CHECK_TYPES)}")
@@ -867,8 +868,8 @@ class RubricDocument:
             indent = self._item_indent(data, index)
             old = mapping.get("check")
             if check_type is None:
-                if old is None and "outcome" in mapping:
-                    return
+                if "check" not in mapping:
+                    return  # already judged; a missing or misspelt outcome stays the user's to fix
                 orphan = _orphan(mapping, "check") if "check" in mapping else ""
                 position = list(mapping.keys()).index("check") if "check" in mapping else None
                 if "check" in mapping:

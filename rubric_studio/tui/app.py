@@ -16,13 +16,18 @@ A thin layer over the core and the engine:
   ``inspector.show(...)``) and report through messages.
 
 Calibration plugs in through :meth:`StudioApp.reports` / :meth:`StudioApp.publish_report`
-(see the Agreement tab in :meth:`compose`).
+(see the Agreement tab in :meth:`compose`). The calibration keys and the export/import
+commands live in their own modules, which the app's thin action methods call:
+:mod:`~rubric_studio.tui.labeling` (label keys, disagreement jumps),
+:mod:`~rubric_studio.tui.calibration_flow` (versions, fit, consistency runs) and
+:mod:`~rubric_studio.tui.interop_actions` (export / import).
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import json
 import os
 from collections import deque
@@ -35,25 +40,35 @@ from textual import on, work
 from textual.app import App, ComposeResult, SystemCommand
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
+from textual.css.query import NoMatches
 from textual.screen import Screen
 from textual.widgets import Footer, Static, TabbedContent, TabPane
 
 from rubric_studio.core.labels import Label, labels_from_samples, labels_path_for, load_labels
 from rubric_studio.core.problems import Problem, RubricError
 from rubric_studio.core.samples import Sample, load_samples
+from rubric_studio.tui import calibration_flow, interop_actions, labeling
+from rubric_studio.tui.calibration_flow import CalibrationFlow
+from rubric_studio.tui.calibration_view import CALIBRATION_KEYS
 from rubric_studio.tui.conflict import DISCARD, LOAD, SAVE, ConflictScreen, UnsavedScreen
 from rubric_studio.tui.help import JUDGE_HELP, HelpScreen
 from rubric_studio.tui.inspector import Inspector
+from rubric_studio.tui.labeling import Labeler
 from rubric_studio.tui.matrix import ResultsMatrix, cell_text
 from rubric_studio.tui.messages import (
+    ActionFailed,
     FileInvalid,
     FilesChanged,
+    FitReady,
     GradeFailed,
     GradeFinished,
     GradeProgress,
     GraderReady,
     GradeStarted,
+    ImportDone,
     LabelsLoaded,
+    LabelWriteFailed,
+    LabelWritten,
     SamplesGraded,
     SamplesLoaded,
 )
@@ -99,13 +114,28 @@ def create_starter_rubric(path: Path) -> None:
     atomic_write_text(path, STARTER_RUBRIC.format(name=name))
 
 
+def _tolerate_shutdown(handler):
+    """Engine messages can still arrive while the app shuts down and its widgets are gone."""
+
+    @functools.wraps(handler)
+    def wrapper(self, *args, **kwargs):
+        try:
+            return handler(self, *args, **kwargs)
+        except NoMatches:
+            if self.is_running and self.screen.is_mounted and not getattr(self, "_closing", False):
+                raise
+            return None
+
+    return wrapper
+
+
 class StudioApp(App[int]):
     """The rubric studio."""
 
     CSS_PATH = "studio.tcss"
     TITLE = "rubric-studio"
 
-    BINDINGS = [
+    STUDIO_BINDINGS = [
         Binding("ctrl+q", "quit", "Quit", priority=True),
         Binding("f1", "help", "Help"),
         Binding("ctrl+s", "save", "Save", priority=True),
@@ -116,6 +146,10 @@ class StudioApp(App[int]):
         Binding("f6", "show('agreement')", "Agreement", show=False),
         Binding("f7", "toggle_editor", "Wide table"),
     ]
+    # Calibration keys (p, x, S, m, u, a, c, C, ], [, F, V, K) are single letters: they act
+    # only while the results table (F, V, K, ] and [ also the Agreement panel) has focus,
+    # see check_action, so typing in the editor is never taken for a label.
+    BINDINGS = [*STUDIO_BINDINGS, *labeling.calibration_bindings()]
 
     def __init__(
         self,
@@ -184,6 +218,10 @@ class StudioApp(App[int]):
         self._trust_offered = False
         self._samples_error = False
         self._document_reload_pending = False
+        #: K while the current run / results shown are a consistency run (every judged cell judged K times).
+        self.consistency_k: int | None = None
+        self.labeler = Labeler(self)
+        self.calibration = CalibrationFlow(self)
 
     # -- layout ------------------------------------------------------------------
     def compose(self) -> ComposeResult:
@@ -346,6 +384,8 @@ class StudioApp(App[int]):
         if "rubric" in message.kinds:
             self._rubric_changed_on_disk()
         rest = message.kinds & {"samples", "labels"}
+        if "labels" in rest and self.labeler.is_own_write():
+            rest.discard("labels")  # our own write: the labels in memory are already current
         if rest:
             self._load_files(initial=False, kinds=rest)
 
@@ -458,12 +498,19 @@ class StudioApp(App[int]):
         self._show_judge_note()
         self.regrade()
 
-    def regrade(self) -> bool:
-        """Start a grading run of the current rubric over the current samples (True if started)."""
+    def regrade(self, repeat: int | None = None) -> bool:
+        """Start a grading run of the current rubric over the current samples (True if started).
+
+        ``repeat`` K makes it a consistency run (every judged cell judged K times); any
+        other run judges with the session's repeat again.
+        """
         if self.grader is None or self.rubric is None or not self.samples_loaded or self.file_problems.get("rubric"):
             return False
         self.run_number += 1
         self.running = True
+        # Read by grader.run before its first await, so it holds for this run only.
+        self.grader.repeat = repeat or int(self.grader_options.get("repeat") or 1)
+        self.consistency_k = repeat
         self.model.stale = bool(self.file_problems.get("samples"))
         self._grade(self.run_number, self.grader, self.rubric, list(self.samples))
         return True
@@ -489,6 +536,7 @@ class StudioApp(App[int]):
         except Exception as exc:  # a bug must show as a message, not a traceback
             self.post_message(GradeFailed(run, f"{type(exc).__name__}: {exc}"))
 
+    @_tolerate_shutdown
     def on_grade_started(self, message: GradeStarted) -> None:
         if message.run != self.run_number:
             return
@@ -499,6 +547,7 @@ class StudioApp(App[int]):
         self.progress = (0, message.to_send, 0)
         self._refresh_bars()
 
+    @_tolerate_shutdown
     def on_samples_graded(self, message: SamplesGraded) -> None:
         if message.run != self.run_number:
             return
@@ -513,12 +562,14 @@ class StudioApp(App[int]):
             self._refresh_inspector()
             self._refresh_hint()
 
+    @_tolerate_shutdown
     def on_grade_progress(self, message: GradeProgress) -> None:
         if message.run != self.run_number:
             return
         self.progress = (message.done, message.total, message.in_flight)
         self._refresh_bars()
 
+    @_tolerate_shutdown
     def on_grade_finished(self, message: GradeFinished) -> None:
         if message.run != self.run_number:
             return
@@ -526,8 +577,8 @@ class StudioApp(App[int]):
         self.report = message.report
         self.report_history.append(message.report)
         self.progress = (0, 0, 0)
+        self.calibration.graded(message.report, consistency=self.consistency_k)
         self._refresh_bars()
-        self.publish_report()
         self._offer_trust()
 
     def _offer_trust(self) -> None:
@@ -557,17 +608,35 @@ class StudioApp(App[int]):
         return list(self.report_history)
 
     def publish_report(self) -> None:
-        """Hand the latest completed report and the labels to the Agreement panel."""
-        if self.report is None or self.rubric is None or not self.is_mounted:
-            return
-        panel = self.query_one("#agreement-view")
-        show = getattr(panel, "show", None)
-        if show is None:
-            return
-        from rubric_studio.core.agreement import agreement
+        """Hand the latest completed report, labels, version diff and flip rates to the Agreement panel."""
+        self.calibration.publish()
 
-        flip_rates = self.report.flip_rates() if self.report.repeat > 1 else None
-        show(agreement(self.report.samples, self.labels, self.rubric), None, flip_rates)
+    # -- messages: calibration and interop workers -------------------------------------
+    def on_label_written(self, message: LabelWritten) -> None:
+        """Our own label write landed: update the human column, marks and agreement at once."""
+        if message.label is None:
+            self.sidecar_labels.pop(message.sample_id, None)
+        else:
+            self.sidecar_labels[message.sample_id] = message.label
+        self._merge_labels()
+        self.query_one(ResultsMatrix).rows_changed([message.sample_id])
+        self._refresh_bars()
+        self._refresh_hint()
+        self._refresh_inspector()
+        self.publish_report()
+
+    def on_label_write_failed(self, message: LabelWriteFailed) -> None:
+        self.notify(f"Could not label {message.sample_id}: {message.error}", title="Label not saved",
+                    severity="error", timeout=8)
+
+    def on_fit_ready(self, message: FitReady) -> None:
+        self.calibration.fit_ready(message.fit)
+
+    def on_import_done(self, message: ImportDone) -> None:
+        interop_actions.imported(self, message.source, message.result)
+
+    def on_action_failed(self, message: ActionFailed) -> None:
+        self.notify(f"{message.what} failed: {message.error}", severity="error", timeout=10)
 
     def on_agreement_panel_jump_to_sample(self, message: Any) -> None:
         matrix = self.query_one(ResultsMatrix)
@@ -629,7 +698,49 @@ class StudioApp(App[int]):
         if isinstance(self.screen, HelpScreen):
             self.pop_screen()
             return
-        self.push_screen(HelpScreen(self.BINDINGS, ResultsMatrix.BINDINGS))
+        self.push_screen(HelpScreen(self.STUDIO_BINDINGS, ResultsMatrix.BINDINGS, CALIBRATION_KEYS))
+
+    # -- calibration actions (keys: labeling.calibration_bindings; logic: labeling, calibration_flow)
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        return labeling.key_allowed(self, action)
+
+    def action_label_verdict(self, verdict: str) -> None:
+        self.labeler.verdict(verdict)
+
+    def action_label_score(self) -> None:
+        self.labeler.score()
+
+    def action_label_cell(self, state: str) -> None:
+        self.labeler.cell(state)
+
+    def action_label_note(self) -> None:
+        self.labeler.note()
+
+    def action_label_clear(self) -> None:
+        self.labeler.clear()
+
+    def action_label_clear_all(self) -> None:
+        self.labeler.clear_all()
+
+    def action_disagreement(self, step: int) -> None:
+        self.labeler.step_disagreement(step)
+
+    def action_fit(self) -> None:
+        self.calibration.start_fit()
+
+    def action_versions(self) -> None:
+        self.calibration.show_versions()
+
+    def action_consistency_run(self) -> None:
+        self.calibration.ask_consistency()
+
+    def consistency_run(self, k: int) -> bool:
+        """Re-grade judging every judged cell ``k`` times (the results say so until the next run)."""
+        started = self.regrade(repeat=k)
+        if started:
+            self.notify(f"Judging every judged cell {k} times…", title="Consistency run", timeout=4)
+            self._refresh_bars()
+        return started
 
     def action_save(self) -> None:
         if self.editor is not None:
@@ -697,6 +808,9 @@ class StudioApp(App[int]):
         yield SystemCommand("Show agreement", "Judge vs human agreement (F6)", lambda: self.action_show("agreement"))
         yield SystemCommand("Toggle editor", "Hide or show the editor for a wide results table (F7)",
                             self.action_toggle_editor)
+        yield from labeling.commands(self)
+        yield from calibration_flow.commands(self)
+        yield from interop_actions.commands(self)
         if self.rubric is not None and self.rubric.code_criteria and self.grader is not None and not self.grader.allow_code:
             yield SystemCommand("Trust this rubric", "Run its python/command checks (only for rubrics you trust)",
                                 self.action_trust)
@@ -733,6 +847,7 @@ class StudioApp(App[int]):
             self._refresh_bars()
             self._refresh_inspector()
 
+    @_tolerate_shutdown
     def _show_banner(self) -> None:
         banner = self.query_one("#banner", Static)
         problems = [p for ps in self.file_problems.values() for p in ps]
@@ -797,7 +912,7 @@ class StudioApp(App[int]):
             running=self.running, done=done, total=total, in_flight=in_flight,
             flips_up=up, flips_down=down, has_baseline=bool(self.model.baseline),
             stale=self.model.stale, filter_kind=matrix.filter_kind, sort_by=matrix.sort_by,
-            reverse=matrix.reverse,
+            reverse=matrix.reverse, consistency=self.consistency_k, version_line=self.calibration.version_line,
         )
         self.query_one(RunHeader).show(state)
         usage = self.grader.session_usage if self.grader is not None else None
@@ -817,7 +932,8 @@ class StudioApp(App[int]):
         result = self.model.results.get(sample_id)
         if criterion_id is None or self.rubric is None:
             notes = "; ".join(result.notes) if result is not None else ""
-            hint.update(Text.assemble((sample_id, "bold"), "  ", (notes, "dim"), ("  enter: inspect", "dim italic")))
+            hint.update(Text.assemble((sample_id, "bold"), "  ", (notes, "dim"),
+                                      ("  enter: inspect · p / x: label pass / fail", "dim italic")))
             return
         try:
             criterion = self.rubric.criterion(criterion_id)

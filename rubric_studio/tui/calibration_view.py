@@ -3,7 +3,7 @@
 Attributes down, messages up: the app feeds data in through methods
 (:meth:`AgreementPanel.show`) and screen constructors, and hears back through
 :class:`AgreementPanel.JumpToSample` and the screens' dismiss values. Nothing here
-touches files or the engine. Styles live in ``calibration.tcss``.
+touches files or the engine. Styles live in the studio's one stylesheet, ``studio.tcss``.
 
 Labeling keys (:data:`CALIBRATION_KEYS`, also as Textual bindings in
 :data:`CALIBRATION_BINDINGS`) are meant for the results matrix, single letters only
@@ -71,17 +71,20 @@ def _f(value: float | None, pct: bool = False) -> str:
 
 
 def agreement_cells(agreement: Agreement) -> list[str]:
-    """One table row of figures: n, accuracy, kappa, CI, false pass/fail, coverage, alignment, matrix."""
+    """One table row of figures: n, accuracy, kappa, false pass/fail, CI, coverage, alignment, matrix.
+
+    The figures people act on come first, so they show in a narrow pane; the rest scrolls.
+    """
     ci = agreement.kappa_ci
     return [
-        str(agreement.n), _f(agreement.accuracy, True), _f(agreement.kappa),
-        "" if ci is None else f"{ci[0]:.2f}…{ci[1]:.2f}", _f(agreement.false_pass_rate, True),
-        _f(agreement.false_fail_rate, True), _f(agreement.coverage, True), _f(agreement.alignment),
+        str(agreement.n), _f(agreement.accuracy, True), _f(agreement.kappa), _f(agreement.false_pass_rate, True),
+        _f(agreement.false_fail_rate, True), "" if ci is None else f"{ci[0]:.2f}…{ci[1]:.2f}",
+        _f(agreement.coverage, True), _f(agreement.alignment),
         f"{agreement.both_pass}/{agreement.both_fail}/{agreement.rubric_pass_human_fail}/{agreement.rubric_fail_human_pass}",
     ]  # fmt: skip
 
 
-COLUMNS = ("", "n", "acc", "κ", "95% CI", "false pass", "false fail", "coverage", "align", "✓✓/✗✗/r✓h✗/r✗h✓")
+COLUMNS = ("", "n", "acc", "κ", "false pass", "false fail", "κ 95% CI", "coverage", "align", "✓✓/✗✗/r✓h✗/r✗h✓")
 
 
 class AgreementPanel(Widget):
@@ -99,6 +102,7 @@ class AgreementPanel(Widget):
         self.agreement: AgreementReport | None = None
         self.diff: VersionDiff | None = None
         self.flip_rates: dict[str, dict[str, Any]] | None = None
+        self.repeat: int | None = None
 
     def compose(self) -> ComposeResult:
         yield Static("", id="agreement-version")
@@ -118,11 +122,20 @@ class AgreementPanel(Widget):
         agreement: AgreementReport,
         diff: VersionDiff | None = None,
         flip_rates: dict[str, dict[str, Any]] | None = None,
+        *,
+        repeat: int | None = None,
     ) -> None:
-        """Display a new agreement report (and the latest version diff, flip rates)."""
-        self.agreement, self.diff, self.flip_rates = agreement, diff, flip_rates
+        """Display a new agreement report (and the latest version diff, flip rates of a run
+        that judged every cell ``repeat`` times)."""
+        self.agreement, self.diff, self.flip_rates, self.repeat = agreement, diff, flip_rates, repeat
         if self.is_mounted:
             self._refresh_all()
+
+    def focus(self, scroll_visible: bool = True) -> AgreementPanel:
+        """Focus the figures table (the panel itself takes no focus)."""
+        if self.is_mounted:
+            self.query_one("#agreement-table", DataTable).focus(scroll_visible)
+        return self
 
     @property
     def disagreement_ids(self) -> list[str]:
@@ -154,9 +167,10 @@ class AgreementPanel(Widget):
         for cid, figures in report.criteria.items():
             table.add_row(*([cid, *agreement_cells(figures)]), key=f"criterion:{cid}")
         warnings.update(Text("\n".join(f"⚠ {w}" for w in report.warnings), style="yellow"))
-        self.query_one("#agreement-disagreements-title", Static).update(
-            f"disagreements ({len(report.disagreements)}) — enter jumps to the sample"
-        )
+        title = Text(f"disagreements ({len(report.disagreements)}) — enter jumps to the sample\n", style="bold")
+        title.append("] / [ next / previous in Results · F fit threshold & weights · V versions · K judge K times",
+                     style="dim")
+        self.query_one("#agreement-disagreements-title", Static).update(title)
         options.add_options([Option(self._disagreement_text(d), id=d["id"]) for d in report.disagreements])
         self.query_one("#agreement-consistency", Static).update(self._consistency_text())
 
@@ -169,14 +183,19 @@ class AgreementPanel(Widget):
             parts.append(("cells: " + ", ".join(item["criteria"]), "dim"))
         text = Text()
         for index, (part, style) in enumerate(parts):
-            text.append(("   " if index else "") + part, style=style)
+            if index:
+                text.append("   ")
+            text.append(part, style=style)
         return text
 
     def _consistency_text(self) -> Text:
         if not self.flip_rates:
             return Text("")
-        text = Text("consistency (K judgements per cell)\n", style="bold")
-        for cid, entry in self.flip_rates.items():
+        k = f"{self.repeat}" if self.repeat and self.repeat > 1 else "K"
+        text = Text()
+        text.append(f"consistency: every judged cell judged {k} times (cells show the majority)\n", style="bold")
+        ordered = sorted(self.flip_rates.items(), key=lambda item: -item[1].get("flip_rate", 0.0))
+        for cid, entry in ordered:
             rate = entry.get("flip_rate", 0.0)
             line = f"  {cid}: flip rate {rate:.0%} of {entry.get('cells', 0)} cells"
             if rate > 0:
@@ -207,7 +226,8 @@ class LabelNoteScreen(ModalScreen[str | None]):
     def compose(self) -> ComposeResult:
         with Vertical(id="label-note-dialog", classes="calibration-dialog"):
             yield Static(f"Note on [b]{self.sample_id}[/b] — enter saves, escape cancels", classes="calibration-title")
-            yield Input(self.note, placeholder="why this verdict?", id="label-note-text")
+            # The cursor goes to the end (nothing selected): a key pressed adds to the note.
+            yield Input(self.note, placeholder="why this verdict?", id="label-note-text", select_on_focus=False)
 
     def on_input_submitted(self, event: Input.Submitted) -> None:
         event.stop()

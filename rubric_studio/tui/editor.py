@@ -22,6 +22,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
 from textual.content import Content
+from textual.css.query import NoMatches
 from textual.message import Message
 from textual.screen import ModalScreen
 from textual.timer import Timer
@@ -58,6 +59,7 @@ from rubric_studio.tui.editor_form import (
     parse_field,
     range_lower,
     set_control_value,
+    shown_value,
 )
 
 __all__ = ["ConfirmDelete", "CriteriaList", "EditorPane"]
@@ -226,6 +228,10 @@ class EditorPane(Widget):
         self._yaml_timer: Timer | None = None
         self._quiet_highlight: int | None = None
         self._yaml_line_for: int | None = None
+        # What each field was last set to from the document (by widget id). A change
+        # event is a user edit only when the field then shows something else than the
+        # document: the events fields post while they are mounted or populated are not.
+        self._shown: dict[str, Any] = {}
 
     # -- layout ------------------------------------------------------------------
     def compose(self) -> ComposeResult:
@@ -256,8 +262,8 @@ class EditorPane(Widget):
         yield Static("", id="ed-status")
 
     async def on_mount(self) -> None:
-        yaml_view = self.query_one("#ed-yaml", TextArea)
-        yaml_view.indent_width = 2
+        with contextlib.suppress(NoMatches):
+            self.query_one("#ed-yaml", TextArea).indent_width = 2
         await self._sync(force=True)
 
     def on_resize(self, event: events.Resize) -> None:
@@ -284,6 +290,8 @@ class EditorPane(Widget):
 
     def focus(self, scroll_visible: bool = True) -> EditorPane:
         """Focus the active tab's main control (the pane itself takes no focus)."""
+        if not self.is_attached:
+            return self
         tabs = self.query_one("#ed-tabs", TabbedContent)
         target: Widget
         if tabs.active == "ed-tab-yaml":
@@ -305,7 +313,20 @@ class EditorPane(Widget):
 
     # -- syncing views from the document --------------------------------------------
     async def _sync(self, force: bool = False, reset_yaml: bool = False) -> None:
-        """Bring every view in line with the document (values of focused fields kept unless forced)."""
+        """Bring every view in line with the document (values of focused fields kept unless forced).
+
+        Only shows: never writes to the document. Does nothing once the pane has left
+        the app (the app may close while the editor is still being mounted).
+        """
+        if not self.is_attached:
+            return
+        try:
+            await self._sync_views(force, reset_yaml)
+        except NoMatches:
+            if self.is_attached:
+                raise
+
+    async def _sync_views(self, force: bool, reset_yaml: bool) -> None:
         document = self.document
         self._sync_yaml_view(reset=reset_yaml)
         count = document.criteria_count
@@ -429,6 +450,8 @@ class EditorPane(Widget):
         focused = self.app.focused
         focus_id = focused.id if focused is not None and form in focused.ancestors else None
         await form.apply_layout()
+        if not self.is_attached:
+            return
         if focus_id and self.app.focused is None:  # its row was rebuilt (score ranges)
             with contextlib.suppress(Exception):
                 self.query_one(f"#{focus_id}").focus()
@@ -447,19 +470,48 @@ class EditorPane(Widget):
             widget.display = bool(mine)
 
     def _refresh_values(self, form: CriterionForm | RubricForm, *, force: bool) -> None:
+        """Show the document's values in ``form``'s fields (posting no change events)."""
         focused = self.app.focused
         for widget in form.query("*"):
             if not isinstance(widget, EDIT_CONTROLS):
                 continue
-            if not force and (widget is focused or (widget.id or "") in self._pending):
+            key = widget.id or ""
+            if not force and (widget is focused or key in self._pending):
                 continue
-            value = form.value_for(widget)
-            if value is None:
-                continue
-            with self.prevent(Input.Changed, TextArea.Changed, Select.Changed, Checkbox.Changed):
-                set_control_value(widget, value)
-            if force:
-                self._show_error(widget, "")
+            value = shown_value(widget, form.value_for(widget))
+            if value is not None:
+                with self.prevent(Input.Changed, TextArea.Changed, Select.Changed, Checkbox.Changed):
+                    set_control_value(widget, value)
+                if force:
+                    self._show_error(widget, "")
+            self._shown[key] = control_value(widget)
+
+    def _form_of(self, widget: Widget) -> CriterionForm | RubricForm | None:
+        for node in widget.ancestors:
+            if isinstance(node, CriterionForm | RubricForm):
+                return node
+        return None
+
+    def _is_user_edit(self, widget: Widget) -> bool:
+        """Whether a change event of ``widget`` is an edit to apply.
+
+        Fields post change events of their own (a Select when it mounts, a TextArea
+        after loading text): those leave the field showing what the document says, so
+        they are not edits. Displaying a rubric never writes to it.
+        """
+        key = widget.id or ""
+        if key not in self._shown:
+            return False  # not populated from the document yet: the user has not seen it
+        form = self._form_of(widget)
+        expected = shown_value(widget, form.value_for(widget)) if form is not None else None
+        if expected is None:
+            expected = self._shown[key]
+        if control_value(widget) != expected:
+            return True
+        # Typed back to what the document has: nothing to apply, nothing wrong.
+        self._pending.pop(key, None)
+        self._show_error(widget, "")
+        return False
 
     def _sync_rubric_form(self, force: bool = False) -> None:
         form = self.query_one("#ed-rubric", RubricForm)
@@ -545,6 +597,8 @@ class EditorPane(Widget):
         widget.set_class(bool(message), "-field-invalid")
 
     def _queue(self, widget: Widget, *, immediate: bool = False) -> None:
+        if not self._is_user_edit(widget):
+            return
         spec: FieldSpec = widget.spec  # type: ignore[attr-defined]
         try:
             value = parse_field(spec, control_value(widget), current=self._current(spec))

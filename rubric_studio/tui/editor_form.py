@@ -16,8 +16,10 @@ from dataclasses import dataclass
 from typing import Any
 
 from rich.markup import escape
+from textual import events
 from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.css.query import NoMatches
 from textual.widget import Widget
 from textual.widgets import Button, Checkbox, Input, Label, Select, Static, TextArea
 
@@ -199,6 +201,21 @@ class FieldSelect(Select[str]):
     def __init__(self, spec: FieldSpec, options: list[tuple[str, str]], value: Any, **kwargs: Any) -> None:
         super().__init__(options, value=value, compact=True, **kwargs)
         self.spec = spec
+        self.choices = frozenset(choice for _, choice in options)
+        self.blank_allowed = bool(kwargs.get("allow_blank", True))
+
+    def _on_mount(self, event: events.Mount) -> None:
+        # Select sets itself up on mount by querying its parts; when the app closes
+        # while the editor is still mounting, those parts may be gone already.
+        event.prevent_default()  # Select's own handler runs here, guarded
+        Widget._on_mount(self, event)
+        if not self.is_attached:
+            return
+        try:
+            Select._on_mount(self, event)
+        except NoMatches:
+            if self.is_attached:
+                raise
 
 
 class FieldCheck(Checkbox):
@@ -218,7 +235,21 @@ def control_value(widget: Widget) -> Any:
     raise TypeError(widget)
 
 
+def shown_value(widget: Widget, value: Any) -> Any:
+    """What ``widget`` can show for the document value ``value`` (None: it cannot show it).
+
+    A select shows a value that is not one of its choices (a typo in the file) as blank,
+    or not at all when it cannot be blank; the problem is reported under the form.
+    """
+    if value is None:
+        return None
+    if isinstance(widget, FieldSelect) and value is not Select.NULL and value not in widget.choices:
+        return Select.NULL if widget.blank_allowed else None
+    return value
+
+
 def set_control_value(widget: Widget, value: Any) -> None:
+    """Show ``value`` (already passed through :func:`shown_value`) without posting anything itself."""
     if isinstance(widget, FieldArea):
         if widget.text != value:
             widget.load_text(value)
@@ -409,7 +440,20 @@ class CriterionForm(VerticalScroll):
         )
 
     async def apply_layout(self) -> None:
-        """Show the rows that apply to the current criterion (rebuilding only the score ranges)."""
+        """Show the rows that apply to the current criterion (rebuilding only the score ranges).
+
+        Does nothing once the form is no longer in the app (closing, or removed): the
+        shutdown may take the rows away while this runs.
+        """
+        if not self.is_attached:
+            return
+        try:
+            await self._apply_layout()
+        except NoMatches:
+            if self.is_attached:
+                raise
+
+    async def _apply_layout(self) -> None:
         empty = self.query_one("#ed-form-empty", Static)
         fields = self.query_one("#ed-fields", Vertical)
         if self.data is None or self.index is None:
@@ -444,7 +488,7 @@ class CriterionForm(VerticalScroll):
         self.query_one("#ed-f-min_score", Input).placeholder = placeholder
         self.query_one("#ed-f-min_score-hint", Static).update(hint)
         ranges = self.query_one(ScoreRangesEditor)
-        if ranges.set_data(data):
+        if ranges.set_data(data) and ranges.is_attached:
             await ranges.recompose()
 
     def compose(self) -> ComposeResult:

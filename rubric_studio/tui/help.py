@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable
 
 from rich.table import Table
@@ -18,13 +19,13 @@ JUDGE_HELP = (
 )
 
 LEGEND = [
-    ("✓ met", "green", "met (a penalty met is bad: shown red)"),
-    ("✗ unmet", "red", "not met"),
+    ("✓", "green", "met (a penalty met is bad: shown red)"),
+    ("✗", "red", "not met"),
     ("✓ 8  ✗ 4", "", "analytic: the judge's 0–10 score"),
-    ("✗ .67", "", "check: its score in [0, 1]"),
-    ("⚠ error", "yellow", "judge or check failed; never a fail"),
+    ("✗.67", "", "check: its score in [0, 1]"),
+    ("⚠", "yellow", "judge or check failed (inspect it); never a fail"),
     ("⋯", "dim", "pending: a judge call is on its way"),
-    ("unjudged", "dim", "no judge configured"),
+    ("·", "dim", "unjudged: no judge configured, or an untrusted code check"),
     ("↑  ↓", "bold", "flipped since the last save: now met / now unmet (verdict: now pass / fail)"),
     ("≠", "magenta", "disagrees with the human label"),
     ("id*", "", "required: unmet fails the sample"),
@@ -47,6 +48,21 @@ def bindings_table(title: str, bindings: Iterable[BindingType], extra: Iterable[
     return table
 
 
+KEY_NAMES = {"right_square_bracket": "]", "left_square_bracket": "["}
+
+
+def calibration_table(keys: Iterable[tuple[str, str, str]]) -> Table:
+    """The labeling / calibration keys (results table), and the palette-only commands."""
+    table = Table(title="Labels & calibration (results table)", title_justify="left", title_style="bold",
+                  box=None, show_header=False, pad_edge=False)
+    table.add_column("key", style="bold cyan", no_wrap=True, min_width=4)
+    table.add_column("action")
+    for key, _action, description in keys:
+        table.add_row(KEY_NAMES.get(key, key), re.sub(r" \((\w+Screen|flip rates)\)$", "", description))
+    table.add_row("ctrl+p", "Export rubric as … / Import rubric from file…")
+    return table
+
+
 class HelpScreen(ModalScreen[None]):
     """Keys, what the cells mean, and how to configure a judge."""
 
@@ -54,10 +70,12 @@ class HelpScreen(ModalScreen[None]):
         Binding("escape,q,f1,question_mark", "dismiss", "Close", show=True),
     ]
 
-    def __init__(self, app_bindings: Iterable[BindingType], matrix_bindings: Iterable[BindingType]) -> None:
+    def __init__(self, app_bindings: Iterable[BindingType], matrix_bindings: Iterable[BindingType],
+                 calibration_keys: Iterable[tuple[str, str, str]] = ()) -> None:
         super().__init__()
         self._app_bindings = list(app_bindings)
         self._matrix_bindings = list(matrix_bindings)
+        self._calibration_keys = list(calibration_keys)
 
     def compose(self) -> ComposeResult:
         with VerticalScroll(id="help-body"):
@@ -91,5 +109,7 @@ class HelpScreen(ModalScreen[None]):
                     for cell, style, meaning in LEGEND:
                         legend.add_row(Text(cell, style=style), meaning)
                     yield Static(legend, classes="help-section")
+                    if self._calibration_keys:
+                        yield Static(calibration_table(self._calibration_keys), classes="help-section")
                     yield Static(Text.assemble(("Judge\n", "bold"), JUDGE_HELP), classes="help-section")
             yield Static(Text("esc / q / F1 closes this screen", style="dim"), id="help-foot")

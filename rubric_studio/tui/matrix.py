@@ -5,6 +5,14 @@ from a :class:`~rubric_studio.tui.model.ResultsModel`): no widget per cell and n
 per-cell measuring, so 10,000 samples open, scroll and filter at once. The header
 and the sample columns stay put; criterion columns scroll sideways by column.
 
+Cells are compact so that a rubric's criteria fit beside the editor: ``✓`` / ``✗``
+(met / unmet; green when that is good, red when bad — a penalty met is red), ``✓ 8``
+(an analytic raw score), ``✗.29`` (a check's partial score), ``⚠`` (error), ``·``
+(unjudged), ``⋯`` (pending), ``≠`` (differs from the human label) and a reversed
+``↑`` / ``↓`` (flipped since the last save). Criterion titles are cut to the column
+with ``…``; the full id of the column under the cursor is in the cell hint under the
+table, and in the inspector. When rows leave room, a legend shows at the bottom.
+
 Attributes down: the app sets :attr:`ResultsMatrix.model` and calls
 :meth:`ResultsMatrix.rows_changed` / :meth:`ResultsMatrix.reset`. Messages up:
 :class:`ResultsMatrix.Highlighted` (cursor moved), :class:`ResultsMatrix.Selected`
@@ -34,10 +42,11 @@ from rubric_studio.core.rubric import Criterion
 from rubric_studio.tui.model import FILTERS, SORTS, ResultsModel, cell_disagrees, label_verdict_disagrees
 
 ID_MIN, ID_MAX = 8, 16
-CELL_W, CRIT_MAX = 8, 10
-SCORE_W, VERDICT_W, HUMAN_W = 5, 8, 5
+ID_COMPACT = 12  # the id column gives up to this much width when that shows another criterion
+CRIT_MIN, CRIT_MAX = 5, 12  # criterion columns: compact, and as wide as a title may make them (room allowing)
+SCORE_W, VERDICT_W, HUMAN_W = 4, 7, 5  # "0.56", "✗ fail↓", "pass≠"
 GAP = 1
-MORE_W = 5  # "+5 ›"
+SEPARATOR = "│ "  # between the sample columns and the criteria ("‹ " in the header when scrolled sideways)
 STALE = Style(dim=True, italic=True)
 REBUILD_INTERVAL = 0.1  # seconds between re-sorts/re-filters while results stream in
 
@@ -58,7 +67,7 @@ def fit(text: str, width: int) -> str:
 
 
 def cell_text(criterion: Criterion, cell: CriterionResult | None) -> tuple[str, str]:
-    """What a criterion cell shows, and its style name (good/bad/error/pending/unjudged)."""
+    """A cell in words (the inspector and the cell hint), and its style name."""
     if cell is None:
         return "⋯", "pending"
     status = cell.status
@@ -80,6 +89,26 @@ def cell_text(criterion: Criterion, cell: CriterionResult | None) -> tuple[str, 
     return "unjudged", "unjudged"
 
 
+def cell_mark(criterion: Criterion, cell: CriterionResult | None) -> tuple[str, str]:
+    """What a criterion cell of the matrix shows (``✓``, ``✗ 4``, ``✗.29``, ``⚠`` ...), and its style name."""
+    if cell is None:
+        return "⋯", "pending"
+    status = cell.status
+    if status is Status.MET or status is Status.UNMET:
+        met = status is Status.MET
+        text = "✓" if met else "✗"
+        if criterion.kind == "analytic" and cell.raw_score is not None:
+            text += f" {cell.raw_score:g}"
+        elif criterion.kind == "check" and cell.score is not None and 0 < cell.score < 1:
+            text += f"{cell.score:.2f}".lstrip("0")
+        return text, "good" if met != criterion.is_penalty else "bad"
+    if status is Status.ERROR:
+        return "⚠", "error"
+    if status is Status.PENDING:
+        return "⋯", "pending"
+    return "·", "unjudged"
+
+
 VERDICT_TEXT = {
     Verdict.PASS: ("✓ pass", "pass"),
     Verdict.FAIL: ("✗ fail", "fail"),
@@ -87,12 +116,27 @@ VERDICT_TEXT = {
     Verdict.PENDING: ("⋯", "pending"),
     Verdict.UNJUDGED: ("unjudged", "unjudged"),
 }
+VERDICT_MARK = {
+    Verdict.PASS: ("✓ pass", "pass"),
+    Verdict.FAIL: ("✗ fail", "fail"),
+    Verdict.ERROR: ("⚠ err", "error"),
+    Verdict.PENDING: ("⋯", "pending"),
+    Verdict.UNJUDGED: ("·", "unjudged"),
+}
 
 
 def verdict_text(result: SampleResult | None) -> tuple[str, str]:
+    """A sample's verdict in words (the inspector), and its style name."""
     if result is None:
         return "⋯", "pending"
     return VERDICT_TEXT.get(result.verdict, (str(result.verdict), "pending"))
+
+
+def verdict_mark(result: SampleResult | None) -> tuple[str, str]:
+    """The matrix's verdict column: ``✓ pass`` / ``✗ fail`` / ``⚠ err`` / ``⋯`` / ``·``."""
+    if result is None:
+        return "⋯", "pending"
+    return VERDICT_MARK.get(result.verdict, (str(result.verdict), "pending"))
 
 
 def human_text(result: SampleResult | None, label: Label | None) -> tuple[str, str]:
@@ -103,11 +147,49 @@ def human_text(result: SampleResult | None, label: Label | None) -> tuple[str, s
     return label.verdict, "human"
 
 
+def squeeze(text: str, width: int) -> str:
+    """``text`` in ``width`` cells: first without its space ("✓ 10" → "✓10"), then without "≠"."""
+    if cell_len(text) > width:
+        text = text.replace(" ", "", 1)
+    if cell_len(text) > width:
+        text = text.replace("≠", "")
+    return text
+
+
+def column_title(criterion: Criterion, width: int) -> str:
+    """A criterion's id cut to ``width`` with …, keeping the ``*`` of a required one."""
+    if not criterion.required:
+        return fit(criterion.key, width)
+    if cell_len(criterion.key) + 1 <= width:
+        return fit(criterion.key + "*", width)
+    return fit(criterion.key, width - 1).rstrip() + "*"
+
+
+LEGEND: tuple[tuple[str, str, str], ...] = (
+    ("✓", "good", "met"),
+    ("✗", "bad", "unmet (red: bad for the sample)"),
+    ("✓ 8", "good", "judge score 0-10"),
+    ("✗.29", "bad", "check score"),
+    ("⚠", "error", "error"),
+    ("·", "unjudged", "unjudged"),
+    ("⋯", "pending", "pending"),
+    ("↑↓", "flip-up", "flipped by your last save"),
+    ("≠", "disagree", "differs from your label"),
+    ("*", "header", "required"),
+)
+LEGEND_LINES = 3  # at most
+
+
 @dataclass
 class Column:
     criterion: Criterion
     width: int
-    title: str
+    title: str  # the full title: id, and * when required
+
+    @property
+    def natural(self) -> int:
+        """As wide as the title (within CRIT_MIN..CRIT_MAX)."""
+        return max(CRIT_MIN, min(CRIT_MAX, cell_len(self.title)))
 
 
 class ResultsMatrix(ScrollView, can_focus=True):
@@ -188,7 +270,11 @@ class ResultsMatrix(ScrollView, can_focus=True):
         self._last_rebuild = 0.0
         self._rebuild_timer = None
         self._styles: dict[str, Style] = {}
+        self._legend: dict[int, list[Strip]] = {}
         self._highlighted: tuple[str | None, str | None] = (None, None)
+        self._id_wanted = ID_MIN  # the id column's width when there is room
+        self._layout_key: tuple[int, int] | None = None
+        self._columns_version = 0
 
     # -- attributes down ---------------------------------------------------------
     def reset(self) -> None:
@@ -239,14 +325,61 @@ class ResultsMatrix(ScrollView, can_focus=True):
         columns = []
         for criterion in model.criteria:
             title = criterion.key + ("*" if criterion.required else "")
-            # Room for the longest cell text ("✗ unmet", "unjudged", "⚠ error") plus a flip mark.
-            width = max(CELL_W, min(CRIT_MAX, cell_len(title)))
-            columns.append(Column(criterion, width, title))
+            columns.append(Column(criterion, CRIT_MIN, title))
         self.columns = columns
         longest = max((cell_len(i) for i in model.order), default=ID_MIN)
-        self.id_width = max(ID_MIN, min(ID_MAX, longest))
+        self._id_wanted = self.id_width = max(ID_MIN, min(ID_MAX, longest))
+        self._columns_version += 1
+        self._layout_key = None
         self.cursor_col = min(self.cursor_col, len(columns))
         self.col_offset = min(self.col_offset, max(0, len(columns) - 1))
+
+    # -- column widths -------------------------------------------------------------
+    def _width(self) -> int:
+        return self.scrollable_content_region.width or self.size.width
+
+    def _layout(self) -> None:
+        """Fit the columns to the width: titles as long as there is room for, compact
+        columns when not, and a shorter id column when that shows another criterion."""
+        width = self._width()
+        key = (width, self._columns_version)
+        if key == self._layout_key:
+            return
+        self._layout_key = key
+        columns = self.columns
+        room = width - self._other_fixed_width()
+        wanted = self._id_wanted
+        compact = len(columns) * (CRIT_MIN + GAP)
+        if wanted + compact <= room:  # everything fits: share what is left up to the titles' length
+            widths = [CRIT_MIN] * len(columns)
+            spare = room - wanted - compact
+            grew = True
+            while spare > 0 and grew:
+                grew = False
+                for index, column in enumerate(columns):
+                    if spare > 0 and widths[index] < column.natural:
+                        widths[index] += 1
+                        spare -= 1
+                        grew = True
+            id_width = wanted
+        else:
+            widths = [CRIT_MIN] * len(columns)
+            id_width, best = wanted, self._count_fitting(room - wanted)
+            for candidate in range(wanted - 1, min(wanted, ID_COMPACT) - 1, -1):
+                count = self._count_fitting(room - candidate)
+                if count > best:
+                    id_width, best = candidate, count
+        for column, column_width in zip(columns, widths, strict=True):
+            column.width = column_width
+        self.id_width = id_width
+
+    def _count_fitting(self, room: int) -> int:
+        """How many compact criterion columns fit in ``room`` (from the first, with "+N›" if not all)."""
+        total = len(self.columns)
+        if total * (CRIT_MIN + GAP) <= room:
+            return total
+        room -= cell_len(f"+{total}›")
+        return max(0, room // (CRIT_MIN + GAP))
 
     @property
     def _index(self) -> dict[str, int]:
@@ -370,16 +503,31 @@ class ResultsMatrix(ScrollView, can_focus=True):
             else:
                 while self.col_offset < index and not self._column_fits(index):
                     self.col_offset += 1
+        # Room on the left (the table got wider): scroll back as far as keeps the
+        # cursor's column, or the last column shown, on screen.
+        keep = self.cursor_col - 1 if self.cursor_col > 0 else self._shown_columns().stop - 1
+        while self.col_offset > 0:
+            self.col_offset -= 1
+            if not self._column_fits(keep):
+                self.col_offset += 1
+                break
+
+    @staticmethod
+    def _other_fixed_width() -> int:
+        """The sample columns but the id: score, verdict, human and the separator."""
+        return GAP + SCORE_W + GAP + VERDICT_W + GAP + HUMAN_W + cell_len(SEPARATOR)
 
     def _fixed_width(self) -> int:
-        return self.id_width + GAP + SCORE_W + GAP + VERDICT_W + GAP + HUMAN_W + 2
+        self._layout()
+        return self.id_width + self._other_fixed_width()
 
     def _shown_columns(self) -> range:
-        """Criterion columns that fit entirely, from :attr:`col_offset` (room kept for "› N more")."""
-        room = (self.scrollable_content_region.width or self.size.width) - self._fixed_width()
-        total = sum(c.width + GAP for c in self.columns[self.col_offset :])
+        """Criterion columns that fit entirely, from :attr:`col_offset` (room kept for "+N›")."""
+        room = self._width() - self._fixed_width()
+        rest = self.columns[self.col_offset :]
+        total = sum(c.width + GAP for c in rest)
         if total > room:
-            room -= MORE_W
+            room -= cell_len(f"+{len(rest)}›")
         end = self.col_offset
         used = 0
         while end < len(self.columns) and used + self.columns[end].width + GAP <= room:
@@ -425,6 +573,7 @@ class ResultsMatrix(ScrollView, can_focus=True):
     def notify_style_update(self) -> None:
         super().notify_style_update()
         self._styles.clear()
+        self._legend.clear()
 
     def _style(self, name: str) -> Style:
         """A component's full Rich style (colours blended over the widget's background)."""
@@ -445,7 +594,8 @@ class ResultsMatrix(ScrollView, can_focus=True):
         return style
 
     def render_line(self, y: int) -> Strip:
-        width = self.scrollable_content_region.width or self.size.width
+        self._layout()
+        width = self._width()
         base = self.rich_style
         if y == 0:
             strip = self._header_strip()
@@ -456,7 +606,14 @@ class ResultsMatrix(ScrollView, can_focus=True):
             elif row == 0 and not self.rows:
                 strip = self._empty_strip()
             else:
-                return Strip.blank(width, base)
+                legend = self._legend_lines(width)
+                first = self.scrollable_content_region.height - len(legend)
+                # Only in room the rows leave free, one blank line below the last row.
+                last = max(len(self.rows), 1) - int(self.scroll_y)  # the line of the last row
+                if legend and y >= first and first >= last + 2:
+                    strip = legend[y - first]
+                else:
+                    return Strip.blank(width, base)
         return strip.crop_extend(0, width, base).apply_style(base)
 
     def _empty_strip(self) -> Strip:
@@ -466,27 +623,61 @@ class ResultsMatrix(ScrollView, can_focus=True):
             text = "  no samples"
         return Strip([Segment(text, self._style("empty"))])
 
+    def _legend_lines(self, width: int) -> list[Strip]:
+        """The cell legend, wrapped to ``width`` (at most LEGEND_LINES lines; none if it does not fit)."""
+        cached = self._legend.get(width)
+        if cached is not None:
+            return cached
+        muted = self._style("pending")
+        lines: list[list[Segment]] = [[]]
+        used = 0
+        for mark, style, meaning in LEGEND:
+            length = cell_len(mark) + 1 + cell_len(meaning)
+            gap = 2 if used else 1
+            if used and used + gap + length > width:
+                lines.append([])
+                used = 0
+                gap = 1
+            if gap + length > width:
+                lines = []
+                break
+            line = lines[-1]
+            line.append(Segment(" " * gap, muted))
+            if mark == "↑↓":
+                line.append(Segment("↑", self._style("flip-up")))
+                line.append(Segment("↓", self._style("flip-down")))
+            else:
+                line.append(Segment(mark, self._style(style)))
+            line.append(Segment(" " + meaning, muted))
+            used += gap + length
+        strips = [Strip(line) for line in lines] if 0 < len(lines) <= LEGEND_LINES else []
+        self._legend[width] = strips
+        return strips
+
     def _header_strip(self) -> Strip:
         head = self._style("header")
         cursor_head = head + self._background("header-cursor")
         total = len(self.model.order)
         title = f"{total} samples" if len(self.rows) == total else f"{len(self.rows)}/{total} samples"
+        # "score" starts one cell left of the scores (in the gap after the ids), so the
+        # three headers keep a space between them in SCORE_W + VERDICT_W + HUMAN_W cells.
         segments = [
-            Segment(fit(title, self.id_width) + " ", cursor_head if self.cursor_col == 0 else head),
-            Segment(fit("score", SCORE_W) + " " + fit("verdict", VERDICT_W) + " " + fit("human", HUMAN_W), head),
-            Segment(" ‹" if self.col_offset > 0 else " │", head),
+            Segment(fit(title, self.id_width - 1) + " ", cursor_head if self.cursor_col == 0 else head),
+            Segment(fit("score", SCORE_W + GAP) + " " + fit("verdict", VERDICT_W) + " " + fit("human", HUMAN_W), head),
+            Segment("‹ " if self.col_offset > 0 else SEPARATOR, head),
         ]
         shown = self._shown_columns()
         for index in shown:
             column = self.columns[index]
             style = cursor_head if index + 1 == self.cursor_col else head
-            segments.append(Segment(fit(column.title, column.width), style))
-            segments.append(Segment(" ", head))
+            segments.append(Segment(column_title(column.criterion, column.width), style))
+            segments.append(Segment(" " * GAP, head))
         if shown.stop < len(self.columns):
-            segments.append(Segment(f"+{len(self.columns) - shown.stop} ›", head))
+            segments.append(Segment(f"+{len(self.columns) - shown.stop}›", head))
         return Strip(segments)
 
     def _row_strip(self, row: int) -> Strip:
+        self._layout()
         model = self.model
         sample_id = self.rows[row]
         result = model.results.get(sample_id)
@@ -503,37 +694,41 @@ class ResultsMatrix(ScrollView, can_focus=True):
                 style = style + cursor
             return Segment(text, style + stale_style)
 
+        def marked(text: str, name: str, width: int, flip: int, *, at_cursor: bool = False) -> None:
+            """``text`` in ``width`` cells, with a reversed ↑ / ↓ after it when it flipped."""
+            if not flip:
+                segments.append(seg(fit(squeeze(text, width), width), name, at_cursor=at_cursor))
+                return
+            text = squeeze(text, width - 1)
+            if cell_len(text) > width - 1:
+                text = fit(text, width - 1)
+            segments.append(seg(text, name, at_cursor=at_cursor))
+            segments.append(seg("↑" if flip > 0 else "↓", "flip-up" if flip > 0 else "flip-down", at_cursor=at_cursor))
+            rest = width - cell_len(text) - 1
+            if rest > 0:
+                segments.append(seg(" " * rest, name, at_cursor=at_cursor))
+
         score = "" if result is None or result.score is None else f"{result.score:.2f}"
-        vtext, vstyle = verdict_text(result)
-        flip = model.verdict_flips.get(sample_id, 0)
+        vtext, vstyle = verdict_mark(result)
         segments = [
             seg(fit(sample_id, self.id_width), "id", at_cursor=is_cursor_row and self.cursor_col == 0),
             seg(" " + fit(score, SCORE_W) + " ", vstyle),
         ]
-        if flip:
-            segments.append(seg(fit(vtext, VERDICT_W - 1), vstyle))
-            segments.append(seg("↑" if flip > 0 else "↓", "flip-up" if flip > 0 else "flip-down"))
-        else:
-            segments.append(seg(fit(vtext, VERDICT_W), vstyle))
+        marked(vtext, vstyle, VERDICT_W, model.verdict_flips.get(sample_id, 0))
         htext, hstyle = human_text(result, label)
-        segments.append(seg(" " + fit(htext, HUMAN_W) + " │", hstyle))
+        segments.append(seg(" " + fit(htext, HUMAN_W), hstyle))
+        segments.append(seg(SEPARATOR, "id"))
         flips = model.flips.get(sample_id, {})
         cells = {c.id: c for c in result.criteria} if result is not None else {}
         for index in self._shown_columns():
             column = self.columns[index]
             key = column.criterion.key
             cell = cells.get(key)
-            text, style = cell_text(column.criterion, cell)
+            text, style = cell_mark(column.criterion, cell)
             if cell_disagrees(cell, label):
                 style = "disagree"
                 text += "≠"
             at_cursor = is_cursor_row and self.cursor_col == index + 1
-            direction = flips.get(key)
-            if direction:
-                segments.append(seg(fit(text, column.width - 1), style, at_cursor=at_cursor))
-                segments.append(seg("↑" if direction > 0 else "↓", "flip-up" if direction > 0 else "flip-down",
-                                    at_cursor=at_cursor))
-            else:
-                segments.append(seg(fit(text, column.width), style, at_cursor=at_cursor))
-            segments.append(seg(" ", "id"))
+            marked(text, style, column.width, flips.get(key, 0), at_cursor=at_cursor)
+            segments.append(seg(" " * GAP, "id"))
         return Strip(segments)

@@ -19,8 +19,10 @@ if TYPE_CHECKING:
     from rubric_studio.core.problems import Problem
     from rubric_studio.core.results import SampleResult
     from rubric_studio.core.samples import Sample
+    from rubric_studio.engine.fit import FitResult
     from rubric_studio.engine.plan import Plan
     from rubric_studio.engine.report import Report
+    from rubric_studio.interop import ImportResult
 
 
 class GradeMessage(Message):
@@ -122,3 +124,48 @@ class LabelsLoaded(Message):
         super().__init__()
         self.labels = labels
         self.problems = problems
+
+
+# -- calibration and interop (posted by the workers of labeling / calibration_flow / interop_actions) --
+class LabelWritten(Message):
+    """The labels sidecar now holds ``label`` for ``sample_id`` (None: the entry is gone)."""
+
+    def __init__(self, sample_id: str, label: Label | None) -> None:
+        super().__init__()
+        self.sample_id = sample_id
+        self.label = label
+
+
+class LabelWriteFailed(Message):
+    """A label could not be written (bad YAML in the sidecar, permissions ...): shown, not raised."""
+
+    def __init__(self, sample_id: str, error: str) -> None:
+        super().__init__()
+        self.sample_id = sample_id
+        self.error = error
+
+
+class FitReady(Message):
+    """``fit(...)`` finished for the rubric whose content hash is ``fit.rubric_hash``."""
+
+    def __init__(self, fit: FitResult) -> None:
+        super().__init__()
+        self.fit = fit
+
+
+class ImportDone(Message):
+    """A foreign rubric file was read (``result`` is an :class:`~rubric_studio.interop.ImportResult`)."""
+
+    def __init__(self, source: Path, result: ImportResult) -> None:
+        super().__init__()
+        self.source = source
+        self.result = result
+
+
+class ActionFailed(Message):
+    """A calibration or interop worker failed: ``what`` it was doing and why (a notification)."""
+
+    def __init__(self, what: str, error: str) -> None:
+        super().__init__()
+        self.what = what
+        self.error = error

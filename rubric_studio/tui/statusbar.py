@@ -51,6 +51,10 @@ class RunState:
     filter_kind: str = "all"
     sort_by: str = "file"
     reverse: bool = False
+    #: K of a consistency run whose results are shown (every judged cell judged K times).
+    consistency: int | None = None
+    #: The latest version diff ("v3 → v4: fixed 3 disagreements, broke 1 ..."), shown when it fits.
+    version_line: str | None = None
 
 
 class RunHeader(Static):
@@ -59,6 +63,9 @@ class RunHeader(Static):
     def show(self, state: RunState) -> None:
         out = Text(no_wrap=True, overflow="ellipsis")
         out.append(state.rubric or "rubric", style="bold")
+        if state.consistency:
+            out.append("  ")
+            out.append(f"×{state.consistency} consistency run", style="bold magenta")
         counts = state.counts
         if counts is not None:
             out.append("  ")
@@ -92,6 +99,11 @@ class RunHeader(Static):
             view.append(f"sort: {SORTS[state.sort_by]}{' ↓' if state.reverse else ''}")
         if view:
             out.append("  " + " · ".join(view), style="italic")
+        if state.version_line:
+            width = self.content_region.width or self.size.width
+            if out.cell_len + 2 + len(state.version_line) <= width:
+                out.append("  ")
+                out.append(state.version_line, style="dim")
         self.update(out)
 
 

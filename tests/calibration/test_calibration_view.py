@@ -26,7 +26,7 @@ from rubric_studio.tui.calibration_view import (
 )
 from tests.calibration.calib_helpers import result
 
-CSS = Path(__file__).resolve().parents[2] / "rubric_studio" / "tui" / "calibration.tcss"
+CSS = Path(__file__).resolve().parents[2] / "rubric_studio" / "tui" / "studio.tcss"
 RUBRIC = Rubric.model_validate({"name": "t", "criteria": [{"id": "tone", "outcome": "Warm"}]})
 
 

@@ -101,7 +101,7 @@ async def test_opens_without_judge_runs_checks_and_says_how_to_configure(studio:
         assert note.display
         text = str(note.render())
         assert "OPENAI_API_KEY" in text and "--judge" in text and "--base-url" in text
-        assert "unjudged" in matrix._row_strip(0).text
+        assert "·" in matrix._row_strip(0).text.split("│", 1)[1]  # the judge cells: unjudged
         assert app.judge_label == "none"
         # Human labels from the sidecar are in the model.
         assert app.labels["refund-wrong-timeline"].verdict == "fail"

@@ -1,13 +1,15 @@
-"""The studio's pure pieces: flips, filters, sorting, redaction, watch targets, cell texts."""
+"""The studio's pure pieces: flips, filters, sorting, redaction, watch targets, cell texts and marks."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
+from rich.cells import cell_len
+
 from rubric_studio.core.labels import Label
 from rubric_studio.core.loading import parse_rubric
 from rubric_studio.core.results import CriterionResult, SampleResult, Status, Verdict
-from rubric_studio.tui.matrix import cell_text, fit
+from rubric_studio.tui.matrix import cell_mark, cell_text, column_title, fit, squeeze, verdict_mark
 from rubric_studio.tui.model import ResultsModel, compute_flips, disagrees, matches, redact
 from rubric_studio.tui.watch import WatchTargets
 
@@ -88,6 +90,7 @@ def test_redaction_hides_keys():
 def test_cell_texts():
     a, bad, tone, length = RUBRIC.criteria
     met = CriterionResult("a", Status.MET, score=1.0)
+    # In words, for the inspector and the cell hint.
     assert cell_text(a, met) == ("✓ met", "good")
     assert cell_text(bad, CriterionResult("bad", Status.MET, score=1.0)) == ("✓ met", "bad")  # penalty present
     assert cell_text(tone, CriterionResult("tone", Status.UNMET, score=0.4, raw_score=4)) == ("✗ 4", "bad")
@@ -95,6 +98,35 @@ def test_cell_texts():
     assert cell_text(a, CriterionResult("a", Status.UNJUDGED)) == ("unjudged", "unjudged")
     assert cell_text(a, CriterionResult("a", Status.ERROR, error="x")) == ("⚠ error", "error")
     assert fit("abcdef", 4) == "abc…" and fit("ab", 4) == "ab  "
+
+
+def test_matrix_cell_marks_are_compact():
+    a, bad, tone, length = RUBRIC.criteria
+    assert cell_mark(a, CriterionResult("a", Status.MET, score=1.0)) == ("✓", "good")
+    assert cell_mark(a, CriterionResult("a", Status.UNMET, score=0.0)) == ("✗", "bad")
+    assert cell_mark(bad, CriterionResult("bad", Status.MET, score=1.0)) == ("✓", "bad")  # penalty present
+    assert cell_mark(bad, CriterionResult("bad", Status.UNMET, score=0.0)) == ("✗", "good")
+    assert cell_mark(tone, CriterionResult("tone", Status.MET, score=0.8, raw_score=8)) == ("✓ 8", "good")
+    assert cell_mark(tone, CriterionResult("tone", Status.UNMET, score=0.3, raw_score=3)) == ("✗ 3", "bad")
+    assert cell_mark(length, CriterionResult("len", Status.UNMET, score=0.29)) == ("✗.29", "bad")
+    assert cell_mark(length, CriterionResult("len", Status.MET, score=1.0)) == ("✓", "good")
+    assert cell_mark(a, CriterionResult("a", Status.ERROR, error="x")) == ("⚠", "error")
+    assert cell_mark(a, CriterionResult("a", Status.UNJUDGED)) == ("·", "unjudged")
+    assert cell_mark(a, CriterionResult("a", Status.PENDING)) == ("⋯", "pending")
+    assert cell_mark(a, None) == ("⋯", "pending")
+    marks = [cell_mark(c, CriterionResult(c.key, s, score=0.29, raw_score=10)) for c in RUBRIC.criteria
+             for s in Status]
+    assert max(cell_len(text) for text, _ in marks) <= 4  # a flip mark and ≠ fit a 5-wide column (squeezed)
+    assert squeeze("✓ 10≠", 4) == "✓10≠" and squeeze("✗.29≠", 4) == "✗.29" and squeeze("✓≠", 4) == "✓≠"
+
+    def verdict(v: Verdict) -> str:
+        return verdict_mark(SampleResult("s", None, v, []))[0]
+
+    assert [verdict(v) for v in (Verdict.PASS, Verdict.FAIL, Verdict.ERROR, Verdict.PENDING, Verdict.UNJUDGED)] == [
+        "✓ pass", "✗ fail", "⚠ err", "⋯", "·"]
+    required = parse_rubric("name: t\ncriteria:\n  - id: resolves-issue\n    outcome: x\n    required: true\n")
+    assert column_title(required.criteria[0], 5) == "res…*" and column_title(required.criteria[0], 16) == "resolves-issue* "
+    assert column_title(tone, 5) == "tone "
 
 
 def test_watch_targets_match_the_files_in_use(tmp_path: Path):

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import shutil
 from pathlib import Path
 from typing import Any
 
@@ -14,13 +15,13 @@ from rubric_studio.tui.editor import FIELD_DEBOUNCE, ConfirmDelete, EditorPane
 
 ROOT = Path(__file__).resolve().parents[2]
 SUPPORT = ROOT / "sample_rubrics" / "support_reply" / "support_reply.yaml"
-EDITOR_CSS = ROOT / "rubric_studio" / "tui" / "editor.tcss"
+STUDIO_CSS = ROOT / "rubric_studio" / "tui" / "studio.tcss"  # the studio's one stylesheet
 
 
 class Host(App):
     """Mounts one EditorPane and records the messages it posts."""
 
-    CSS_PATH = str(EDITOR_CSS)
+    CSS_PATH = str(STUDIO_CSS)
 
     def __init__(self, document: RubricDocument) -> None:
         super().__init__()
@@ -75,12 +76,18 @@ def comment_lines(text: str) -> list[str]:
 
 async def test_editing_the_weight_posts_changed_updates_yaml_and_saves(app: Host, rubric: Path):
     async with app.run_test(size=(120, 35)) as pilot:
+        await pilot.pause()  # the first frame drawn (the studio's whole stylesheet applies)
         weight = app.query_one("#ed-f-weight", Input)
         assert weight.value == "3"
         weight.focus()
         weight.value = "5"
-        await pilot.pause(FIELD_DEBOUNCE + 0.15)  # applied after the typing pause
-        assert app.kinds() == ["changed"]
+        await pilot.pause(FIELD_DEBOUNCE / 2)
+        assert app.kinds() == []  # not while typing ...
+        for _ in range(40):
+            await pilot.pause(0.05)
+            if app.kinds():
+                break
+        assert app.kinds() == ["changed"]  # ... but after the typing pause
         yaml_text = app.query_one("#ed-yaml", TextArea).text
         assert yaml_text == app.document.text
         assert "    weight: 5\n    required: true" in yaml_text
@@ -281,6 +288,10 @@ async def test_type_select_and_score_range_rows(app: Host):
         app.query_one("#ed-range-del-0", Button).press()
         await pilot.pause()
         assert 0 not in app.document.criterion_data(2)["score_ranges"]
+        for _ in range(40):  # the band rows are rebuilt and filled in: type into the new ones
+            if app.query_one("#ed-range-lower-0", Input).value == "4" and len(app.query(".ed-range-row")) == 4:
+                break
+            await pilot.pause(0.05)
         lower = app.query_one("#ed-range-lower-0", Input)
         lower.value = "1"  # a lower bound applies on enter / leaving the field, not while typing
         await pilot.pause()
@@ -304,3 +315,132 @@ async def test_type_select_and_score_range_rows(app: Host):
         pattern.value = r"\bsorry\b"
         await settle(pilot)
         assert app.document.parse().criterion("tone").check.pattern == r"\bsorry\b"
+
+
+# -- displaying never writes ----------------------------------------------------------
+TYPOS = {
+    # the first criterion, shown as soon as the editor opens: an unknown key instead of outcome
+    "    outcome: >-\n      Directly answers": "    outcom: >-\n      Directly answers",
+    # values the form's selects do not offer
+    "    operator: contradiction": "    operator: contradicton",
+    "pass_threshold: 0.8\n": "pass_threshold: 0.8\non_error: ignor\n",
+    "  concurrency: 8\n": "  concurrency: 8\n  mode: btch\n",
+    # a check of an unknown type
+    "      type: regex": "      type: regexp",
+}
+
+
+def with_typos(path: Path) -> str:
+    text = SUPPORT.read_text(encoding="utf-8")
+    for old, new in TYPOS.items():
+        assert old in text
+        text = text.replace(old, new)
+    path.write_text(text, encoding="utf-8")
+    return text
+
+
+async def test_displaying_a_rubric_with_typos_never_writes_to_it(tmp_path: Path):
+    path = tmp_path / "typos.yaml"
+    text = with_typos(path)
+    app = Host(RubricDocument.load(path))
+    async with app.run_test(size=(120, 35)) as pilot:
+        await pilot.pause(FIELD_DEBOUNCE + 0.2)
+        listing = app.query_one("#ed-list", OptionList)
+        listing.focus()
+        for _ in range(app.document.criteria_count - 1):  # show every criterion
+            await pilot.press("down")
+            await pilot.pause()
+        await pilot.press("home")
+        pane = app.query_one(EditorPane)
+        for _ in range(40):
+            if pane.selected == 0 and app.query_one("#ed-form").index == 0:
+                break
+            await pilot.pause(0.05)
+        for tab in ("ed-tab-rubric", "ed-tab-yaml", "ed-tab-criteria"):
+            app.query_one("#ed-tabs").active = tab
+            await pilot.pause()
+        await settle(pilot)
+        await pilot.pause(FIELD_DEBOUNCE + 0.2)
+        assert app.document.text == text and not app.document.dirty
+        assert "changed" not in app.kinds()
+        assert app.query_one("#ed-f-outcome", TextArea).text == ""
+        assert app.query_one("#ed-f-type", Select).value == "judge"
+
+        # A field typed back to what the file says is not an edit either ...
+        weight = app.query_one("#ed-f-weight", Input)
+        weight.focus()
+        weight.value = "33"
+        await pilot.pause()
+        weight.value = "3"
+        await pilot.pause(FIELD_DEBOUNCE + 0.2)
+        assert app.document.text == text and "changed" not in app.kinds()
+        # ... while a real edit still applies.
+        outcome = app.query_one("#ed-f-outcome", TextArea)
+        outcome.focus()
+        await pilot.press(*"Answers")
+        await settle(pilot)
+        assert app.document.criterion_data(0)["outcome"] == "Answers" and app.kinds()[-1] == "changed"
+
+
+async def test_studio_reloads_an_outside_fix_quietly_after_showing_a_typo(tmp_path: Path):
+    from rubric_studio.tui.app import StudioApp
+    from rubric_studio.tui.conflict import ConflictScreen
+    from rubric_studio.tui.messages import FilesChanged
+
+    folder = tmp_path / "support_reply"
+    shutil.copytree(SUPPORT.parent, folder)
+    path = folder / SUPPORT.name
+    typo = SUPPORT.read_text(encoding="utf-8").replace("    outcome: >-\n      Directly", "    outcom: >-\n      Directly")
+    assert "outcom: >-" in typo  # the first criterion, shown as soon as the editor opens
+    path.write_text(typo, encoding="utf-8")
+    app = StudioApp(path, watch=False)
+    changed: list[EditorPane.Changed] = []
+    async with app.run_test(size=(120, 35), message_hook=lambda m: changed.append(m)
+                            if isinstance(m, EditorPane.Changed) else None) as pilot:
+        while app.editor is None or not app.editor.is_mounted:
+            await pilot.pause(0.05)
+        await pilot.pause(FIELD_DEBOUNCE + 0.3)
+        assert not app.document.dirty and app.document.text == typo and changed == []
+
+        fixed = SUPPORT.read_text(encoding="utf-8")
+        path.write_text(fixed, encoding="utf-8")
+        app.post_message(FilesChanged({"rubric"}))
+        for _ in range(100):
+            if app.document.text == fixed:
+                break
+            await pilot.pause(0.05)
+        assert app.document.text == fixed and not app.document.dirty
+        assert not isinstance(app.screen, ConflictScreen)
+        assert app.query_one("#ed-yaml", TextArea).text == fixed
+        for _ in range(200):  # let the re-grade finish before the app closes
+            if app.report is not None and not app.running:
+                break
+            await pilot.pause(0.05)
+
+
+# -- closing while the editor mounts ----------------------------------------------------
+async def test_layout_code_survives_the_app_closing_under_it(app: Host):
+    async with app.run_test(size=(120, 35)) as pilot:
+        pane = app.query_one(EditorPane)
+        form = app.query_one("#ed-form")
+        await pilot.pause()
+        app.exit()  # the app is closing: the editor's rows may be gone at any moment
+        await form.query_one("#ed-fields").remove()
+        await form.apply_layout()
+        await pane._sync(force=True)
+        pane.refresh_from_document()
+        pane.focus()
+    assert app.return_code in (0, None)
+
+
+async def test_a_removed_editor_neither_lays_out_nor_writes(app: Host):
+    async with app.run_test(size=(120, 35)) as pilot:
+        pane = app.query_one(EditorPane)
+        form = app.query_one("#ed-form")
+        await pilot.pause()
+        text = app.document.text
+        await pane.remove()
+        await form.apply_layout()
+        await pane._sync(force=True)
+        await pilot.pause()
+        assert app.document.text == text and app.kinds() == []

@@ -1,0 +1,237 @@
+"""Labeling in the studio: the keys of :data:`~rubric_studio.tui.calibration_view.CALIBRATION_KEYS`.
+
+``p`` / ``x`` mark the selected sample pass / fail, ``S`` asks for a 0–10 score,
+``m`` / ``u`` mark the selected cell met / unmet, ``a`` edits the note, ``c`` clears
+the cell's label (on the sample columns: the verdict), ``C`` the whole label, and
+``]`` / ``[`` move the results cursor to the next / previous sample that disagrees
+with its label.
+
+Every write goes through :mod:`rubric_studio.core.labels_store` (re-read from disk,
+one entry edited, comments kept, atomic replace) in a worker thread; writes run one
+at a time, in key order. The worker posts :class:`~rubric_studio.tui.messages.LabelWritten`
+(the app updates the human column, the disagreement marks and the Agreement panel at
+once) or :class:`~rubric_studio.tui.messages.LabelWriteFailed` (a notification). The
+file watcher then sees our own write; :meth:`Labeler.is_own_write` lets the app skip
+reloading it. The sidecar is ``app.labels_path`` (``<stem>.labels.yaml`` beside the
+rubric unless ``--labels`` named another); labels_store creates it when missing.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+from collections.abc import Callable, Iterable
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from textual.app import SystemCommand
+from textual.binding import Binding
+
+from rubric_studio.core import labels_store
+from rubric_studio.tui.calibration_view import CALIBRATION_KEYS, LabelNoteScreen, LabelScoreScreen
+from rubric_studio.tui.matrix import ResultsMatrix
+from rubric_studio.tui.messages import LabelWriteFailed, LabelWritten
+from rubric_studio.tui.model import cell_disagrees, disagrees, label_verdict_disagrees
+
+if TYPE_CHECKING:
+    from rubric_studio.tui.app import StudioApp
+
+#: Shown in the footer while the results table has focus (short names; the help lists all).
+FOOTER_KEYS = {"p": "Pass", "x": "Fail"}
+
+
+def calibration_bindings() -> list[Binding]:
+    """The calibration keys as app bindings (the app's :meth:`check_action` scopes them)."""
+    display = {"right_square_bracket": "]", "left_square_bracket": "["}
+    return [
+        Binding(key, action, FOOTER_KEYS.get(key, description), show=key in FOOTER_KEYS,
+                key_display=display.get(key))
+        for key, action, description in CALIBRATION_KEYS
+    ]
+
+
+#: action name -> where its key works: "matrix" (results table focused) or "calibration"
+#: (results table or Agreement panel focused). Palette commands call the methods directly.
+KEY_SCOPE = {
+    "label_verdict": "matrix", "label_score": "matrix", "label_cell": "matrix", "label_note": "matrix",
+    "label_clear": "matrix", "label_clear_all": "matrix",
+    "disagreement": "calibration", "fit": "calibration", "versions": "calibration", "consistency_run": "calibration",
+}  # fmt: skip
+
+
+def key_allowed(app: StudioApp, action: str) -> bool:
+    """Whether a calibration key should act now: single letters must reach text fields."""
+    scope = KEY_SCOPE.get(action)
+    if scope is None:
+        return True
+    focused = app.focused
+    if isinstance(focused, ResultsMatrix):
+        return True
+    if scope != "calibration":
+        return False
+    if focused is None:  # nothing takes typing: the calibration views' keys may act
+        return True
+    panel = app.query("#agreement-view").first()
+    return panel is focused or panel in focused.ancestors
+
+
+def file_signature(path: Path) -> tuple[int, int, int] | None:
+    try:
+        stat = os.stat(path)
+    except OSError:
+        return None
+    return (stat.st_mtime_ns, stat.st_size, stat.st_ino)
+
+
+class Labeler:
+    """The labeling actions of one studio (the app calls these from thin action methods)."""
+
+    def __init__(self, app: StudioApp) -> None:
+        self.app = app
+        self._lock = asyncio.Lock()
+        self._written: tuple[int, int, int] | None = None
+
+    # -- what is selected ---------------------------------------------------------
+    def _selected(self) -> tuple[str | None, str | None]:
+        """(sample id, criterion id) under the results cursor (the app's selection)."""
+        matrix = self.app.query_one(ResultsMatrix)
+        if matrix.rows:
+            return matrix.current
+        return self.app.selection
+
+    def _sample(self) -> str | None:
+        sample_id = self._selected()[0]
+        if sample_id is None:
+            self.app.notify("No sample selected: move the results cursor to a sample first.", severity="warning")
+        return sample_id
+
+    # -- writes ---------------------------------------------------------------------
+    def _write(self, sample_id: str, change: Callable[..., Any], *args: Any) -> None:
+        self.app.run_worker(self._run(sample_id, change, args), group="labels", exit_on_error=False)
+
+    async def _run(self, sample_id: str, change: Callable[..., Any], args: tuple[Any, ...]) -> None:
+        path = self.app.labels_path
+        async with self._lock:  # one write at a time, in the order the keys were pressed
+            try:
+                label = await asyncio.to_thread(change, path, sample_id, *args)
+            except Exception as exc:  # bad YAML in the sidecar, permissions, a full disk ...
+                self.app.post_message(LabelWriteFailed(sample_id, str(exc) or type(exc).__name__))
+                return
+            self._written = file_signature(path)
+        self.app.post_message(LabelWritten(sample_id, label))
+
+    def is_own_write(self) -> bool:
+        """The sidecar on disk is the one we last wrote (the watcher need not reload it)."""
+        return self._written is not None and file_signature(self.app.labels_path) == self._written
+
+    # -- actions ------------------------------------------------------------------------
+    def verdict(self, verdict: str | None) -> None:
+        sample_id = self._sample()
+        if sample_id is not None:
+            self._write(sample_id, labels_store.set_verdict, verdict)
+
+    def cell(self, state: str | None) -> None:
+        sample_id, criterion_id = self._selected()
+        if sample_id is None:
+            self._sample()
+            return
+        if criterion_id is None:
+            self.app.notify("Move to a criterion column (→) to label a cell; p / x label the whole sample.",
+                            severity="warning")
+            return
+        self._write(sample_id, labels_store.set_cell, criterion_id, state)
+
+    def clear(self) -> None:
+        """``c``: the selected cell's label, or on the sample columns the verdict."""
+        sample_id, criterion_id = self._selected()
+        if sample_id is None:
+            self._sample()
+        elif criterion_id is None:
+            self._write(sample_id, labels_store.set_verdict, None)
+        else:
+            self._write(sample_id, labels_store.set_cell, criterion_id, None)
+
+    def clear_all(self) -> None:
+        sample_id = self._sample()
+        if sample_id is not None:
+            self._write(sample_id, labels_store.set_label, None)
+
+    def score(self) -> None:
+        sample_id = self._sample()
+        if sample_id is None:
+            return
+        label = self.app.labels.get(sample_id)
+
+        def chosen(value: Any) -> None:
+            if value is None:
+                return
+            self._write(sample_id, labels_store.set_score, None if value == "clear" else float(value))
+
+        self.app.push_screen(LabelScoreScreen(sample_id, label.score if label else None), chosen)
+
+    def note(self) -> None:
+        sample_id = self._sample()
+        if sample_id is None:
+            return
+        label = self.app.labels.get(sample_id)
+
+        unchanged = " ".join((label.note or "").split()) if label else ""
+
+        def chosen(text: str | None) -> None:
+            # Enter on an unchanged note writes nothing (a folded ">-" note keeps its shape).
+            if text is not None and text != unchanged:
+                self._write(sample_id, labels_store.set_note, text or None)
+
+        self.app.push_screen(LabelNoteScreen(sample_id, label.note if label else None), chosen)
+
+    # -- disagreements ------------------------------------------------------------------
+    def step_disagreement(self, step: int) -> str | None:
+        """Move the results cursor to the next (1) / previous (−1) disagreeing sample, in the
+        table's current order, wrapping; on a disagreeing cell when the verdict agrees."""
+        app = self.app
+        model = app.model
+        wrong = {i for i in model.order if disagrees(model.results.get(i), model.labels.get(i))}
+        if not wrong:
+            app.notify("No sample disagrees with its label." if any(model.labels.values())
+                       else "No labels yet: p / x on a sample labels it.", timeout=3)
+            return None
+        matrix = app.query_one(ResultsMatrix)
+        if not wrong <= set(matrix.rows):
+            matrix.filter_kind = "all"  # a hidden disagreement must not be skipped
+        rows = matrix.rows
+        count = len(rows)
+        start = matrix.cursor_row
+        target = None
+        for offset in range(1, count + 1):
+            candidate = rows[(start + step * offset) % count]
+            if candidate in wrong:
+                target = candidate
+                break
+        if target is None:
+            return None
+        app.action_show("results")
+        matrix.select_sample(target)
+        result, label = model.results.get(target), model.labels.get(target)
+        if not label_verdict_disagrees(result, label) and result is not None:
+            cells = [c.id for c in result.criteria if cell_disagrees(c, label)]
+            if cells and matrix.current[1] not in cells:
+                matrix.select_criterion(cells[0])
+        return target
+
+
+def commands(app: StudioApp) -> Iterable[SystemCommand]:
+    """Palette entries for labeling (they act on the sample under the results cursor)."""
+    labeler = app.labeler
+    yield SystemCommand("Label: sample passes", "Mark the selected sample pass (p)", lambda: labeler.verdict("pass"))
+    yield SystemCommand("Label: sample fails", "Mark the selected sample fail (x)", lambda: labeler.verdict("fail"))
+    yield SystemCommand("Label: score 0–10", "Give the selected sample a score (S)", labeler.score)
+    yield SystemCommand("Label: criterion met", "Mark the selected cell met (m)", lambda: labeler.cell("met"))
+    yield SystemCommand("Label: criterion unmet", "Mark the selected cell unmet (u)", lambda: labeler.cell("unmet"))
+    yield SystemCommand("Label: note", "Write a note on the selected sample (a)", labeler.note)
+    yield SystemCommand("Label: clear cell or verdict", "Clear the selected cell's label, or the verdict (c)",
+                        labeler.clear)
+    yield SystemCommand("Label: clear the whole label", "Remove the selected sample's label (C)", labeler.clear_all)
+    yield SystemCommand("Next disagreement", "Jump to the next sample that disagrees with its label (])",
+                        lambda: labeler.step_disagreement(1))
+    yield SystemCommand("Previous disagreement", "Jump to the previous disagreeing sample ([)",
+                        lambda: labeler.step_disagreement(-1))

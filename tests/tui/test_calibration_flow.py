@@ -1,0 +1,377 @@
+"""Calibration in the studio, driven with Pilot: label keys, disagreements, versions, fit, K runs.
+
+The judge is the fake OpenAI-compatible server (tests/fakellm.py) with a small scripted
+brain, so verdicts are known: every judged criterion is met (tone 8/10) except
+``asks-for-credentials`` (met only where the reply mentions a password). Against the
+bundled labels of ``support_reply`` that leaves known disagreements, among them
+``downgrade-wall-of-text``: 203 words, human "fail", but the rubric passes it because the
+``short`` check only weighs 1 — making ``short`` required fixes exactly that one.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import shutil
+import time
+from collections import Counter
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+from textual.geometry import Region
+from textual.widgets import Input
+
+from rubric_studio.core.labels import load_labels
+from rubric_studio.core.loading import load_rubric
+from rubric_studio.core.results import Verdict
+from rubric_studio.tui.app import StudioApp
+from rubric_studio.tui.calibration_view import (
+    AgreementPanel,
+    FitScreen,
+    LabelNoteScreen,
+    LabelScoreScreen,
+    VersionsScreen,
+)
+from rubric_studio.tui.dialogs import AskScreen, ConfirmScreen
+from rubric_studio.tui.matrix import ResultsMatrix
+from tests.fakellm import Call, FakeLLM
+
+ROOT = Path(__file__).resolve().parents[2]
+SIZE = (120, 35)
+RUBRIC = Path("sample_rubrics/support_reply/support_reply.yaml")
+LABELS = RUBRIC.with_name("support_reply.labels.yaml")
+JUDGED = ("resolves-issue", "policy-accurate", "tone", "asks-for-credentials")
+
+
+def scripted_brain(flip_tone: bool = False) -> Callable[[Call], dict]:
+    """Met everywhere (tone 8), credentials only where "password" occurs; ``flip_tone``:
+    tone answers 8, 3, 8, ... for replies that mention a refund (a judge that wavers)."""
+    seen: Counter[tuple[str, str]] = Counter()
+
+    def brain(call: Call) -> dict:
+        item = call.criteria[0]
+        seen[(item.id, call.sample)] += 1
+        if item.kind == "analytic":
+            wavers = flip_tone and "refund" in call.sample.lower() and seen[(item.id, call.sample)] % 2 == 0
+            return {"score": 3 if wavers else 8, "rationale": "tone", "evidence": []}
+        met = "password" in call.sample.lower() if item.id == "asks-for-credentials" else True
+        return {"verdict": "met" if met else "unmet", "rationale": "scripted", "evidence": []}
+
+    return brain
+
+
+@pytest.fixture
+def studio(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    shutil.copytree(ROOT / "sample_rubrics", tmp_path / "sample_rubrics")
+    monkeypatch.chdir(tmp_path)
+    return tmp_path
+
+
+@pytest.fixture
+def judge(studio: Path):
+    with FakeLLM(brain=scripted_brain()) as server:
+        yield server
+
+
+def make_app(server: FakeLLM, studio: Path, **options) -> StudioApp:
+    return StudioApp(RUBRIC, judge="openai-compatible:fake-judge", base_url=server.base_url_openai,
+                     cache_path=studio / "cache.sqlite", watch=options.pop("watch", False), **options)
+
+
+async def until(condition: Callable[[], object], timeout: float = 10.0) -> None:
+    started = time.monotonic()
+    while not condition():
+        if time.monotonic() - started > timeout:
+            raise AssertionError("timed out waiting for the studio")
+        await asyncio.sleep(0.01)
+
+
+def graded(app: StudioApp) -> bool:
+    return app.report is not None and not app.running and app.editor is not None
+
+
+async def ready(app: StudioApp, pilot) -> ResultsMatrix:
+    await until(lambda: graded(app), timeout=20)
+    await pilot.pause()
+    matrix = app.query_one(ResultsMatrix)
+    matrix.focus()
+    await pilot.pause()
+    return matrix
+
+
+def shown(widget) -> str:
+    region = Region(0, 0, widget.size.width, widget.size.height)
+    return "\n".join(strip.text.rstrip() for strip in widget.render_lines(region))
+
+
+def row_text(matrix: ResultsMatrix, sample_id: str) -> str:
+    return matrix._row_strip(matrix.rows.index(sample_id)).text
+
+
+def human_column(matrix: ResultsMatrix, sample_id: str) -> str:
+    return row_text(matrix, sample_id).split("│")[0].split()[-1]
+
+
+def panel_text(app: StudioApp) -> str:
+    return "\n".join(str(widget.render()) for widget in app.query_one(AgreementPanel).query("Static"))
+
+
+def notifications(app: StudioApp) -> str:
+    return "\n".join(n.message for n in app._notifications)
+
+
+async def regraded(app: StudioApp, pilot, run: int) -> None:
+    await until(lambda: app.run_number > run and graded(app), timeout=20)
+    await pilot.pause()
+
+
+# -- labeling keys ------------------------------------------------------------------------------
+async def test_label_keys_write_the_sidecar_keep_comments_and_update_the_views(studio: Path, judge):
+    header = LABELS.read_text().split("\n\n")[0]
+    assert header.startswith("# Human labels")
+    app = make_app(judge, studio)
+    async with app.run_test(size=SIZE) as pilot:
+        matrix = await ready(app, pilot)
+        panel = app.query_one(AgreementPanel)
+        n_before = panel.agreement.overall.n
+        sample = "cancel-subscription"  # passes, not labelled yet
+        assert app.model.results[sample].verdict is Verdict.PASS and sample not in app.labels
+        assert matrix.select_sample(sample)
+        await pilot.press("p")
+        await until(lambda: sample in app.labels)
+        text = LABELS.read_text()
+        assert f"\n{sample}:\n  verdict: pass\n" in text
+        assert text.startswith(header)  # the comments at the top are kept
+        assert human_column(matrix, sample) == "pass"
+        assert panel.agreement.overall.n == n_before + 1
+
+        await pilot.press("x")  # now the human fails what the rubric passes: a disagreement
+        await until(lambda: app.labels[sample].verdict == "fail")
+        assert f"\n{sample}:\n  verdict: fail\n" in LABELS.read_text()
+        assert human_column(matrix, sample) == "fail≠"
+        assert sample in panel.disagreement_ids
+        assert "≠" in str(app.query_one("#run-header").render())
+
+        # S asks for a 0-10 score.
+        await pilot.press("S")
+        await until(lambda: isinstance(app.screen, LabelScoreScreen) and app.screen.query(Input))
+        await pilot.press("4", "enter")
+        await until(lambda: app.labels[sample].score == 4)
+        assert f"\n{sample}:\n  verdict: fail\n  score: 4\n" in LABELS.read_text()
+
+        # m / u on the selected cell write criteria labels (c clears the cell's).
+        matrix.select_criterion("tone")
+        await pilot.press("u")
+        await until(lambda: app.labels[sample].criteria.get("tone") == "unmet")
+        assert load_labels(LABELS).labels[sample].criteria == {"tone": "unmet"}
+        assert "≠" in row_text(matrix, sample).split("│", 1)[1]  # the tone cell is marked
+        await pilot.press("m")
+        await until(lambda: app.labels[sample].criteria.get("tone") == "met")
+        await pilot.press("c")
+        await until(lambda: not app.labels[sample].criteria)
+        assert "criteria" not in LABELS.read_text().split(f"\n{sample}:\n", 1)[1].split("\n\n")[0]
+
+        # a: a note through the modal; letters typed there are not taken for label keys.
+        await pilot.press("a")
+        await until(lambda: isinstance(app.screen, LabelNoteScreen))
+        await pilot.press(*"exact policy, but curt", "enter")
+        await until(lambda: app.labels[sample].note == "exact policy, but curt")
+        assert load_labels(LABELS).labels[sample] == app.labels[sample]
+        assert app.labels[sample].verdict == "fail" and app.labels[sample].score == 4
+        assert not app.labels[sample].criteria
+
+        # C removes the whole entry; everything else in the file stays as it was.
+        await pilot.press("C")
+        await until(lambda: sample not in app.labels)
+        assert f"{sample}:" not in LABELS.read_text()
+        # The original again (labels_store leaves one blank line where the entry was appended).
+        assert LABELS.read_text().rstrip("\n") == (ROOT / LABELS).read_text().rstrip("\n")
+
+
+async def test_calibration_keys_act_only_on_the_results_table_and_brackets_jump(studio: Path, judge):
+    from rubric_studio.tui.editor import CriteriaList
+
+    before = LABELS.read_text()
+    app = make_app(judge, studio)
+    async with app.run_test(size=SIZE) as pilot:
+        matrix = await ready(app, pilot)
+        # Elsewhere the letters are not label keys (the editor's list has its own a / c / d).
+        matrix.select_sample("cancel-subscription")
+        app.query_one(CriteriaList).focus()
+        await pilot.press("p", "x", "u", "right_square_bracket")
+        await pilot.pause(0.1)
+        assert "cancel-subscription" not in app.labels and LABELS.read_text() == before
+        assert matrix.current[0] == "cancel-subscription"
+        # The footer offers p / x while the table has focus.
+        matrix.focus()
+        matrix.action_edge(-1)
+        await pilot.pause()
+        assert app.active_bindings["p"].enabled and app.active_bindings["x"].binding.description == "Fail"
+        wrong = app.query_one(AgreementPanel).disagreement_ids
+        assert "downgrade-wall-of-text" in wrong and len(wrong) >= 3
+        assert matrix.current[0] == "refund-within-window" and "refund-within-window" not in wrong
+        await pilot.press("right_square_bracket")
+        assert matrix.current[0] == wrong[0]
+        await pilot.press("right_square_bracket")
+        assert matrix.current[0] == wrong[1]
+        await pilot.press("left_square_bracket", "left_square_bracket")
+        assert matrix.current[0] == wrong[-1]  # wraps
+        # Disagreements hidden by the filter are not skipped: "failing" shows only
+        # password-request (which agrees); the next disagreement after it is a pass.
+        matrix.filter_kind = "failing"
+        await pilot.pause()
+        assert matrix.rows == ["password-request"]
+        await pilot.press("right_square_bracket")
+        assert matrix.current[0] == "downgrade-wall-of-text" and matrix.filter_kind == "all"
+
+
+# -- versions ---------------------------------------------------------------------------------
+async def test_a_save_is_a_version_and_says_what_it_fixed(studio: Path, judge):
+    app = make_app(judge, studio)
+    async with app.run_test(size=SIZE) as pilot:
+        matrix = await ready(app, pilot)
+        assert len(app.calibration.history) == 1
+        assert "downgrade-wall-of-text" in app.query_one(AgreementPanel).disagreement_ids
+        app.document.set_criterion_field(app.document.criterion_index("short"), "required", True)
+        app.editor.refresh_from_document()
+        run = app.run_number
+        await pilot.press("ctrl+s")
+        await regraded(app, pilot, run)
+        assert len(app.calibration.history) == 2
+        diff = app.calibration.latest_diff
+        assert diff is not None and diff.overall.fixed == ["downgrade-wall-of-text"] and diff.overall.broken == []
+        line = "v1 → v2: fixed 1 disagreement, broke 0"
+        assert diff.summary_line().startswith(line)
+        assert line in notifications(app)
+        assert line in panel_text(app)
+        assert "downgrade-wall-of-text" not in app.query_one(AgreementPanel).disagreement_ids
+        assert "≠" not in row_text(matrix, "downgrade-wall-of-text")
+        # V compares any two versions.
+        await pilot.press("V")
+        await until(lambda: isinstance(app.screen, VersionsScreen))
+        screen = app.screen
+        await pilot.pause()
+        text = shown(screen.query_one("#versions-diff"))
+        assert line in text and "changed short (required)" in text
+        reverse = screen.compare(2, 1)
+        assert reverse.overall.broken == ["downgrade-wall-of-text"]
+        await pilot.press("escape")
+        await until(lambda: not isinstance(app.screen, VersionsScreen))
+
+
+# -- fit --------------------------------------------------------------------------------------
+async def test_fit_is_applied_as_an_undoable_edit_and_saved(studio: Path, judge):
+    app = make_app(judge, studio)
+    async with app.run_test(size=SIZE) as pilot:
+        await ready(app, pilot)
+        # With unsaved edits it asks first; "n" leaves everything alone.
+        app.document.set_rubric_field("description", "edited")
+        app.editor.refresh_from_document()
+        await pilot.pause()
+        await pilot.press("F")
+        await until(lambda: isinstance(app.screen, ConfirmScreen))
+        await pilot.press("n")
+        await until(lambda: not isinstance(app.screen, ConfirmScreen))
+        assert app.document.dirty
+        # "y" saves, and the fit opens once the save is graded.
+        run = app.run_number
+        app.query_one(ResultsMatrix).focus()
+        await pilot.press("F")
+        await until(lambda: isinstance(app.screen, ConfirmScreen))
+        await pilot.press("y")
+        await until(lambda: isinstance(app.screen, FitScreen), timeout=20)
+        assert app.run_number > run and not app.document.dirty
+        fit = app.screen.fit
+        assert fit.changed and fit.threshold != 0.8 and fit.holdout_ids
+        await pilot.pause()
+        table = shown(app.screen.query_one("#fit-table"))
+        assert f"0.8 → {fit.threshold:g}" in table and "holdout" in table  # holdout agreement shown
+        run = app.run_number
+        await pilot.press("enter")  # Accept
+        await regraded(app, pilot, run)
+        threshold = f"pass_threshold: {fit.threshold:g}"
+        assert threshold in app.document.text and not app.document.dirty
+        on_disk = RUBRIC.read_text()
+        assert threshold in on_disk and "# Billing-support reply rubric (Ledgerly)." in on_disk
+        assert load_rubric(RUBRIC).pass_threshold == fit.threshold
+        for cid, (_, new) in fit.changed_weights.items():
+            assert load_rubric(RUBRIC).criterion(cid).weight == new
+        assert "Fit applied" in "\n".join(n.title for n in app._notifications)
+        assert len(app.calibration.history) == 3  # the description save, then the fit
+        # One ctrl+z in the editor undoes the whole fit (threshold and weights).
+        await app.editor.action_undo()
+        assert "pass_threshold: 0.8" in app.document.text and app.document.dirty
+        assert load_rubric(RUBRIC).pass_threshold == fit.threshold  # until saved
+
+
+# -- consistency --------------------------------------------------------------------------------
+async def test_judge_k_times_shows_flip_rates_then_a_save_grades_normally(studio: Path):
+    with FakeLLM(brain=scripted_brain(flip_tone=True)) as server:
+        app = make_app(server, studio)
+        async with app.run_test(size=SIZE) as pilot:
+            await ready(app, pilot)
+            calls = server.calls()
+            assert calls == 15 * len(JUDGED)
+            await pilot.press("K")
+            await until(lambda: isinstance(app.screen, AskScreen) and app.screen.query(Input))
+            assert app.screen.query_one(Input).value == "3"
+            app.screen.query_one(Input).value = "1"
+            await pilot.press("enter")
+            assert isinstance(app.screen, AskScreen)  # K must be 2..10
+            app.screen.query_one(Input).value = "2"
+            run = app.run_number
+            await pilot.press("enter")
+            await regraded(app, pilot, run)
+            assert app.report.repeat == 2
+            assert server.calls() == calls + 15 * len(JUDGED)  # one more judgement per cell
+            assert "×2 consistency run" in str(app.query_one("#run-header").render())
+            rates = app.report.flip_rates()
+            refunds = sorted(s.id for s in app.samples if "refund" in s.output.lower())
+            assert sorted(rates["tone"]["samples"]) == refunds and rates["resolves-issue"]["flipped"] == 0
+            text = panel_text(app)
+            assert "judged 2 times" in text and "ambiguous wording" in text
+            assert f"tone: flip rate {rates['tone']['flip_rate']:.0%}" in text and refunds[0] in text
+            assert "flip rates tone" in notifications(app)
+            assert len(app.calibration.history) == 1  # a K run is not a rubric version
+            # The next save grades normally again (from memory: no calls).
+            run = app.run_number
+            await pilot.press("ctrl+s")
+            await regraded(app, pilot, run)
+            assert app.report.repeat == 1 and server.calls() == calls + 15 * len(JUDGED)
+            assert "consistency" not in str(app.query_one("#run-header").render())
+            assert "judged 2 times" not in panel_text(app)
+
+
+# -- no sidecar yet, failures, the watcher ----------------------------------------------------------
+async def test_a_missing_sidecar_is_created_a_broken_one_is_a_notification_own_writes_are_not_reloaded(
+        studio: Path):
+    from tests.tui.test_app import Recorder
+
+    LABELS.unlink()  # no sidecar yet
+    recorder = Recorder()
+    app = StudioApp(RUBRIC)  # no judge, real file watching
+    async with app.run_test(size=SIZE, message_hook=recorder) as pilot:
+        await until(lambda: app.report is not None and app.editor is not None and not app.running)
+        await pilot.pause(0.2)
+        assert not app.labels
+        matrix = app.query_one(ResultsMatrix)
+        matrix.focus()
+        matrix.select_sample("cancel-subscription")
+        loaded = recorder.names.count("LabelsLoaded")
+        await pilot.press("p")
+        await until(lambda: "cancel-subscription" in app.labels)
+        text = LABELS.read_text()
+        assert text.startswith("# Human labels") and "cancel-subscription:\n  verdict: pass\n" in text
+        await until(lambda: "FilesChanged" in recorder.after("LabelsLoaded"))  # the watcher saw our write
+        await pilot.pause(0.1)
+        assert recorder.names.count("LabelsLoaded") == loaded  # ... and it was not read back
+        # Keys that need what this studio lacks say so (no judge: nothing can flip).
+        await pilot.press("K")
+        await until(lambda: any("needs a judge" in n.message for n in app._notifications))
+        # A sidecar that is not YAML: the write is refused with a notification, the file untouched.
+        LABELS.write_text("cancel-subscription: [unclosed\n")
+        await until(lambda: "labels" in app.file_problems)
+        await pilot.press("x")
+        await until(lambda: any(n.title == "Label not saved" for n in app._notifications))
+        assert LABELS.read_text() == "cancel-subscription: [unclosed\n"
+        assert app.is_running
