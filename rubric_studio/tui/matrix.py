@@ -68,25 +68,16 @@ def fit(text: str, width: int) -> str:
 
 def cell_text(criterion: Criterion, cell: CriterionResult | None) -> tuple[str, str]:
     """A cell in words (the inspector and the cell hint), and its style name."""
-    if cell is None:
-        return "⋯", "pending"
-    status = cell.status
-    if status is Status.MET or status is Status.UNMET:
-        met = status is Status.MET
-        text = "✓" if met else "✗"
-        if criterion.kind == "analytic" and cell.raw_score is not None:
-            text += f" {cell.raw_score:g}"
-        elif criterion.kind == "check" and cell.score is not None and 0 < cell.score < 1:
-            text += " " + f"{cell.score:.2f}".lstrip("0")
-        else:
-            text += " met" if met else " unmet"
-        good = met != criterion.is_penalty
-        return text, "good" if good else "bad"
-    if status is Status.ERROR:
-        return "⚠ error", "error"
-    if status is Status.PENDING:
-        return "⋯", "pending"
-    return "unjudged", "unjudged"
+    mark, style = cell_mark(criterion, cell)
+    if cell is None or cell.status is Status.PENDING:
+        return mark, style
+    if cell.status is Status.ERROR:
+        return "⚠ error", style
+    if cell.status is Status.UNJUDGED:
+        return "unjudged", style
+    if mark in ("✓", "✗"):
+        return mark + (" met" if cell.status is Status.MET else " unmet"), style
+    return mark.replace("✓.", "✓ .").replace("✗.", "✗ ."), style
 
 
 def cell_mark(criterion: Criterion, cell: CriterionResult | None) -> tuple[str, str]:

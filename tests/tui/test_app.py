@@ -2,11 +2,7 @@
 
 from __future__ import annotations
 
-import asyncio
 import json
-import shutil
-import time
-from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -21,16 +17,13 @@ from rubric_studio.tui.inspector import Inspector
 from rubric_studio.tui.matrix import ResultsMatrix
 from rubric_studio.tui.messages import FilesChanged
 from tests.fakellm import FakeLLM, Reply
-
-ROOT = Path(__file__).resolve().parents[2]
-SIZE = (120, 35)
+from tests.tui.studio_helpers import SIZE, copy_bundled, graded, until
 
 
 @pytest.fixture
 def studio(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     """A private copy of the bundled rubrics, with the working directory beside it."""
-    shutil.copytree(ROOT / "sample_rubrics", tmp_path / "sample_rubrics")
-    monkeypatch.chdir(tmp_path)
+    copy_bundled(tmp_path, monkeypatch)
     return Path("sample_rubrics")
 
 
@@ -39,18 +32,6 @@ def fake_llm():
     """A fake OpenAI-compatible judge server (tests/fakellm.py)."""
     with FakeLLM() as server:
         yield server
-
-
-async def until(condition: Callable[[], object], timeout: float = 10.0) -> None:
-    started = time.monotonic()
-    while not condition():
-        if time.monotonic() - started > timeout:
-            raise AssertionError("timed out waiting for the studio")
-        await asyncio.sleep(0.01)
-
-
-def graded(app: StudioApp) -> bool:
-    return app.report is not None and not app.running and app.editor is not None
 
 
 class Recorder:

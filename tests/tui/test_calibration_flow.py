@@ -10,9 +10,6 @@ bundled labels of ``support_reply`` that leaves known disagreements, among them
 
 from __future__ import annotations
 
-import asyncio
-import shutil
-import time
 from collections import Counter
 from collections.abc import Callable
 from pathlib import Path
@@ -35,10 +32,8 @@ from rubric_studio.tui.calibration_view import (
 from rubric_studio.tui.dialogs import AskScreen, ConfirmScreen
 from rubric_studio.tui.matrix import ResultsMatrix
 from tests.fakellm import Call, FakeLLM
+from tests.tui.studio_helpers import ROOT, RUBRIC, SIZE, copy_bundled, graded, until
 
-ROOT = Path(__file__).resolve().parents[2]
-SIZE = (120, 35)
-RUBRIC = Path("sample_rubrics/support_reply/support_reply.yaml")
 LABELS = RUBRIC.with_name("support_reply.labels.yaml")
 JUDGED = ("resolves-issue", "policy-accurate", "tone", "asks-for-credentials")
 
@@ -62,9 +57,7 @@ def scripted_brain(flip_tone: bool = False) -> Callable[[Call], dict]:
 
 @pytest.fixture
 def studio(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    shutil.copytree(ROOT / "sample_rubrics", tmp_path / "sample_rubrics")
-    monkeypatch.chdir(tmp_path)
-    return tmp_path
+    return copy_bundled(tmp_path, monkeypatch)
 
 
 @pytest.fixture
@@ -76,18 +69,6 @@ def judge(studio: Path):
 def make_app(server: FakeLLM, studio: Path, **options) -> StudioApp:
     return StudioApp(RUBRIC, judge="openai-compatible:fake-judge", base_url=server.base_url_openai,
                      cache_path=studio / "cache.sqlite", watch=options.pop("watch", False), **options)
-
-
-async def until(condition: Callable[[], object], timeout: float = 10.0) -> None:
-    started = time.monotonic()
-    while not condition():
-        if time.monotonic() - started > timeout:
-            raise AssertionError("timed out waiting for the studio")
-        await asyncio.sleep(0.01)
-
-
-def graded(app: StudioApp) -> bool:
-    return app.report is not None and not app.running and app.editor is not None
 
 
 async def ready(app: StudioApp, pilot) -> ResultsMatrix:

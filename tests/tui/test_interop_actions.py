@@ -2,10 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
-import shutil
-import time
-from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -17,25 +13,12 @@ from rubric_studio.interop import export_rubric, import_rubric
 from rubric_studio.tui import interop_actions
 from rubric_studio.tui.app import StudioApp
 from rubric_studio.tui.dialogs import AskScreen, ConfirmScreen, NoticeScreen
-
-ROOT = Path(__file__).resolve().parents[2]
-SIZE = (120, 35)
-RUBRIC = Path("sample_rubrics/support_reply/support_reply.yaml")
+from tests.tui.studio_helpers import RUBRIC, SIZE, copy_bundled, until
 
 
 @pytest.fixture
 def studio(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    shutil.copytree(ROOT / "sample_rubrics", tmp_path / "sample_rubrics")
-    monkeypatch.chdir(tmp_path)
-    return tmp_path
-
-
-async def until(condition: Callable[[], object], timeout: float = 10.0) -> None:
-    started = time.monotonic()
-    while not condition():
-        if time.monotonic() - started > timeout:
-            raise AssertionError("timed out waiting for the studio")
-        await asyncio.sleep(0.01)
+    return copy_bundled(tmp_path, monkeypatch)
 
 
 async def started(app: StudioApp, pilot) -> None:

@@ -10,7 +10,6 @@ and look at them before committing.
 from __future__ import annotations
 
 import asyncio
-import shutil
 import time
 from pathlib import Path
 
@@ -23,19 +22,15 @@ from rubric_studio.tui.app import StudioApp
 from rubric_studio.tui.matrix import ResultsMatrix
 from rubric_studio.tui.messages import FilesChanged
 from tests.fakellm import FakeLLM
+from tests.tui.studio_helpers import RUBRIC, SIZE, copy_bundled
 
-ROOT = Path(__file__).resolve().parents[2]
-SIZE = (120, 35)
 JUDGE = "openai-compatible:fake-judge"
-RUBRIC = Path("sample_rubrics/support_reply/support_reply.yaml")
 SAMPLES = Path("sample_rubrics/support_reply/support_reply.samples.jsonl")
 
 
 @pytest.fixture
 def studio(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    shutil.copytree(ROOT / "sample_rubrics", tmp_path / "sample_rubrics")
-    monkeypatch.chdir(tmp_path)
-    return tmp_path
+    return copy_bundled(tmp_path, monkeypatch)
 
 
 @pytest.fixture

@@ -1,0 +1,36 @@
+"""What the studio's Pilot tests share: a private copy of the bundled rubrics and waiting helpers."""
+
+from __future__ import annotations
+
+import asyncio
+import shutil
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+SIZE = (120, 35)
+RUBRIC = Path("sample_rubrics/support_reply/support_reply.yaml")
+
+
+def copy_bundled(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """Copy sample_rubrics/ into ``tmp_path`` and make it the working directory."""
+    shutil.copytree(ROOT / "sample_rubrics", tmp_path / "sample_rubrics")
+    monkeypatch.chdir(tmp_path)
+    return tmp_path
+
+
+async def until(condition: Callable[[], object], timeout: float = 10.0) -> None:
+    """Wait for ``condition`` while the app runs; fail the test after ``timeout`` seconds."""
+    started = time.monotonic()
+    while not condition():
+        if time.monotonic() - started > timeout:
+            raise AssertionError("timed out waiting for the studio")
+        await asyncio.sleep(0.01)
+
+
+def graded(app) -> bool:
+    """The first run finished and the editor is mounted."""
+    return app.report is not None and not app.running and app.editor is not None
