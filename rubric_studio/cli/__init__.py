@@ -57,6 +57,11 @@ def _judge_options(parser: argparse.ArgumentParser) -> None:
     group.add_argument("--cache-path", metavar="FILE", help="SQLite cache file (default: in the user cache folder)")
 
 
+def _extract_option(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--extract", choices=("last_assistant", "all_assistant", "transcript"), default="last_assistant",
+                        help="which part of a chat transcript is graded (default: the last assistant message)")
+
+
 def build_parser(command: str | None) -> argparse.ArgumentParser:
     """The parser for one subcommand, or the studio parser when ``command`` is None."""
     if command is None:
@@ -80,8 +85,7 @@ def build_parser(command: str | None) -> argparse.ArgumentParser:
         parser.add_argument("--labels", metavar="FILE", help="show human labels beside verdicts")
         parser.add_argument("--format", choices=("table", "json", "jsonl", "markdown", "junit"), default="table")
         parser.add_argument("-o", "--output", metavar="FILE", help="write the report to FILE instead of stdout")
-        parser.add_argument("--extract", choices=("last_assistant", "all_assistant", "transcript"), default="last_assistant",
-                            help="which part of a chat transcript is graded")
+        _extract_option(parser)
         _judge_options(parser)
     elif command == "validate":
         parser.description = "Check rubric files; print every problem with file:line:column."
@@ -97,6 +101,7 @@ def build_parser(command: str | None) -> argparse.ArgumentParser:
         parser.add_argument("--format", choices=("table", "json"), default="table")
         parser.add_argument("-o", "--output", metavar="FILE")
         parser.add_argument("--seed", type=int, default=0, help="seed of the holdout split")
+        _extract_option(parser)
         _judge_options(parser)
     elif command == "export":
         parser.description = "Write a rubric in another eval tool's format."

@@ -76,7 +76,7 @@ def run(args: Namespace) -> int:
     try:
         rubric, samples_path = resolve_inputs(args)
         options = grader_options(args)
-        sample_set = load_samples(samples_path)
+        sample_set = load_samples(samples_path, extractor=args.extract)
         labels, problems = load_all_labels(args.rubric, args.labels, sample_set.samples)
     except RubricError as exc:
         print_problems(exc.problems)
