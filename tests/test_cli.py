@@ -122,6 +122,7 @@ def test_no_judge_marks_judge_cells_unjudged_and_says_how_to_configure(capsys):
     out = json.loads(capsys.readouterr().out)
     assert code == 1
     assert out["summary"]["unjudged"] == out["summary"]["samples"]
+    assert out["summary"]["mean_score"] is None  # partial scores of ungraded samples are not averaged
     assert "OPENAI_API_KEY" in out["judge_note"] and "--base-url" in out["judge_note"]
 
 

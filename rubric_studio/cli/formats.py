@@ -7,17 +7,10 @@ import sys
 from collections.abc import Iterator
 from xml.sax.saxutils import escape, quoteattr
 
-from rubric_studio.core.results import CriterionResult, Status, Verdict
+from rubric_studio.core.results import Status, Verdict, cell_mark
 from rubric_studio.core.rubric import Rubric
 from rubric_studio.engine.report import Report
 
-SYMBOLS = {
-    Status.MET: "✓",
-    Status.UNMET: "✗",
-    Status.ERROR: "!",
-    Status.PENDING: "…",
-    Status.UNJUDGED: "·",
-}
 VERDICT_STYLE = {
     Verdict.PASS: "bold green",
     Verdict.FAIL: "bold red",
@@ -25,16 +18,6 @@ VERDICT_STYLE = {
     Verdict.PENDING: "yellow",
     Verdict.UNJUDGED: "dim",
 }
-
-
-def cell_text(criterion_kind: str, cell: CriterionResult) -> str:
-    symbol = SYMBOLS[cell.status]
-    if cell.status in (Status.MET, Status.UNMET) and cell.score is not None:
-        if criterion_kind == "analytic" and cell.raw_score is not None:
-            return f"{symbol}{cell.raw_score:g}"
-        if criterion_kind == "check" and 0 < cell.score < 1:
-            return f"{symbol}{cell.score:.2f}"
-    return symbol
 
 
 def _score_text(score: float | None) -> str:
@@ -84,7 +67,7 @@ def table(report: Report, rubric: Rubric, labels=None, *, to_file: bool = False)
         if sample.verdict in (Verdict.UNJUDGED, Verdict.PENDING) and sample.score is not None:
             score = f"[dim]({score})[/]"  # partial: over the criteria that have a result
         row = [sample.id, f"[{VERDICT_STYLE[sample.verdict]}]{sample.verdict}[/]", score]
-        row += [cell_text(kinds[c.id], c) for c in sample.criteria]
+        row += [cell_mark(kinds[c.id], c) for c in sample.criteria]
         if labels is not None:
             label = labels.get(sample.id)
             row.append(label.verdict if label and label.verdict else "")
@@ -103,7 +86,7 @@ def table(report: Report, rubric: Rubric, labels=None, *, to_file: bool = False)
             console.print(f"  {line}", markup=False)
     for line in _error_lines(report):
         console.print(line, markup=False)
-    console.print("legend: ✓ met  ✗ unmet  ! error  · unjudged  … pending  (0.9) partial score", style="dim")
+    console.print("legend: ✓ met  ✗ unmet  ✓ 8 judge score 0–10  ✗.29 check score  ⚠ error  · unjudged  ⋯ pending  (0.9) partial sample score", style="dim")
     if report.judge_note:
         console.print(f"note: judge criteria unjudged — {report.judge_note}", style="yellow", markup=False)
     return console.export_text(styles=tty)
@@ -118,7 +101,7 @@ def _summary_line(report: Report) -> str:
         parts.append(f"{summary.errors} errors")
     if summary.unjudged:
         parts.append(f"{summary.unjudged} unjudged")
-    mean = "—" if summary.mean_score is None else f"{summary.mean_score:.3f}"
+    mean = "n/a (no final verdicts)" if summary.mean_score is None else f"{summary.mean_score:.3f}"
     judge = f"{report.judge['provider']}:{report.judge['model']}" if report.judge else "no judge"
     return (
         f"{', '.join(parts)} of {summary.samples} — mean score {mean} — {judge}: "
@@ -150,7 +133,7 @@ def markdown(report: Report, rubric: Rubric, labels=None) -> str:
     lines = [f"## {rubric.name}", "", "| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
     for sample in report.samples:
         row = [_md_escape(sample.id), f"**{sample.verdict}**", _score_text(sample.score)]
-        row += [cell_text(kinds[c.id], c) for c in sample.criteria]
+        row += [cell_mark(kinds[c.id], c) for c in sample.criteria]
         if labels is not None:
             label = labels.get(sample.id)
             row.append(label.verdict if label and label.verdict else "")

@@ -28,6 +28,29 @@ class Verdict(StrEnum):
     UNJUDGED = "unjudged"
 
 
+#: One-character marks for cell statuses, shared by the studio and the ``grade`` table.
+STATUS_MARKS = {
+    Status.MET: "✓",
+    Status.UNMET: "✗",
+    Status.ERROR: "⚠",
+    Status.PENDING: "⋯",
+    Status.UNJUDGED: "·",
+}
+
+
+def cell_mark(kind: str, cell: CriterionResult | None) -> str:
+    """A cell in a few characters: ``✓``, ``✗``, ``✓ 8`` (analytic 0–10), ``✗.29`` (a check's partial score), ``⚠``, ``⋯``, ``·``."""
+    if cell is None:
+        return STATUS_MARKS[Status.PENDING]
+    mark = STATUS_MARKS[cell.status]
+    if cell.status in (Status.MET, Status.UNMET):
+        if kind == "analytic" and cell.raw_score is not None:
+            mark += f" {cell.raw_score:g}"
+        elif kind == "check" and cell.score is not None and 0 < cell.score < 1:
+            mark += f"{cell.score:.2f}".lstrip("0")
+    return mark
+
+
 @dataclass(slots=True)
 class Evidence:
     """A quote the judge relied on, and whether it occurs in the sample."""

@@ -41,7 +41,6 @@ EventSink = Callable[[Event], Any]
 @dataclass
 class _RequestResult:
     results: dict[str, CriterionResult]
-    from_cache: bool = False
     valid: bool = True
     #: (calls, input tokens, output tokens, cost) of a fresh call, counted once then cleared.
     usage: tuple[int, int, int, float | None] | None = None
@@ -113,7 +112,6 @@ class Grader:
         emit = on_event or (lambda event: None)
         usage = Usage()
         samples = list(samples)
-        by_id = {s.id: s for s in samples}
 
         check_results = self._run_checks(rubric, samples)
         work = self._judge_work(rubric, samples)
@@ -150,31 +148,24 @@ class Grader:
         if to_send:
             assert work is not None
             tasks = {key: self._task_for(key, work.requests[key], rubric, work.sample_of[key]) for key in to_send}
-            done_count = 0
-            pending = set(tasks.values())
             key_of = {task: key for key, task in tasks.items()}
+            pending = set(tasks.values())
             emit(Progress(done=0, total=len(tasks), in_flight=self.in_flight))
-            try:
-                while pending:
-                    finished, pending = await asyncio.wait(pending, return_when=asyncio.FIRST_COMPLETED)
-                    touched: set[str] = set()
-                    for task in finished:
-                        key = key_of[task]
-                        outcome = self._collect(task, key, usage)
-                        resolved[key] = outcome
-                        touched.add(work.sample_of[key].id)
-                        done_count += 1
-                    updated = []
-                    for sample_id in touched:
-                        for criterion in rubric.judge_criteria:
-                            cells[sample_id][criterion.key] = self._cell_from(criterion, sample_id, work, resolved)
-                        results[sample_id] = self._score(rubric, sample_id, cells[sample_id])
-                        updated.append(results[sample_id])
-                    emit(SamplesUpdated(updated, final=not pending))
-                    emit(Progress(done=done_count, total=len(tasks), in_flight=self.in_flight))
-            except asyncio.CancelledError:
-                # The caller moved on (a newer run adopts or cancels what is in flight).
-                raise
+            # If the caller cancels this run, the tasks live on in ``_inflight``: the next
+            # run adopts the ones it still wants and cancels the rest.
+            while pending:
+                finished, pending = await asyncio.wait(pending, return_when=asyncio.FIRST_COMPLETED)
+                touched: set[str] = set()
+                for task in finished:
+                    key = key_of[task]
+                    resolved[key] = self._collect(task, key, usage)
+                    touched.add(work.sample_of[key].id)
+                for sample_id in touched:
+                    for criterion in rubric.judge_criteria:
+                        cells[sample_id][criterion.key] = self._cell_from(criterion, sample_id, work, resolved)
+                    results[sample_id] = self._score(rubric, sample_id, cells[sample_id])
+                emit(SamplesUpdated([results[i] for i in touched], final=not pending))
+                emit(Progress(done=len(tasks) - len(pending), total=len(tasks), in_flight=self.in_flight))
 
         usage.wall_seconds = time.perf_counter() - started
         self.session_usage.merge(usage)
@@ -183,7 +174,7 @@ class Grader:
             rubric_path=rubric.path,
             rubric_hash=rubric.content_hash(),
             judge={"provider": self.config.provider, "model": self.config.model} if self.config else None,
-            samples=[results[s.id] for s in samples if s.id in by_id],
+            samples=[results[s.id] for s in samples],
             usage=usage,
             judge_note=None if work is not None or not rubric.judge_criteria else self.no_judge_reason,
             repeat=self.repeat,
@@ -281,7 +272,7 @@ class Grader:
             result.detail["input_tokens"] = cached.input_tokens
             result.detail["output_tokens"] = cached.output_tokens
         usage.cache_hits += 1
-        outcome = _RequestResult(results, from_cache=True)
+        outcome = _RequestResult(results)
         if self._use_memo:
             self._memo[key] = outcome
         return outcome
@@ -306,7 +297,7 @@ class Grader:
             reply = outcome.reply
             self.cache.put(key, self.config.provider, self.config.model, reply.text, reply.input_tokens, reply.output_tokens)
         usage = (outcome.calls, outcome.input_tokens, outcome.output_tokens, outcome.cost_usd)
-        return _RequestResult(outcome.results, from_cache=False, valid=valid, usage=usage)
+        return _RequestResult(outcome.results, valid=valid, usage=usage)
 
     def _collect(self, task: asyncio.Task[_RequestResult], key: str, usage: Usage) -> _RequestResult:
         self._inflight.pop(key, None)

@@ -19,9 +19,6 @@ CellKey = tuple[str, str]  # (sample id, criterion id)
 class Snapshot:
     cells: dict[CellKey, str] = field(default_factory=dict)
 
-    def fingerprint(self, cell: CellKey) -> str | None:
-        return self.cells.get(cell)
-
 
 @dataclass
 class Plan:
@@ -34,10 +31,6 @@ class Plan:
     @property
     def stale_criteria(self) -> set[str]:
         return {criterion for _, criterion in self.stale}
-
-    @property
-    def stale_samples(self) -> set[str]:
-        return {sample for sample, _ in self.stale}
 
 
 def plan(previous: Snapshot | None, current: Snapshot) -> Plan:

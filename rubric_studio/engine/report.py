@@ -29,22 +29,27 @@ class Summary:
     def of(cls, results: list[SampleResult]) -> Summary:
         summary = cls(samples=len(results))
         for result in results:
-            if result.verdict is Verdict.PASS:
-                summary.passed += 1
-            elif result.verdict is Verdict.FAIL:
-                summary.failed += 1
-            elif result.verdict is Verdict.ERROR:
-                summary.errors += 1
-            elif result.verdict is Verdict.UNJUDGED:
-                summary.unjudged += 1
-            else:
-                summary.pending += 1
-            if result.score is not None:
+            summary.count(result.verdict)
+            # Only final verdicts: an errored or unjudged sample's score covers some criteria.
+            if result.score is not None and result.verdict in (Verdict.PASS, Verdict.FAIL):
                 summary.score_sum += result.score
                 summary.scored += 1
             for cell in result.criteria:
                 summary.cells[str(cell.status)] = summary.cells.get(str(cell.status), 0) + 1
         return summary
+
+    def count(self, verdict: Verdict) -> None:
+        """Tally one sample's verdict (``samples`` is set by the caller)."""
+        if verdict is Verdict.PASS:
+            self.passed += 1
+        elif verdict is Verdict.FAIL:
+            self.failed += 1
+        elif verdict is Verdict.ERROR:
+            self.errors += 1
+        elif verdict is Verdict.UNJUDGED:
+            self.unjudged += 1
+        else:
+            self.pending += 1
 
     def add(self, other: Summary) -> None:
         """Fold another chunk's summary in (streaming)."""

@@ -286,3 +286,18 @@ def import_check(kind: str, negated: bool, value: Any, flags: Any, where: str,
     label = f"not-{kind}" if negated else kind
     warn.add(f"{where}: assertion type {label!r} has no rubric-studio equivalent; skipped")
     return None
+
+
+def absorb_keywords(into: dict[str, Any] | None, spec: dict[str, Any] | None) -> bool:
+    """Fold keyword check ``spec`` into keyword check ``into`` when they are the same kind.
+
+    Exports split a keywords check into one assertion per word; on import consecutive
+    ones are joined back. True when ``spec``'s words were added to ``into``.
+    """
+    if not into or not spec or into.get("type") != "keywords" or spec.get("type") != "keywords":
+        return False
+    if into.get("case_sensitive") != spec.get("case_sensitive") or ("required" in into) != ("required" in spec):
+        return False
+    key = "required" if "required" in spec else "forbidden"
+    into[key] = [*into[key], *spec[key]]
+    return True

@@ -372,12 +372,9 @@ def _merge_split_keywords(evaluators: list[_Evaluator]) -> list[_Evaluator]:
     for evaluator in evaluators:
         previous = out[-1] if out else None
         spec = evaluator.members[0][0].get("check") if len(evaluator.members) == 1 else None
-        if (previous is not None and spec and spec.get("type") == "keywords" and previous.name == evaluator.name
-                and len(previous.members) == 1 and (prev := previous.members[0][0].get("check"))
-                and prev.get("type") == "keywords" and prev.get("case_sensitive") == spec.get("case_sensitive")
-                and ("required" in prev) == ("required" in spec) and previous.required == evaluator.required):
-            key = "required" if "required" in spec else "forbidden"
-            prev[key] = [*prev[key], *spec[key]]
+        if (previous is not None and previous.name == evaluator.name and len(previous.members) == 1
+                and previous.required == evaluator.required
+                and _checks.absorb_keywords(previous.members[0][0].get("check"), spec)):
             previous.weight = snap(previous.weight + evaluator.weight)
             continue
         out.append(evaluator)

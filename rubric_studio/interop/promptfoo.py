@@ -308,14 +308,8 @@ def _merge_keywords(entries: list[_Entry]) -> list[_Entry]:
     out: list[_Entry] = []
     for entry in entries:
         prev = out[-1] if out else None
-        spec = entry.criterion.get("check")
-        if (prev is not None and spec and spec.get("type") == "keywords" and entry.criterion.get("id")
-                and prev.criterion.get("id") == entry.criterion.get("id")
-                and (other := prev.criterion.get("check")) and other.get("type") == "keywords"
-                and other.get("case_sensitive") == spec.get("case_sensitive")
-                and ("required" in other) == ("required" in spec)):
-            key = "required" if "required" in spec else "forbidden"
-            other[key] = [*other[key], *spec[key]]
+        if (prev is not None and entry.criterion.get("id") and prev.criterion.get("id") == entry.criterion.get("id")
+                and _checks.absorb_keywords(prev.criterion.get("check"), entry.criterion.get("check"))):
             prev.weight = snap(prev.weight + entry.weight)
             continue
         out.append(entry)

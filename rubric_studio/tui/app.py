@@ -122,11 +122,19 @@ def _tolerate_shutdown(handler):
         try:
             return handler(self, *args, **kwargs)
         except NoMatches:
-            if self.is_running and self.screen.is_mounted and not getattr(self, "_closing", False):
+            if not _widgets_gone(self):
                 raise
             return None
 
     return wrapper
+
+
+def _widgets_gone(app: App) -> bool:
+    """True while the app is closing: its message loop stopped or its screen unmounted."""
+    try:
+        return not app.is_running or not app.screen.is_mounted
+    except Exception:  # no screen left at all
+        return True
 
 
 class StudioApp(App[int]):

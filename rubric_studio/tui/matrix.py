@@ -38,6 +38,7 @@ from textual.strip import Strip
 
 from rubric_studio.core.labels import Label
 from rubric_studio.core.results import CriterionResult, SampleResult, Status, Verdict
+from rubric_studio.core.results import cell_mark as status_mark
 from rubric_studio.core.rubric import Criterion
 from rubric_studio.tui.model import FILTERS, SORTS, ResultsModel, cell_disagrees, label_verdict_disagrees
 
@@ -82,22 +83,14 @@ def cell_text(criterion: Criterion, cell: CriterionResult | None) -> tuple[str, 
 
 def cell_mark(criterion: Criterion, cell: CriterionResult | None) -> tuple[str, str]:
     """What a criterion cell of the matrix shows (``✓``, ``✗ 4``, ``✗.29``, ``⚠`` ...), and its style name."""
-    if cell is None:
-        return "⋯", "pending"
-    status = cell.status
-    if status is Status.MET or status is Status.UNMET:
-        met = status is Status.MET
-        text = "✓" if met else "✗"
-        if criterion.kind == "analytic" and cell.raw_score is not None:
-            text += f" {cell.raw_score:g}"
-        elif criterion.kind == "check" and cell.score is not None and 0 < cell.score < 1:
-            text += f"{cell.score:.2f}".lstrip("0")
-        return text, "good" if met != criterion.is_penalty else "bad"
-    if status is Status.ERROR:
-        return "⚠", "error"
-    if status is Status.PENDING:
-        return "⋯", "pending"
-    return "·", "unjudged"
+    mark = status_mark(criterion.kind, cell)
+    if cell is None or cell.status is Status.PENDING:
+        return mark, "pending"
+    if cell.status is Status.ERROR:
+        return mark, "error"
+    if cell.status is Status.UNJUDGED:
+        return mark, "unjudged"
+    return mark, "good" if (cell.status is Status.MET) != criterion.is_penalty else "bad"
 
 
 VERDICT_TEXT = {

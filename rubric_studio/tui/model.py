@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from rubric_studio.core.labels import Label
 from rubric_studio.core.results import CriterionResult, SampleResult, Status, Verdict
 from rubric_studio.core.rubric import Criterion
+from rubric_studio.engine.report import Summary
 
 FILTERS: dict[str, str] = {
     "all": "all samples",
@@ -105,13 +106,9 @@ def compute_flips(previous: SampleResult | None, current: SampleResult) -> tuple
 
 
 @dataclass
-class Counts:
-    samples: int = 0
-    passed: int = 0
-    failed: int = 0
-    errors: int = 0
-    pending: int = 0
-    unjudged: int = 0
+class Counts(Summary):
+    """The run's verdict tallies, plus what the human labels add."""
+
     disagree: int = 0
     labelled: int = 0
 
@@ -195,17 +192,7 @@ class ResultsModel:
             if result is None:
                 counts.pending += 1
                 continue
-            verdict = result.verdict
-            if verdict is Verdict.PASS:
-                counts.passed += 1
-            elif verdict is Verdict.FAIL:
-                counts.failed += 1
-            elif verdict is Verdict.ERROR:
-                counts.errors += 1
-            elif verdict is Verdict.PENDING:
-                counts.pending += 1
-            else:
-                counts.unjudged += 1
+            counts.count(result.verdict)
             if label is not None and disagrees(result, label):
                 counts.disagree += 1
         return counts

@@ -210,3 +210,18 @@ async def test_no_judge_leaves_judge_cells_unjudged_with_the_reason():
     assert report.samples[0].cell("short").status is Status.MET
     assert report.judge_note == "set OPENAI_API_KEY"
     assert report.exit_code() == 1
+
+
+def test_plan_lists_exactly_the_stale_cells_without_grading():
+    from rubric_studio.engine.plan import plan
+
+    grader = Grader(judge=ScriptedJudge())
+    before = grader.snapshot(rubric(), samples())
+    edited = rubric(RUBRIC.replace("Mentions the refund", "Mentions the refund amount").replace("max_words: 12", "max_words: 9"))
+    after = grader.snapshot(edited, samples(5))
+    result = plan(before, after)
+    expected = {(f"s{i}", c) for i in range(4) for c in ("refund", "short")} | {("s4", c) for c in ("polite", "refund", "tone", "short")}
+    assert result.stale == expected
+    assert result.removed == set()
+    assert plan(after, grader.snapshot(edited, samples(5))).stale == set()
+    assert plan(after, grader.snapshot(edited, samples(3))).removed == {(f"s{i}", c) for i in (3, 4) for c in ("polite", "refund", "tone", "short")}

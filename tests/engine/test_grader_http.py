@@ -94,6 +94,7 @@ def test_server_errors_become_error_cells_and_exit_code_3(server, tmp_path: Path
     assert {c["status"] for c in cells} == {"error"}
     assert all(c["score"] is None and "500" in c["error"] for c in cells)
     assert out["summary"]["failed"] == 0 and out["summary"]["errors"] == out["summary"]["samples"]
+    assert out["summary"]["mean_score"] is None
     assert server.calls() == 2 * len(cells)  # one try and one retry each, then an error cell
 
 

@@ -34,3 +34,10 @@ async def until(condition: Callable[[], object], timeout: float = 10.0) -> None:
 def graded(app) -> bool:
     """The first run finished and the editor is mounted."""
     return app.report is not None and not app.running and app.editor is not None
+
+
+async def unsaved_edit(app, pilot, description: str = "unsaved") -> None:
+    """Change the rubric in the editor without saving it."""
+    app.document.set_rubric_field("description", description)
+    app.editor.refresh_from_document()
+    await pilot.pause()

@@ -17,7 +17,7 @@ from rubric_studio.tui.inspector import Inspector
 from rubric_studio.tui.matrix import ResultsMatrix
 from rubric_studio.tui.messages import FilesChanged
 from tests.fakellm import FakeLLM, Reply
-from tests.tui.studio_helpers import SIZE, copy_bundled, graded, until
+from tests.tui.studio_helpers import SIZE, copy_bundled, graded, unsaved_edit, until
 
 
 @pytest.fixture
@@ -247,9 +247,7 @@ async def test_external_change_with_unsaved_edits_asks_first_keep(studio: Path):
     async with app.run_test(size=SIZE) as pilot:
         await until(lambda: graded(app))
         await pilot.pause(0.1)
-        app.document.set_rubric_field("description", "my unsaved description")
-        app.editor.refresh_from_document()
-        await pilot.pause()
+        await unsaved_edit(app, pilot, "my unsaved description")
         assert app.document.dirty
         run = app.run_number
         disk = rubric.read_text().replace("max_words: 150", "max_words: 60")
@@ -277,9 +275,7 @@ async def test_external_change_with_unsaved_edits_load_disk_version(studio: Path
     app = StudioApp(rubric, watch=False)
     async with app.run_test(size=SIZE) as pilot:
         await until(lambda: graded(app))
-        app.document.set_rubric_field("description", "my unsaved description")
-        app.editor.refresh_from_document()
-        await pilot.pause()
+        await unsaved_edit(app, pilot, "my unsaved description")
         run = app.run_number
         rubric.write_text(rubric.read_text().replace("max_words: 150", "max_words: 60"))
         app.post_message(FilesChanged({"rubric"}))
@@ -508,9 +504,7 @@ async def test_quit_with_unsaved_edits_asks(studio: Path):
     app = StudioApp(rubric, watch=False)
     async with app.run_test(size=SIZE) as pilot:
         await until(lambda: graded(app))
-        app.document.set_rubric_field("description", "unsaved")
-        app.editor.refresh_from_document()
-        await pilot.pause()
+        await unsaved_edit(app, pilot, "unsaved")
         await pilot.press("ctrl+q")
         await until(lambda: isinstance(app.screen, UnsavedScreen))
         await pilot.press("escape")  # stay
