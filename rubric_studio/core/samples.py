@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import csv
 import difflib
+import hashlib
 import json
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -54,8 +55,6 @@ class Sample:
 
     def fingerprint(self) -> str:
         """Hash of everything a judge sees of this sample."""
-        import hashlib
-
         payload = json.dumps([self.output, self.input, self.ground_truth], ensure_ascii=False)
         return hashlib.sha256(payload.encode()).hexdigest()[:16]
 

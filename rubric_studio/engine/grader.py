@@ -104,7 +104,8 @@ class Grader:
     def snapshot(self, rubric: Rubric, samples: Sequence[Sample]) -> Snapshot:
         """Fingerprints of every cell (see :mod:`rubric_studio.engine.plan`)."""
         samples = list(samples)
-        return self._snapshot_from(rubric, samples, self._judge_work(rubric, samples))
+        sample_fps = {s.id: s.fingerprint() for s in samples}
+        return self._snapshot_from(rubric, samples, self._judge_work(rubric, samples), sample_fps)
 
     async def run(self, rubric: Rubric, samples: Sequence[Sample], on_event: EventSink | None = None) -> Report:
         """Grade everything; return the report once every cell is final."""
@@ -113,9 +114,10 @@ class Grader:
         usage = Usage()
         samples = list(samples)
 
-        check_results = self._run_checks(rubric, samples)
+        sample_fps = {s.id: s.fingerprint() for s in samples}
+        check_results = self._run_checks(rubric, samples, sample_fps)
         work = self._judge_work(rubric, samples)
-        snapshot = self._snapshot_from(rubric, samples, work)
+        snapshot = self._snapshot_from(rubric, samples, work, sample_fps)
         stale = plan(self.previous, snapshot)
         self.previous = snapshot
 
@@ -194,7 +196,9 @@ class Grader:
                 await self.judge.aclose()
 
     # -- checks ------------------------------------------------------------
-    def _run_checks(self, rubric: Rubric, samples: list[Sample]) -> dict[str, dict[str, CriterionResult]]:
+    def _run_checks(
+        self, rubric: Rubric, samples: list[Sample], sample_fps: dict[str, str]
+    ) -> dict[str, dict[str, CriterionResult]]:
         runner = CheckRunner(rubric, allow_code=self.allow_code)
         out: dict[str, dict[str, CriterionResult]] = {}
         if not self._use_memo:
@@ -203,7 +207,7 @@ class Grader:
             return out
         fingerprints = {c.key: c.fingerprint() for c in runner.criteria}
         for sample in samples:
-            sample_fp = sample.fingerprint()
+            sample_fp = sample_fps[sample.id]
             found: dict[str, CriterionResult] = {}
             missing: set[str] = set()
             for criterion_id, criterion_fp in fingerprints.items():
@@ -238,16 +242,20 @@ class Grader:
                         work.cell_keys[(sample.id, criterion_id)].append(key)
         return work
 
-    def _snapshot_from(self, rubric: Rubric, samples: list[Sample], work: _Work | None) -> Snapshot:
+    def _snapshot_from(
+        self, rubric: Rubric, samples: list[Sample], work: _Work | None, sample_fps: dict[str, str]
+    ) -> Snapshot:
         snap = Snapshot()
+        trusted = str(self.allow_code)
+        criterion_fps = {c.key: c.fingerprint() for c in rubric.criteria}
         for sample in samples:
-            sample_fp = sample.fingerprint()
+            sample_fp = sample_fps[sample.id]
             for criterion in rubric.criteria:
                 cell = (sample.id, criterion.key)
                 if not criterion.is_judged:
-                    snap.cells[cell] = combine("check", criterion.fingerprint(), sample_fp, str(self.allow_code))
+                    snap.cells[cell] = combine("check", criterion_fps[criterion.key], sample_fp, trusted)
                 elif work is None:
-                    snap.cells[cell] = combine("unjudged", criterion.fingerprint(), sample_fp)
+                    snap.cells[cell] = combine("unjudged", criterion_fps[criterion.key], sample_fp)
                 else:
                     snap.cells[cell] = combine("judge", *work.cell_keys.get(cell, []))
         return snap
