@@ -7,7 +7,7 @@ The public Python API lives here and is imported lazily, so that
 
     rubric = load_rubric("support_reply.yaml")
     result = rubric.score("Thanks for reaching out ...", input="Where is my refund?")
-    print(result.total, result.passed)
+    print(result.total, result.passed)  # total is None while a judged criterion is unjudged
 
     report = await rubric_studio.grade_async(rubric, samples)  # judges + checks
 """

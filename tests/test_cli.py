@@ -126,6 +126,36 @@ def test_no_judge_marks_judge_cells_unjudged_and_says_how_to_configure(capsys):
     assert "OPENAI_API_KEY" in out["judge_note"] and "--base-url" in out["judge_note"]
 
 
+MIXED = """\
+name: mixed
+criteria:
+  - id: helpful
+    outcome: Helps the customer
+  - id: polite
+    check: {type: keywords, required: [thanks]}
+"""
+
+
+def test_a_sample_without_a_final_verdict_shows_only_a_bracketed_partial_score(tmp_path: Path, capsys):
+    rubric, samples = tmp_path / "mixed.yaml", tmp_path / "s.jsonl"
+    rubric.write_text(MIXED)
+    samples.write_text('{"id": "a", "output": "thanks, done"}\n')
+    args = ["grade", str(rubric), str(samples)]
+    assert main([*args, "--format", "json"]) == 1  # no judge: not graded, so not a pass
+    (sample,) = json.loads(capsys.readouterr().out)["samples"]
+    assert sample["verdict"] == "unjudged"
+    assert sample["score"] is None and sample["partial_score"] == 1.0
+    main([*args, "--format", "table"])
+    row = next(line for line in capsys.readouterr().out.splitlines() if " a " in line)
+    assert "[1.000]" in row and "1.000" not in row.replace("[1.000]", "")
+    main([*args, "--format", "markdown"])
+    row = next(line for line in capsys.readouterr().out.splitlines() if line.startswith("| a |"))
+    assert row.split(" | ")[2] == "\\[1.000\\]"
+    main([*args, "--format", "junit"])
+    case = ET.fromstring(capsys.readouterr().out).find("testsuite/testcase")
+    assert case.find("skipped") is not None and case.find("system-out").text == "score [1.000] (partial: no final verdict)"
+
+
 def test_validate_reports_every_problem_and_exit_codes(tmp_path: Path, capsys):
     good = SUPPORT / "support_reply.yaml"
     bad = tmp_path / "bad.yaml"
@@ -160,3 +190,39 @@ def test_help_is_fast_path_and_lists_commands():
     done = subprocess.run([sys.executable, "-m", "rubric_studio", "--help"], capture_output=True, text=True)
     assert done.returncode == 0
     assert "rubric-studio grade RUBRIC SAMPLES" in done.stdout and "exit codes" in done.stdout
+
+
+# -- writing output files safely ------------------------------------------------------------------
+def test_export_and_import_refuse_a_fifo_or_a_device_link_without_hanging(tmp_path: Path, capsys):
+    import os
+
+    rubric, _ = write_checks_rubric(tmp_path)
+    fifo = tmp_path / "out.md"
+    os.mkfifo(fifo)
+    done = subprocess.run([sys.executable, "-m", "rubric_studio.cli", "export", str(rubric), "--to", "markdown",
+                           "-o", str(fifo)], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 2 and f"cannot write {fifo}: is a named pipe (FIFO)" in done.stderr
+    link = tmp_path / "imported.yaml"
+    link.symlink_to("/dev/null")
+    assert main(["import", str(rubric), "-o", str(link)]) == 2
+    assert "symbolic link to a device (/dev/null)" in capsys.readouterr().err
+    assert link.is_symlink()
+
+
+def test_export_creates_files_with_the_users_umask_and_keeps_a_replaced_files_mode(tmp_path: Path):
+    import os
+    import stat
+
+    rubric, _ = write_checks_rubric(tmp_path)
+    saved = os.umask(0o022)
+    try:
+        assert main(["export", str(rubric), "--to", "markdown", "-o", str(tmp_path / "a.md")]) == 0
+        assert stat.S_IMODE((tmp_path / "a.md").stat().st_mode) == 0o644
+        os.umask(0o077)
+        assert main(["export", str(rubric), "--to", "markdown", "-o", str(tmp_path / "b.md")]) == 0
+        os.chmod(tmp_path / "a.md", 0o664)
+        assert main(["export", str(rubric), "--to", "promptfoo", "-o", str(tmp_path / "a.md")]) == 0
+    finally:
+        os.umask(saved)
+    assert stat.S_IMODE((tmp_path / "a.md").stat().st_mode) == 0o664
+    assert stat.S_IMODE((tmp_path / "b.md").stat().st_mode) == 0o600

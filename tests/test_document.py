@@ -5,13 +5,17 @@ from __future__ import annotations
 import difflib
 import os
 import stat
+import subprocess
+import sys
 from collections import Counter
 from pathlib import Path
 
 import pytest
 
+from rubric_studio.core.atomic import ChangedOnDisk, UnsafeTarget
 from rubric_studio.core.document import EditError, RubricDocument
 from rubric_studio.core.loading import parse_rubric
+from rubric_studio.core.merge import Merge, merge3
 from rubric_studio.core.problems import RubricError
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -489,6 +493,112 @@ def test_disk_changes_and_reload(support: RubricDocument):
     assert support.disk_changed()
     with pytest.raises(RubricError):
         support.reload_from_disk()
+
+
+# -- saving over a change made on disk --------------------------------------------------
+
+
+def outside_sed(path: Path, expression: str) -> None:
+    """Edit the file the way another program would (sed -i writes a new file and renames it)."""
+    subprocess.run(["sed", "-i", expression, str(path)], check=True)
+
+
+def test_save_refuses_to_overwrite_an_outside_edit_and_carries_the_disk_text(support: RubricDocument):
+    path = support.path
+    outside_sed(path, "s/^description:.*/description: EXT/")
+    outside = path.read_text(encoding="utf-8")
+    support.set_criterion_field(0, "weight", 4)
+    mine = support.text
+    with pytest.raises(ChangedOnDisk) as caught:
+        support.save()
+    assert path.read_text(encoding="utf-8") == outside  # nothing lost on disk ...
+    assert support.text == mine and support.dirty  # ... nor in the editor
+    assert caught.value.text == outside
+    assert sorted(p.name for p in path.parent.iterdir()) == [path.name]
+
+
+def test_merging_keeps_both_the_outside_edit_and_mine(support: RubricDocument):
+    path = support.path
+    support.set_criterion_field(0, "weight", 4)
+    outside_sed(path, "s/^pass_threshold:.*/pass_threshold: 0.7/")
+    with pytest.raises(ChangedOnDisk) as caught:
+        support.save()
+    merged = support.merge_disk(caught.value.text)
+    assert merged.clean
+    assert support.take_disk(caught.value.text, caught.value.state, merged.text)
+    support.save()  # over exactly the version merged with
+    data = parse_rubric(path.read_text(encoding="utf-8"), str(path))
+    assert data.pass_threshold == 0.7 and data.criteria[0].weight == 4
+    assert not support.dirty and not support.disk_changed()
+    assert support.undo() and support.criterion_data(0)["weight"] == 4  # the merge is one undo step
+    assert "pass_threshold: 0.8" in support.text
+
+
+def test_overwriting_is_explicit_and_only_over_the_version_shown(support: RubricDocument):
+    path = support.path
+    support.set_criterion_field(0, "weight", 4)
+    outside_sed(path, "s/^pass_threshold:.*/pass_threshold: 0.7/")
+    with pytest.raises(ChangedOnDisk) as first:
+        support.save()
+    outside_sed(path, "s/^pass_threshold:.*/pass_threshold: 0.6/")  # changed again while the user decided
+    with pytest.raises(ChangedOnDisk) as second:
+        support.save(replacing=first.value.state)
+    assert "pass_threshold: 0.6" in path.read_text(encoding="utf-8")
+    support.save(replacing=second.value.state)
+    assert path.read_text(encoding="utf-8") == support.text and "pass_threshold: 0.8" in support.text
+    support.set_criterion_field(0, "weight", 5)
+    support.save()  # the document now knows the version it wrote: a plain save goes through
+    assert "weight: 5" in path.read_text(encoding="utf-8")
+
+
+def test_a_save_without_edits_never_writes_back_an_old_version(support: RubricDocument):
+    outside_sed(support.path, "s/^pass_threshold:.*/pass_threshold: 0.7/")
+    assert not support.dirty
+    with pytest.raises(ChangedOnDisk):
+        support.save()
+    assert "pass_threshold: 0.7" in support.path.read_text(encoding="utf-8")
+
+
+def test_edits_of_the_same_lines_do_not_merge_cleanly(tmp_path: Path):
+    document = doc_of("name: x\ndescription: base\ncriteria:\n  - outcome: a\n", tmp_path)
+    document.set_rubric_field("description", "mine")
+    outside_sed(document.path, "s/^description:.*/description: theirs/")
+    merged = document.merge_disk(document.read_disk())
+    assert not merged.clean and merged.conflicts == [2]
+
+
+def test_three_way_merge_of_separate_changes_and_identical_ones():
+    base = "a\nb\nc\nd\n"
+    assert merge3(base, "A\nb\nc\nd\n", "a\nb\nc\nD\n") == Merge("A\nb\nc\nD\n")
+    assert merge3(base, "a\nB\nc\nd\n", "a\nB\nc\nd\n").clean  # both made the same change
+    assert merge3(base, "a\nb\nx\nc\nd\n", "a\nb\ny\nc\nd\n").conflicts == [3]  # two inserts, one place
+    assert merge3(base, base, "z\n") == Merge("z\n") and merge3(base, "z\n", base) == Merge("z\n")
+
+
+@pytest.mark.timeout(20)
+def test_a_fifo_or_device_is_refused_with_a_message_without_hanging(tmp_path: Path):
+    fifo = tmp_path / "fifo.yaml"
+    os.mkfifo(fifo)
+    with pytest.raises(RubricError, match="named pipe"):
+        RubricDocument.load(fifo)
+    document = doc_of("name: x\ncriteria:\n  - outcome: a\n", tmp_path)
+    document.path.unlink()
+    document.path.symlink_to("/dev/null")
+    with pytest.raises(RubricError, match="symbolic link to a device"):
+        document.read_disk()
+    with pytest.raises(UnsafeTarget):
+        document.save()
+    assert document.path.is_symlink()
+
+
+def test_opening_removes_what_a_killed_save_left(tmp_path: Path):
+    path = tmp_path / "r.yaml"
+    path.write_text("name: x\ncriteria:\n  - outcome: a\n", encoding="utf-8")
+    dead = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True, text=True)
+    leftover = tmp_path / f".r.yaml.rubric-studio-{int(dead.stdout)}-00ff00ff.tmp"
+    leftover.write_text("name: half", encoding="utf-8")
+    RubricDocument.load(path)
+    assert not leftover.exists()
 
 
 def test_a_rubric_that_parses_but_does_not_validate_still_loads(tmp_path: Path):

@@ -53,7 +53,10 @@ def _judge_options(parser: argparse.ArgumentParser) -> None:
     group.add_argument("--repeat", type=int, default=1, metavar="K", help="judge each cell K times (majority / median)")
     group.add_argument("--no-cache", action="store_true", help="do not read or write the judge reply cache")
     group.add_argument("--batch", action="store_true", help="grade all judge criteria of a sample in one call")
-    group.add_argument("--allow-code", action="store_true", help="trust this rubric: run its python/command checks")
+    group.add_argument("--allow-code", action="store_true",
+                       help="trust this rubric for this run: run its python/command checks and use its judge.base_url, "
+                            "a judge.model naming another provider than yours, and a judge.prompt_path outside its "
+                            "folder (without it, only what you trusted before is used)")
     group.add_argument("--cache-path", metavar="FILE", help="SQLite cache file (default: in the user cache folder)")
 
 

@@ -68,7 +68,7 @@ def consistency(flip_rates: dict[str, dict[str, Any]], repeat: int) -> dict[str,
 
 
 def run(args: Namespace) -> int:
-    from rubric_studio.cli.grade import grader_options, resolve_inputs
+    from rubric_studio.cli.grade import grader_options, resolve_inputs, warn_untrusted
     from rubric_studio.core.samples import load_samples
 
     if args.apply and not args.fit:
@@ -87,6 +87,7 @@ def run(args: Namespace) -> int:
     if problems:
         print_problems(problems)
         return 2
+    warn_untrusted(rubric, args)
     report = asyncio.run(_grade(rubric, sample_set.samples, options))
     return _finish(args, rubric, report, labels)
 
@@ -119,14 +120,16 @@ def _finish(args: Namespace, rubric, report, labels) -> int:
         if args.apply:
             try:
                 data["fit"]["applied"] = apply_fit(rubric.path, fit_result)
-            except (ValueError, RubricError) as exc:
-                sys.stderr.write(f"rubric-studio: not applied: {exc}\n")
+            except (ValueError, RubricError, OSError) as exc:  # OSError: changed on disk meanwhile, unwritable
+                sys.stderr.write(f"rubric-studio: not applied to {rubric.path}: {exc}\n")
                 return 2
             sys.stderr.write(f"applied to {rubric.path}: {'; '.join(data['fit']['applied']) or 'nothing to change'}\n")
     if args.repeat > 1:
         data["consistency"] = consistency(report.flip_rates(), args.repeat)
     if args.format == "json":
-        text = json.dumps(data, indent=2, ensure_ascii=False)
+        from rubric_studio.core.safe_text import json_safe
+
+        text = json_safe(json.dumps(data, indent=2, ensure_ascii=False))
     else:
         text = render(data, to_file=args.output is not None)
     write_output(text, args.output)
@@ -203,6 +206,8 @@ def render(data: dict[str, Any], *, to_file: bool = False) -> str:
 
     from rich.console import Console
 
+    from rubric_studio.core.safe_text import terminal_safe
+
     tty = sys.stdout.isatty() and not to_file
     width = shutil.get_terminal_size((160, 40)).columns if tty else 160
     console = Console(record=True, width=width, file=io.StringIO(), force_terminal=tty)
@@ -215,18 +220,20 @@ def render(data: dict[str, Any], *, to_file: bool = False) -> str:
         console.print(f"\n[bold]disagreements[/] ({len(data['disagreements'])})")
         for d in data["disagreements"]:
             cells = f"  cells: {', '.join(d['criteria'])}" if d["criteria"] else ""
-            console.print(f"  {d['id']}: human {d['human'] or '–'}, rubric {d['rubric']}{cells}", markup=False)
+            console.print(terminal_safe(f"  {d['id']}: human {d['human'] or '–'}, rubric {d['rubric']}{cells}"),
+                          markup=False)
     if "consistency" in data:
         section = data["consistency"]
         console.print(f"\n[bold]consistency[/] (each judge cell judged {section['repeat']} times)")
         for cid, v in section["criteria"].items():
             flag = "  AMBIGUOUS: reword it; flips on " + ", ".join(v["flipping_samples"]) if v["ambiguous"] else ""
-            console.print(f"  {cid}: flip rate {v['flip_rate']:.0%} of {v['cells']} cells{flag}", markup=False)
+            console.print(terminal_safe(f"  {cid}: flip rate {v['flip_rate']:.0%} of {v['cells']} cells{flag}"),
+                          markup=False)
     if "fit" in data:
         console.print("\n[bold]fit[/]")
         for line in _fit_lines(data["fit"]):
-            console.print("  " + line, markup=False)
+            console.print("  " + terminal_safe(line), markup=False)
     for warning in data["warnings"]:
-        console.print(f"warning: {warning}", style="yellow", markup=False)
+        console.print(terminal_safe(f"warning: {warning}"), style="yellow", markup=False)
     console.print("✓✓ both pass · ✗✗ both fail · r✓h✗ rubric pass, human fail · FFR false failure rate", style="dim")
     return console.export_text(styles=tty)

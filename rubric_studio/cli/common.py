@@ -1,4 +1,10 @@
-"""Helpers shared by the subcommands: printing problems, finding samples and labels."""
+"""Helpers shared by the subcommands: printing problems and messages, writing output.
+
+Every line a subcommand prints that holds text from a user file (ids, names, paths,
+messages quoting a file) goes through :func:`echo` or :func:`print_problems`, which show
+control characters as visible stand-ins: a file cannot send escape sequences to the
+terminal. Whole reports are made safe by their renderer (see ``formats``).
+"""
 
 from __future__ import annotations
 
@@ -7,26 +13,35 @@ from collections.abc import Iterable
 from pathlib import Path
 
 from rubric_studio.core.problems import Problem
+from rubric_studio.core.safe_text import terminal_safe
+
+
+def echo(text: object, stream=None) -> None:
+    """Write one message (stdout by default) with its control characters made visible."""
+    (stream or sys.stdout).write(terminal_safe(text, multiline=True) + "\n")
 
 
 def print_problems(problems: Iterable[Problem], stream=None) -> None:
-    out = stream or sys.stderr
     for problem in problems:
-        out.write(f"{problem}\n")
+        echo(problem, stream or sys.stderr)
 
 
 def fail_usage(message: str) -> int:
-    sys.stderr.write(f"rubric-studio: error: {message}\n")
+    echo(f"rubric-studio: error: {message}", sys.stderr)
     return 2
 
 
 def write_output(text: str, output: str | None) -> None:
-    """Write ``text`` to a file (atomically) or stdout."""
+    """Write ``text`` to a file (atomically, the user's umask for a new file) or stdout.
+
+    The user named the file, so an existing one is replaced; a path that is not a regular
+    file (a FIFO, a device, a folder) raises :class:`~rubric_studio.core.atomic.UnsafeTarget`.
+    """
     if output is None or output == "-":
         sys.stdout.write(text)
         if text and not text.endswith("\n"):
             sys.stdout.write("\n")
         return
-    from rubric_studio.core.atomic import atomic_write_text
+    from rubric_studio.core.atomic import write_text_safely
 
-    atomic_write_text(Path(output), text if text.endswith("\n") else text + "\n")
+    write_text_safely(Path(output), text if text.endswith("\n") else text + "\n")

@@ -11,7 +11,7 @@ from argparse import Namespace
 
 
 def run(args: Namespace) -> int:
-    from rubric_studio.cli.common import print_problems, write_output
+    from rubric_studio.cli.common import echo, print_problems, write_output
     from rubric_studio.core.loading import load_rubric
     from rubric_studio.core.problems import RubricError
     from rubric_studio.interop import export_rubric
@@ -23,7 +23,7 @@ def run(args: Namespace) -> int:
         return 2
     result = export_rubric(rubric, args.to)
     for warning in result.warnings:
-        sys.stderr.write(f"warning: {warning}\n")
+        echo(f"warning: {warning}", sys.stderr)
     try:
         write_output(result.text, args.output)
     except OSError as exc:

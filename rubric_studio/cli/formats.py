@@ -7,8 +7,9 @@ import sys
 from collections.abc import Iterator
 from xml.sax.saxutils import escape, quoteattr
 
-from rubric_studio.core.results import Status, Verdict, cell_mark
+from rubric_studio.core.results import Status, Verdict, cell_mark, score_label
 from rubric_studio.core.rubric import Rubric
+from rubric_studio.core.safe_text import markdown_text, terminal_safe, xml_text
 from rubric_studio.engine.report import Report
 
 VERDICT_STYLE = {
@@ -18,10 +19,6 @@ VERDICT_STYLE = {
     Verdict.PENDING: "yellow",
     Verdict.UNJUDGED: "dim",
 }
-
-
-def _score_text(score: float | None) -> str:
-    return "—" if score is None else f"{score:.3f}"
 
 
 @contextlib.contextmanager
@@ -49,28 +46,38 @@ def progress_for(args, grader) -> Iterator:
         yield on_event
 
 
+def _sample_score(sample) -> str:
+    """The score column: the score of a final verdict, else the partial figure bracketed."""
+    return score_label(sample.score, sample.partial_score)
+
+
 def table(report: Report, rubric: Rubric, labels=None, *, to_file: bool = False) -> str:
+    """A rich table of samples × criteria; every user string goes in as plain, terminal-safe text."""
     from rich.console import Console
     from rich.table import Table
+    from rich.text import Text
+
+    def plain(value: object, style: str = "") -> Text:
+        return Text(terminal_safe(value), style=style)
 
     kinds = {c.key: c.kind for c in rubric.criteria}
-    grid = Table(title=f"{rubric.name} — {len(report.samples)} samples", title_justify="left", expand=False)
+    title = plain(f"{rubric.name} — {len(report.samples)} samples")
+    grid = Table(title=title, title_justify="left", expand=False)
     grid.add_column("sample", no_wrap=True, overflow="ellipsis", max_width=32)
     grid.add_column("verdict", no_wrap=True, min_width=8)
     grid.add_column("score", justify="right", no_wrap=True)
     for criterion in rubric.criteria:
-        grid.add_column(criterion.key, justify="center", no_wrap=True)
+        grid.add_column(plain(criterion.key), justify="center", no_wrap=True)
     if labels is not None:
         grid.add_column("human")
     for sample in report.samples:
-        score = _score_text(sample.score)
-        if sample.verdict in (Verdict.UNJUDGED, Verdict.PENDING) and sample.score is not None:
-            score = f"[dim]({score})[/]"  # partial: over the criteria that have a result
-        row = [sample.id, f"[{VERDICT_STYLE[sample.verdict]}]{sample.verdict}[/]", score]
-        row += [cell_mark(kinds[c.id], c) for c in sample.criteria]
+        score_style = "" if sample.score is not None else "dim"  # bracketed: not the sample's score
+        row = [plain(sample.id), plain(sample.verdict, VERDICT_STYLE[sample.verdict]),
+               plain(_sample_score(sample), score_style)]
+        row += [plain(cell_mark(kinds.get(c.id, "checklist"), c)) for c in sample.criteria]
         if labels is not None:
             label = labels.get(sample.id)
-            row.append(label.verdict if label and label.verdict else "")
+            row.append(plain(label.verdict if label and label.verdict else ""))
         grid.add_row(*row)
     import io
     import shutil
@@ -79,20 +86,25 @@ def table(report: Report, rubric: Rubric, labels=None, *, to_file: bool = False)
     width = shutil.get_terminal_size((200, 40)).columns if tty else 200
     console = Console(record=True, width=width, file=io.StringIO(), force_terminal=tty)
     console.print(grid)
-    console.print(_summary_line(report))
+    lines = [(_summary_line(report), "")]
     if report.repeat > 1:
-        console.print(f"consistency over {report.repeat} repeats:", style="bold")
-        for line in _flip_lines(report):
-            console.print(f"  {line}", markup=False)
-    for line in _error_lines(report):
-        console.print(line, markup=False)
-    console.print("legend: ✓ met  ✗ unmet  ✓ 8 judge score 0–10  ✗.29 check score  ⚠ error  · unjudged  ⋯ pending  (0.9) partial sample score", style="dim")
+        lines.append((f"consistency over {report.repeat} repeats:", "bold"))
+        lines += [(f"  {line}", "") for line in _flip_lines(report)]
+    lines += [(line, "") for line in _error_lines(report)]
+    lines.append((LEGEND, "dim"))
     if report.judge_note:
-        console.print(f"note: judge criteria unjudged — {report.judge_note}", style="yellow", markup=False)
+        lines.append((f"note: judge criteria unjudged — {report.judge_note}", "yellow"))
+    for line, style in lines:
+        console.print(plain(line, style))
     return console.export_text(styles=tty)
 
 
+LEGEND = ("legend: ✓ met  ✗ unmet  ✓ 8 judge score 0–10  ✗.29 check score  ⚠ error  · unjudged  ⋯ pending  "
+          "[0.900] partial score of a sample without a final verdict")
+
+
 def _summary_line(report: Report) -> str:
+    """One line of totals (plain text; each renderer makes it safe for its output)."""
     summary = report.summary
     assert summary is not None
     usage = report.usage
@@ -101,6 +113,8 @@ def _summary_line(report: Report) -> str:
         parts.append(f"{summary.errors} errors")
     if summary.unjudged:
         parts.append(f"{summary.unjudged} unjudged")
+    if summary.pending:
+        parts.append(f"{summary.pending} pending")
     mean = "n/a (no final verdicts)" if summary.mean_score is None else f"{summary.mean_score:.3f}"
     judge = f"{report.judge['provider']}:{report.judge['model']}" if report.judge else "no judge"
     return (
@@ -121,31 +135,31 @@ def _error_lines(report: Report, limit: int = 10) -> list[str]:
     return lines
 
 
-def _md_escape(text: str) -> str:
-    return text.replace("|", "\\|").replace("\n", " ")
-
-
 def markdown(report: Report, rubric: Rubric, labels=None) -> str:
+    """A Markdown table; every user string is escaped so it cannot break the table or the terminal."""
     kinds = {c.key: c.kind for c in rubric.criteria}
-    head = ["sample", "verdict", "score", *[c.key for c in rubric.criteria]]
+    head = ["sample", "verdict", "score", *[markdown_text(c.key) for c in rubric.criteria]]
     if labels is not None:
         head.append("human")
-    lines = [f"## {rubric.name}", "", "| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+    lines = [f"## {markdown_text(rubric.name)}", "", "| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
     for sample in report.samples:
-        row = [_md_escape(sample.id), f"**{sample.verdict}**", _score_text(sample.score)]
-        row += [cell_mark(kinds[c.id], c) for c in sample.criteria]
+        row = [markdown_text(sample.id), f"**{sample.verdict}**", markdown_text(_sample_score(sample))]
+        row += [cell_mark(kinds.get(c.id, "checklist"), c) for c in sample.criteria]
         if labels is not None:
             label = labels.get(sample.id)
-            row.append(label.verdict if label and label.verdict else "")
+            row.append(markdown_text(label.verdict) if label and label.verdict else "")
         lines.append("| " + " | ".join(row) + " |")
-    lines += ["", _summary_line(report), ""]
+    lines += ["", markdown_text(_summary_line(report)), ""]
     if report.repeat > 1:
-        lines += [f"**Consistency over {report.repeat} repeats**", ""] + [f"- {_md_escape(x)}" for x in _flip_lines(report)] + [""]
+        lines += [f"**Consistency over {report.repeat} repeats**", ""]
+        lines += [f"- {markdown_text(x)}" for x in _flip_lines(report)] + [""]
     errors = _error_lines(report)
     if errors:
-        lines += [f"- {_md_escape(e)}" for e in errors] + [""]
+        lines += [f"- {markdown_text(e)}" for e in errors] + [""]
+    if any(s.score is None and s.partial_score is not None for s in report.samples):
+        lines += [markdown_text("[0.900]: partial score of a sample without a final verdict"), ""]
     if report.judge_note:
-        lines += [f"> judge criteria unjudged: {report.judge_note}", ""]
+        lines += [f"> judge criteria unjudged: {markdown_text(report.judge_note)}", ""]
     return "\n".join(lines)
 
 
@@ -170,37 +184,48 @@ def _flip_lines(report: Report) -> list[str]:
     return lines
 
 
+def _attr(value: object) -> str:
+    """An XML attribute value that always parses (XML 1.0 characters only, quoted)."""
+    return quoteattr(xml_text(value))
+
+
+def _text(value: object) -> str:
+    """XML character data that always parses."""
+    return escape(xml_text(value))
+
+
 def junit(report: Report, rubric: Rubric) -> str:
-    """One testsuite for the rubric; one testcase per sample."""
+    """One testsuite for the rubric; one testcase per sample. Parses whatever the ids hold."""
     summary = report.summary
     assert summary is not None
     skipped = summary.unjudged + summary.pending
     out = [
         '<?xml version="1.0" encoding="UTF-8"?>',
-        f"<testsuites name={quoteattr('rubric-studio')} tests=\"{summary.samples}\" failures=\"{summary.failed}\" "
+        f"<testsuites name={_attr('rubric-studio')} tests=\"{summary.samples}\" failures=\"{summary.failed}\" "
         f"errors=\"{summary.errors}\" skipped=\"{skipped}\" time=\"{report.usage.wall_seconds:.3f}\">",
-        f"  <testsuite name={quoteattr(rubric.name)} tests=\"{summary.samples}\" failures=\"{summary.failed}\" "
+        f"  <testsuite name={_attr(rubric.name)} tests=\"{summary.samples}\" failures=\"{summary.failed}\" "
         f"errors=\"{summary.errors}\" skipped=\"{skipped}\">",
         "    <properties>",
-        *(f"      <property name={quoteattr(k)} value={quoteattr(str(v))}/>" for k, v in _properties(report)),
+        *(f"      <property name={_attr(k)} value={_attr(v)}/>" for k, v in _properties(report)),
         "    </properties>",
     ]
     for sample in report.samples:
-        out.append(f"    <testcase classname={quoteattr(rubric.name)} name={quoteattr(sample.id)}>")
+        out.append(f"    <testcase classname={_attr(rubric.name)} name={_attr(sample.id)}>")
         details = "\n".join(
             f"{c.id}: {c.status}" + (f" ({c.score:.2f})" if c.score is not None else "")
             + (f" — {c.error}" if c.error else (f" — {c.rationale}" if c.rationale else ""))
             for c in sample.criteria
         )
-        score = _score_text(sample.score)
+        score = _sample_score(sample)
         if sample.verdict is Verdict.FAIL:
             message = f"score {score} below {rubric.pass_threshold} or a required criterion unmet"
-            out.append(f"      <failure message={quoteattr(message)}>{escape(details)}</failure>")
+            out.append(f"      <failure message={_attr(message)}>{_text(details)}</failure>")
         elif sample.verdict is Verdict.ERROR:
-            out.append(f"      <error message={quoteattr('judge or check error')}>{escape(details)}</error>")
+            out.append(f"      <error message={_attr('judge or check error')}>{_text(details)}</error>")
         elif sample.verdict in (Verdict.UNJUDGED, Verdict.PENDING):
-            out.append(f"      <skipped message={quoteattr(str(sample.verdict))}/>")
-        out.append(f"      <system-out>{escape(f'score {score}')}</system-out>")
+            out.append(f"      <skipped message={_attr(sample.verdict)}/>")
+        partial = " (partial: no final verdict)" if sample.score is None and sample.partial_score is not None else ""
+        out.append(f"      <system-out>{_text(f'score {score}{partial}')}</system-out>")
         out.append("    </testcase>")
     out += ["  </testsuite>", "</testsuites>"]
     return "\n".join(out)

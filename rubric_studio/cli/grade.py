@@ -14,8 +14,9 @@ import sys
 from argparse import Namespace
 from pathlib import Path
 
-from rubric_studio.cli.common import fail_usage, print_problems, write_output
+from rubric_studio.cli.common import echo, fail_usage, print_problems, write_output
 from rubric_studio.core.problems import Problem, RubricError
+from rubric_studio.core.safe_text import json_safe
 
 
 def resolve_inputs(args: Namespace):
@@ -50,6 +51,16 @@ def grader_options(args: Namespace) -> dict:
     }
 
 
+def warn_untrusted(rubric, args: Namespace) -> None:
+    """One line on stderr naming the rubric's settings that are not used because it is not trusted."""
+    from rubric_studio.core.trust import warning_line
+    from rubric_studio.engine.api import untrusted_settings
+
+    blocked = untrusted_settings(rubric, judge=args.judge, base_url=args.base_url, allow_code=args.allow_code)
+    if blocked:
+        echo(warning_line(blocked), sys.stderr)
+
+
 def run(args: Namespace) -> int:
     try:
         rubric, samples_path = resolve_inputs(args)
@@ -59,9 +70,7 @@ def run(args: Namespace) -> int:
         return 2
     except ValueError as exc:
         return fail_usage(str(exc))
-    if rubric.code_criteria and not args.allow_code:
-        ids = ", ".join(c.key for c in rubric.code_criteria)
-        sys.stderr.write(f"warning: code checks not run ({ids}): pass --allow-code to trust this rubric\n")
+    warn_untrusted(rubric, args)
     labels = None
     if args.labels:
         from rubric_studio.core.labels import load_labels
@@ -97,7 +106,7 @@ async def _run_whole(args: Namespace, rubric, samples_path: Path, options: dict,
         await grader.aclose()
     report.problems = [str(p) for p in sample_set.problems]
     if args.format == "json":
-        text = json.dumps(report.to_dict(), indent=2, ensure_ascii=False)
+        text = json_safe(json.dumps(report.to_dict(), indent=2, ensure_ascii=False))
     elif args.format == "markdown":
         text = formats.markdown(report, rubric, labels)
     elif args.format == "junit":
@@ -120,7 +129,7 @@ async def _run_streaming(args: Namespace, rubric, samples_path: Path, options: d
                 yield item
             else:
                 problems.append(item)
-                sys.stderr.write(f"{item}\n")
+                print_problems([item])
 
     out = sys.stdout if args.output in (None, "-") else open(args.output, "w", encoding="utf-8")  # noqa: SIM115
     grader = make_grader(rubric, memo=False, **options)
@@ -131,7 +140,7 @@ async def _run_streaming(args: Namespace, rubric, samples_path: Path, options: d
             summary, usage = running_summary, running_usage
             for result in results:
                 errored += sum(1 for c in result.criteria if c.status == "error")
-                out.write(json.dumps(result.to_dict(), ensure_ascii=False) + "\n")
+                out.write(json_safe(json.dumps(result.to_dict(), ensure_ascii=False)) + "\n")
         tail = {
             "rubric": {"name": rubric.name, "path": rubric.path, "hash": rubric.content_hash()},
             "summary": summary.to_dict() if summary else {"samples": 0},

@@ -13,7 +13,7 @@ from pathlib import Path
 
 
 def run(args: Namespace) -> int:
-    from rubric_studio.cli.common import fail_usage, print_problems, write_output
+    from rubric_studio.cli.common import echo, fail_usage, print_problems, write_output
     from rubric_studio.core.problems import RubricError
     from rubric_studio.interop import FORMATS, import_rubric, rubric_to_yaml
 
@@ -29,7 +29,7 @@ def run(args: Namespace) -> int:
         print_problems(exc.problems)
         return 2
     for warning in result.warnings:
-        sys.stderr.write(f"warning: {warning}\n")
+        echo(f"warning: {warning}", sys.stderr)
     title = FORMATS[result.detected].title if result.detected in FORMATS else "rubric-studio"
     where = "standard input" if args.file == "-" else f"file {Path(args.file).name}"
     header = f"Imported by rubric-studio from {title} {where}."

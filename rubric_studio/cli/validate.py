@@ -1,4 +1,10 @@
-"""``rubric-studio validate RUBRIC...``: every problem with file:line:column; exit 2 if any error."""
+"""``rubric-studio validate RUBRIC...``: every problem with file:line:column; exit 2 if any error.
+
+Settings that act only once the rubric is trusted (code checks, a judge base URL or provider
+the user did not choose, a prompt file outside the rubric's folder; see
+:mod:`rubric_studio.core.trust`) are listed as warnings at their key: they do not change the
+exit code. A prompt file outside the folder is read only when the user trusts it.
+"""
 
 from __future__ import annotations
 
@@ -7,16 +13,34 @@ import sys
 from argparse import Namespace
 
 
+def _trust_review(rubric) -> tuple[list, list]:
+    """(untrusted gates, problems to add: a warning per untrusted setting)."""
+    from rubric_studio.core.loading import trust_problems
+    from rubric_studio.core.trust import rubric_gates
+    from rubric_studio.engine.api import effective_trust, user_choices
+
+    gates = rubric_gates(rubric, user_choices())
+    trust = effective_trust(rubric)
+    blocked = [gate for gate in gates if not trust.covers(gate)]
+    return blocked, trust_problems(rubric, blocked, [gate for gate in gates if trust.covers(gate)])
+
+
 def run(args: Namespace) -> int:
+    from rubric_studio.cli.common import echo, print_problems
     from rubric_studio.core.loading import check_rubric_file
 
     report = []
     any_error = False
     for path in args.rubrics:
         rubric, problems = check_rubric_file(path)
+        blocked: list = []
+        if rubric is not None:
+            blocked, more = _trust_review(rubric)
+            problems = sorted([*problems, *more], key=lambda p: (p.line or 0, p.column or 0))
         errors = [p for p in problems if p.severity == "error"]
         any_error = any_error or bool(errors) or rubric is None
-        entry: dict = {"path": path, "valid": rubric is not None, "problems": [p.to_dict() for p in problems]}
+        entry: dict = {"path": path, "valid": rubric is not None and not errors,
+                       "problems": [p.to_dict() for p in problems]}
         if rubric is not None:
             entry.update(
                 name=rubric.name,
@@ -27,21 +51,20 @@ def run(args: Namespace) -> int:
                     {"id": c.key, "type": c.check.type, "runs": c.check.function if c.check.type == "python" else c.check.command}  # type: ignore[union-attr]
                     for c in rubric.code_criteria
                 ],
+                untrusted=[{"setting": gate.setting, "value": gate.value} for gate in blocked],
             )
         report.append(entry)
         if args.format == "text":
-            for problem in problems:
-                sys.stderr.write(f"{problem}\n")
-            if rubric is not None:
-                line = (
+            print_problems(problems)
+            if rubric is not None and not errors:
+                echo(
                     f"{path}: ok — {rubric.name}: {len(rubric.criteria)} criteria "
                     f"({len(rubric.judge_criteria)} judged, {len(rubric.check_criteria)} checks)"
                 )
-                sys.stdout.write(line + "\n")
+                trusted = not any(gate.setting.startswith("check.") for gate in blocked)
                 for code in entry["code_checks"]:
-                    sys.stdout.write(
-                        f"  runs code: {code['id']} ({code['type']}: {code['runs']}) — only with --allow-code\n"
-                    )
+                    when = "trusted" if trusted else "only once trusted (--allow-code)"
+                    echo(f"  runs code: {code['id']} ({code['type']}: {code['runs']}) — {when}")
     if args.format == "json":
         sys.stdout.write(json.dumps({"files": report, "valid": not any_error}, indent=2) + "\n")
     return 2 if any_error else 0

@@ -1,32 +1,311 @@
-"""Atomic file writes: write a temporary file beside the target, fsync, rename.
+"""Safe writes of the user's files: atomic, never over an unseen change, never into a pipe or device.
 
-A crash or a full disk never leaves a half-written rubric or labels file.
+Every file the studio or the CLI writes for the user (rubric, labels, exports, imports,
+the starter rubric) goes through :func:`write_text_safely`:
+
+* **Atomic.** The text goes to a temporary file beside the target
+  (``.{name}.rubric-studio-{pid}-{random}.tmp``), is flushed to disk, then renamed over
+  the target: a crash or a full disk never leaves a half-written file. Temporary files a
+  killed process left behind (its pid is gone, or they are older than
+  :data:`STALE_SECONDS`) are removed the next time that file is read or written
+  (:func:`remove_stale_temps`).
+* **Compare-and-swap.** With ``expect`` (the :class:`DiskState` the caller last read),
+  the file is re-read just before the rename; if it holds anything else, nothing is
+  written and :class:`ChangedOnDisk` carries what the disk holds now, so the caller can
+  ask the user instead of overwriting someone else's edit.
+* **Regular files only.** A target that exists and is a folder, a named pipe, a device,
+  a socket or a symbolic link to one is refused with :class:`UnsafeTarget`. The checks use
+  ``stat`` and reads open with ``O_NONBLOCK``, so a FIFO never blocks. A symbolic link to a
+  regular file is written through (the link stays a link).
+* **Permissions.** A new file is created with mode ``0o666`` and the kernel applies the
+  user's umask (no process-wide ``os.umask`` juggling); a replaced file keeps its mode.
 """
 
 from __future__ import annotations
 
 import contextlib
+import hashlib
 import os
-import tempfile
+import re
+import secrets
+import stat
+import time
+from dataclasses import dataclass
 from pathlib import Path
 
+from rubric_studio.core.textstream import file_kind
 
-def atomic_write_text(path: str | Path, text: str, encoding: str = "utf-8") -> None:
-    """Replace ``path`` with ``text`` in one rename, keeping the file's permissions."""
+STALE_SECONDS = 300
+"""A temporary file older than this is stale even if its writer's pid is alive (pids get reused)."""
+
+TEMP_MARK = ".rubric-studio-"
+_NAME_BYTES = 120  # the target's name is shortened in temp names so they stay under NAME_MAX
+
+
+class UnsafeTarget(OSError):
+    """The path exists but is not a regular file (or a link to one): it is neither read nor written."""
+
+    def __init__(self, path: str | os.PathLike[str], message: str) -> None:
+        super().__init__(message)
+        self.path = Path(path)
+
+
+class ChangedOnDisk(OSError):
+    """The file no longer holds what the caller last read: nothing was written.
+
+    ``state`` and ``data`` are what the disk holds now (``data`` is None when the file is
+    gone); ``text`` is ``data`` decoded as UTF-8 (None when it is not UTF-8 or gone).
+    """
+
+    def __init__(self, path: str | os.PathLike[str], state: DiskState, data: bytes | None) -> None:
+        what = "was removed" if not state.exists else "changed on disk"
+        super().__init__(f"{what} since it was last read; nothing was written")
+        self.path = Path(path)
+        self.state = state
+        self.data = data
+
+    @property
+    def text(self) -> str | None:
+        if self.data is None:
+            return None
+        try:
+            return self.data.decode("utf-8")
+        except UnicodeDecodeError:
+            return None
+
+
+@dataclass(frozen=True)
+class DiskState:
+    """What a file held when it was read or written: absent, or its mtime, size and SHA-256."""
+
+    exists: bool
+    size: int = 0
+    sha256: str = ""
+    mtime_ns: int = 0
+
+    @classmethod
+    def of_bytes(cls, data: bytes, mtime_ns: int = 0) -> DiskState:
+        return cls(True, len(data), hashlib.sha256(data).hexdigest(), mtime_ns)
+
+    @classmethod
+    def of_text(cls, text: str, encoding: str = "utf-8", mtime_ns: int = 0) -> DiskState:
+        """The state of a file holding exactly ``text`` (for text read without newline translation)."""
+        return cls.of_bytes(text.encode(encoding), mtime_ns)
+
+    def same_content(self, other: DiskState) -> bool:
+        """Both absent, or both present with the same bytes (the mtime alone changes nothing)."""
+        if self.exists != other.exists:
+            return False
+        return not self.exists or (self.size == other.size and self.sha256 == other.sha256)
+
+
+ABSENT = DiskState(False)
+"""The state to expect when a file must not exist yet (creating it never replaces one)."""
+
+
+# -- checks ---------------------------------------------------------------------------
+def _refuse(path: Path, mode: int, link: Path | None = None) -> UnsafeTarget:
+    kind = file_kind(mode) or "not a regular file"
+    if link is not None:
+        return UnsafeTarget(path, f"is a symbolic link to {kind} ({link}), not a regular file")
+    return UnsafeTarget(path, f"is {kind}, not a regular file")
+
+
+def regular_target(path: str | os.PathLike[str]) -> tuple[Path, os.stat_result | None]:
+    """The file to read or replace for ``path`` and its stat (None when absent).
+
+    A symbolic link to a regular file resolves to that file. Raises :class:`UnsafeTarget`
+    for anything else that exists (folder, FIFO, device, socket, a link to one, a dangling link).
+    Only ``stat`` calls: nothing is opened, so nothing blocks.
+    """
     target = Path(path)
-    mode = None
-    with contextlib.suppress(FileNotFoundError):
-        mode = target.stat().st_mode & 0o7777
-    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent or ".")
     try:
-        with os.fdopen(fd, "w", encoding=encoding, newline="") as handle:
-            handle.write(text)
+        info = os.lstat(target)
+    except FileNotFoundError:
+        return target, None
+    if stat.S_ISREG(info.st_mode):
+        return target, info
+    if not stat.S_ISLNK(info.st_mode):
+        raise _refuse(target, info.st_mode)
+    real = Path(os.path.realpath(target))
+    try:
+        info = os.stat(real)
+    except OSError:
+        raise UnsafeTarget(target, f"is a symbolic link to a missing file ({real})") from None
+    if not stat.S_ISREG(info.st_mode):
+        raise _refuse(target, info.st_mode, real)
+    return real, info
+
+
+# -- reading ----------------------------------------------------------------------------
+def read_bytes(path: str | os.PathLike[str]) -> tuple[bytes | None, DiskState]:
+    """The bytes of ``path`` and their :class:`DiskState`; ``(None, ABSENT)`` when it does not exist.
+
+    Raises :class:`UnsafeTarget` when it is not a regular file, without blocking on a FIFO.
+    """
+    target, info = regular_target(path)
+    if info is None:
+        return None, ABSENT
+    flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0)
+    try:
+        fd = os.open(target, flags)
+    except FileNotFoundError:
+        return None, ABSENT
+    with os.fdopen(fd, "rb") as handle:
+        opened = os.fstat(handle.fileno())
+        if not stat.S_ISREG(opened.st_mode):  # swapped for something else after the stat
+            raise _refuse(Path(path), opened.st_mode)
+        data = handle.read()
+    return data, DiskState.of_bytes(data, opened.st_mtime_ns)
+
+
+def read_text_state(path: str | os.PathLike[str], encoding: str = "utf-8") -> tuple[str | None, DiskState]:
+    """The text of ``path`` exactly as stored (no newline translation) and its state.
+
+    ``(None, ABSENT)`` when missing; UnicodeDecodeError when the bytes are not ``encoding``.
+    """
+    data, state = read_bytes(path)
+    return (None if data is None else data.decode(encoding)), state
+
+
+def disk_state(path: str | os.PathLike[str]) -> DiskState:
+    """What ``path`` holds now (:data:`ABSENT` when missing)."""
+    return read_bytes(path)[1]
+
+
+# -- temporary files --------------------------------------------------------------------
+def _short_name(name: str) -> str:
+    raw = name.encode("utf-8", "surrogateescape")[:_NAME_BYTES]
+    return raw.decode("utf-8", "ignore")
+
+
+def _temp_pattern(target: Path) -> re.Pattern[str]:
+    prefix = re.escape(f".{_short_name(target.name)}{TEMP_MARK}")
+    return re.compile(prefix + r"(\d+)-[0-9a-f]{8,}\.tmp")
+
+
+def _legacy_pattern(target: Path) -> re.Pattern[str]:
+    """Temporary names of earlier versions (``mkstemp``: ``.{name}.XXXXXXXX.tmp``)."""
+    return re.compile(re.escape(f".{target.name}.") + r"[a-z0-9_]{8}\.tmp")
+
+
+def _pid_alive(pid: int) -> bool:
+    if pid <= 0:
+        return False
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except (PermissionError, OSError, OverflowError):
+        return True  # someone else's process (or cannot tell): rely on the age
+    return True
+
+
+def remove_stale_temps(path: str | os.PathLike[str], *, now: float | None = None) -> list[Path]:
+    """Remove temporary files a killed save of ``path`` left beside it; returns what was removed.
+
+    A temp file is stale when its writer's pid is no longer alive or it is older than
+    :data:`STALE_SECONDS`. Only regular files with this module's naming are touched.
+    """
+    target = Path(path)
+    folder = target.parent
+    ours, legacy = _temp_pattern(target), _legacy_pattern(target)
+    now = time.time() if now is None else now
+    removed: list[Path] = []
+    try:
+        entries = list(os.scandir(folder))
+    except OSError:
+        return removed
+    for entry in entries:
+        match = ours.fullmatch(entry.name)
+        if match is None and not legacy.fullmatch(entry.name):
+            continue
+        try:
+            info = entry.stat(follow_symlinks=False)
+        except OSError:
+            continue
+        if not stat.S_ISREG(info.st_mode):
+            continue
+        old = now - info.st_mtime > STALE_SECONDS
+        dead = match is not None and not _pid_alive(int(match.group(1)))
+        if old or dead:
+            with contextlib.suppress(OSError):
+                os.unlink(entry.path)
+                removed.append(Path(entry.path))
+    return removed
+
+
+def _create_temp(target: Path, mode: int | None) -> tuple[int, Path]:
+    """An exclusive new temp file beside ``target``: ``0o666`` minus the umask when ``target`` is
+    new, owner-only until the content is in when it replaces a file (its mode is set after)."""
+    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_NOFOLLOW", 0)
+    for _ in range(100):
+        name = f".{_short_name(target.name)}{TEMP_MARK}{os.getpid()}-{secrets.token_hex(4)}.tmp"
+        tmp = target.with_name(name)
+        try:
+            return os.open(tmp, flags, 0o666 if mode is None else 0o600), tmp
+        except FileExistsError:
+            continue
+    raise FileExistsError(f"cannot create a temporary file beside {target}")
+
+
+# -- writing ----------------------------------------------------------------------------
+def _check_unchanged(target: Path, expect: DiskState) -> None:
+    data, now = read_bytes(target)
+    if not now.same_content(expect):
+        raise ChangedOnDisk(target, now, data)
+
+
+def _fsync_folder(folder: Path) -> None:
+    with contextlib.suppress(OSError):
+        fd = os.open(folder, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0))
+        try:
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+
+
+def write_text_safely(
+    path: str | os.PathLike[str],
+    text: str,
+    *,
+    expect: DiskState | None = None,
+    encoding: str = "utf-8",
+) -> DiskState:
+    """Replace ``path`` with ``text`` atomically; returns the :class:`DiskState` written.
+
+    ``expect`` is what the caller last read (:data:`ABSENT`: the file must not exist). When
+    the file holds anything else, :class:`ChangedOnDisk` is raised and nothing is written.
+    ``expect=None`` replaces whatever is there: only for a write the user explicitly asked
+    for (an ``-o`` path, "Replace?" answered yes). :class:`UnsafeTarget` for a target that
+    is not a regular file.
+    """
+    target, info = regular_target(path)
+    remove_stale_temps(target)
+    data = text.encode(encoding)
+    if expect is not None:
+        _check_unchanged(target, expect)
+    mode = None if info is None else stat.S_IMODE(info.st_mode)
+    fd, tmp = _create_temp(target, mode)
+    try:
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(data)
             handle.flush()
             os.fsync(handle.fileno())
+            written = os.fstat(handle.fileno())
         if mode is not None:
-            os.chmod(tmp, mode)
+            os.chmod(tmp, mode)  # the replaced file's mode, set once the content is in
+        if expect is not None:
+            _check_unchanged(target, expect)  # again, right before the rename
         os.replace(tmp, target)
     except BaseException:
-        with contextlib.suppress(FileNotFoundError):
+        with contextlib.suppress(OSError):
             os.unlink(tmp)
         raise
+    _fsync_folder(target.parent)
+    return DiskState.of_bytes(data, written.st_mtime_ns)
+
+
+def atomic_write_text(path: str | os.PathLike[str], text: str, encoding: str = "utf-8") -> None:
+    """Replace ``path`` with ``text`` (no compare-and-swap); see :func:`write_text_safely`."""
+    write_text_safely(path, text, encoding=encoding)

@@ -1,9 +1,10 @@
 """Deterministic checks: length, keywords, regex, json, and trusted custom code.
 
 :class:`CheckRunner` compiles a rubric's checks once into small functions and
-runs them over samples. Every evaluation is bounded in time (regexes through
-the ``regex`` engine's timeout, code checks in a worker thread or subprocess)
-and ends in ``error`` with the reason instead of freezing or raising.
+runs them over samples. Every evaluation is bounded in time (regexes, and the
+patterns of a json check's schema, through the ``regex`` engine's timeout — see
+:mod:`~rubric_studio.core.jsonschema_bounded`; code checks in a worker thread or
+subprocess) and ends in ``error`` with the reason instead of freezing or raising.
 """
 
 from __future__ import annotations
@@ -30,12 +31,20 @@ from rubric_studio.core.checkspec import (
     PythonCheck,
     RegexCheck,
 )
+from rubric_studio.core.jsonschema_bounded import (
+    SchemaTimeout,
+    bounded_validator,
+    describe_failure,
+    validation_errors,
+)
 from rubric_studio.core.results import CriterionResult, Evidence, Status
 from rubric_studio.core.rubric import Criterion, Rubric
 from rubric_studio.core.samples import Sample
 from rubric_studio.core.scoring import EPSILON
+from rubric_studio.core.values import max_int_digits
 
-UNTRUSTED_REASON = "custom code check not run: this rubric is not trusted (run with --allow-code to trust it)"
+UNTRUSTED_REASON = ("custom code check not run: this rubric is not trusted "
+                    "(trust it in the studio, or run with --allow-code)")
 
 
 class CheckFailure(Exception):
@@ -162,27 +171,42 @@ def _regex(spec: RegexCheck) -> Evaluator:
 _FENCE = regex.compile(r"^\s*```[A-Za-z0-9_-]*\s*\n(.*?)\n\s*```\s*$", regex.DOTALL)
 
 
-def _json(spec: JsonCheck) -> Evaluator:
-    validator = None
-    if spec.json_schema is not None:
-        import jsonschema
+def _parse_json_text(text: str) -> tuple[Any, str | None]:
+    """(value, None) or (None, why it is not valid JSON); CheckFailure when it cannot be checked at all."""
+    try:
+        return json.loads(text), None
+    except json.JSONDecodeError as exc:
+        return None, f"not valid JSON: {exc.msg} at line {exc.lineno} column {exc.colno}"
+    except RecursionError:
+        raise CheckFailure("JSON nested too deeply to check") from None
+    except ValueError:  # an integer past Python's digit limit
+        raise CheckFailure(f"JSON has a number with more than {max_int_digits()} digits; cannot check it") from None
 
-        validator = jsonschema.validators.validator_for(spec.json_schema)(spec.json_schema)
+
+def _json(spec: JsonCheck) -> Evaluator:
+    validator = bounded_validator(spec.json_schema) if spec.json_schema is not None else None
 
     def evaluate(view: TextView) -> tuple[float, str, list[Evidence]]:
         text = view.text
         fenced = _FENCE.match(text)
         if fenced:
             text = fenced.group(1)
-        try:
-            value = json.loads(text)
-        except json.JSONDecodeError as exc:
-            return 0.0, f"not valid JSON: {exc.msg} at line {exc.lineno} column {exc.colno}", []
+        value, not_json = _parse_json_text(text)
+        if not_json is not None:
+            return 0.0, not_json, []
         if validator is None:
             return 1.0, "valid JSON", []
-        errors = sorted(validator.iter_errors(value), key=lambda e: list(e.path))
+        try:
+            errors = validation_errors(validator, value, spec.timeout)
+        except SchemaTimeout as exc:
+            what = f"schema pattern {exc.pattern[:80]!r}" if exc.pattern else "schema validation"
+            raise CheckFailure(f"{what} took longer than {spec.timeout:g}s on this sample (catastrophic backtracking?)") from None
+        except RecursionError:
+            raise CheckFailure("schema validation recursed too deeply (a $ref cycle, or JSON nested too deeply)") from None
+        except Exception as exc:  # an unresolvable $ref and the like: the schema's fault, not the sample's
+            raise CheckFailure(describe_failure(exc)) from None
         if errors:
-            first = errors[0]
+            first = min(errors, key=lambda e: [(isinstance(p, str), p) for p in e.path])
             where = "/".join(str(p) for p in first.path) or "(root)"
             return 0.0, f"JSON does not match the schema at {where}: {first.message}", []
         return 1.0, "valid JSON matching the schema", []

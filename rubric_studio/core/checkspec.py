@@ -12,6 +12,8 @@ from typing import Annotated, Any, Literal
 import regex
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
+from rubric_studio.core.numbers import MAX_LENGTH, Integer, Number
+
 REGEX_FLAGS = {"i": regex.IGNORECASE, "m": regex.MULTILINE, "s": regex.DOTALL, "x": regex.VERBOSE}
 
 
@@ -19,7 +21,7 @@ class _Spec(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
     #: Seconds one evaluation may take before the cell ends in ``error``.
-    timeout: float = Field(default=2.0, gt=0, le=600)
+    timeout: Number = Field(default=2.0, gt=0, le=600)
 
     @property
     def runs_code(self) -> bool:
@@ -35,10 +37,10 @@ class LengthCheck(_Spec):
     """
 
     type: Literal["length"]
-    min_chars: int | None = Field(default=None, ge=0)
-    max_chars: int | None = Field(default=None, ge=1)
-    min_words: int | None = Field(default=None, ge=0)
-    max_words: int | None = Field(default=None, ge=1)
+    min_chars: Integer | None = Field(default=None, ge=0, le=MAX_LENGTH)
+    max_chars: Integer | None = Field(default=None, ge=1, le=MAX_LENGTH)
+    min_words: Integer | None = Field(default=None, ge=0, le=MAX_LENGTH)
+    max_words: Integer | None = Field(default=None, ge=1, le=MAX_LENGTH)
 
     @model_validator(mode="after")
     def _bounds(self) -> LengthCheck:
@@ -114,10 +116,17 @@ class JsonCheck(_Spec):
         if self.json_schema is not None:
             import jsonschema
 
+            from rubric_studio.core.jsonschema_bounded import schema_problem
+
+            problem = schema_problem(self.json_schema)
+            if problem:
+                raise ValueError(problem)
             try:
                 jsonschema.validators.validator_for(self.json_schema).check_schema(self.json_schema)
             except jsonschema.SchemaError as exc:
                 raise ValueError(f"schema is not a valid JSON Schema: {exc.message}") from None
+            except RecursionError:
+                raise ValueError("schema is nested too deeply to check") from None
         return self
 
 
@@ -144,7 +153,7 @@ class CommandCheck(_Spec):
 
     type: Literal["command"]
     command: str | list[str]
-    timeout: float = Field(default=10.0, gt=0, le=600)
+    timeout: Number = Field(default=10.0, gt=0, le=600)
 
     @property
     def runs_code(self) -> bool:

@@ -12,13 +12,20 @@ comments written above a criterion travel with it and section headers
 Undo/redo keep a snapshot of the text per edit; consecutive edits of the same field
 (typing) within :attr:`RubricDocument.coalesce_seconds` are one undo step.
 
+Saving is a compare-and-swap: the document remembers what the file held when it last
+read or wrote it (:attr:`RubricDocument.disk_state`: size, SHA-256, mtime), and
+:meth:`RubricDocument.save` writes only over that version. If someone changed the file
+meanwhile, nothing is written and :class:`~rubric_studio.core.atomic.ChangedOnDisk` carries
+the disk's text, so the front end asks: merge (:meth:`RubricDocument.merge_disk`), load
+the disk version (:meth:`RubricDocument.take_disk`, undoable), or overwrite exactly that
+version (``save(replacing=state)``).
+
 No Textual import here: the TUI's editor and any other front end share this model.
 """
 
 from __future__ import annotations
 
 import contextlib
-import difflib
 import io
 import re
 import time
@@ -40,16 +47,26 @@ from ruamel.yaml.scalarstring import (
 )
 from ruamel.yaml.tokens import CommentToken
 
-from rubric_studio.core.atomic import atomic_write_text
+from rubric_studio.core.atomic import (
+    ChangedOnDisk,
+    DiskState,
+    UnsafeTarget,
+    read_text_state,
+    regular_target,
+    remove_stale_temps,
+    write_text_safely,
+)
 from rubric_studio.core.checkspec import CHECK_TYPES
 from rubric_studio.core.files import read_user_file
 from rubric_studio.core.loading import lint_rubric, parse_rubric
+from rubric_studio.core.merge import Merge, merge3
 from rubric_studio.core.problems import Problem, RubricError, RubricStudioError
 from rubric_studio.core.rubric import JudgeSettings, Rubric
 from rubric_studio.core.yamlpos import load_with_positions
 
 __all__ = [
     "CHECK_FIELDS",
+    "ChangedOnDisk",
     "CRITERION_ORDER",
     "EditError",
     "JUDGE_ORDER",
@@ -280,21 +297,6 @@ def _indent_of(line: str) -> int:
     return len(line) - len(line.lstrip(" "))
 
 
-def _hunks(a: list[str], b: list[str]) -> list[tuple[int, int, list[str]]]:
-    matcher = difflib.SequenceMatcher(None, a, b, autojunk=False)
-    return [(i1, i2, b[j1:j2]) for tag, i1, i2, j1, j2 in matcher.get_opcodes() if tag != "equal"]
-
-
-def _overlap(lo1: int, hi1: int, lo2: int, hi2: int) -> bool:
-    if lo1 == hi1 and lo2 == hi2:
-        return lo1 == lo2
-    if lo1 == hi1:
-        return lo2 < lo1 < hi2
-    if lo2 == hi2:
-        return lo1 < lo2 < hi1
-    return max(lo1, lo2) < min(hi1, hi2)
-
-
 def _merge3(original: str, base: str, new: str) -> str:
     """Apply the change ``base`` → ``new`` onto ``original`` (a line-based diff3).
 
@@ -302,40 +304,7 @@ def _merge3(original: str, base: str, new: str) -> str:
     Where ruamel renders the user's text differently (``base`` ≠ ``original``) the
     user's lines are kept, unless the edit itself rewrote those very lines.
     """
-    if base == original:
-        return new
-    if base == new:
-        return original
-    b, o, n = base.splitlines(True), original.splitlines(True), new.splitlines(True)
-    tagged = sorted(
-        [(lo, hi, "n", lines) for lo, hi, lines in _hunks(b, n)] + [(lo, hi, "o", lines) for lo, hi, lines in _hunks(b, o)],
-        key=lambda h: (h[0], h[1], h[2]),
-    )
-    clusters: list[list[tuple[int, int, str, list[str]]]] = []
-    for hunk in tagged:
-        if clusters and any(_overlap(h[0], h[1], hunk[0], hunk[1]) for h in clusters[-1]):
-            clusters[-1].append(hunk)
-        else:
-            clusters.append([hunk])
-    out: list[str] = []
-    position = 0
-    shift_n = 0  # line offset of n against b before the current position
-    for cluster in clusters:
-        lo = min(h[0] for h in cluster)
-        hi = max(h[1] for h in cluster)
-        delta = sum(len(h[3]) - (h[1] - h[0]) for h in cluster if h[2] == "n")
-        if len({h[2] for h in cluster}) == 1:
-            for h_lo, h_hi, _, lines in cluster:
-                out.extend(b[position:h_lo])
-                out.extend(lines)
-                position = h_hi
-        else:  # both sides changed the same lines: the edit wins there
-            out.extend(b[position:lo])
-            out.extend(n[lo + shift_n : hi + shift_n + delta])
-            position = hi
-        shift_n += delta
-    out.extend(b[position:])
-    return "".join(out)
+    return merge3(base, new, original).text
 
 
 @dataclass
@@ -385,10 +354,13 @@ class RubricDocument:
     history_limit: int = 500
     """Undo steps kept (the oldest go first)."""
 
-    def __init__(self, text: str, path: str | Path, *, disk_text: str | None = None):
+    def __init__(
+        self, text: str, path: str | Path, *, disk_text: str | None = None, disk_state: DiskState | None = None
+    ):
         self.path = Path(path)
         self._text = text
         self._disk_text = text if disk_text is None else disk_text
+        self._seen = DiskState.of_text(self._disk_text) if disk_state is None else disk_state
         self._undo: list[str] = []
         self._redo: list[str] = []
         self._last_key: Any = None
@@ -410,8 +382,14 @@ class RubricDocument:
         valid rubric loads: :meth:`problems` lists what to fix.
         """
         source = Path(path)
+        try:
+            _, info = regular_target(source)  # a FIFO or a device is refused before anything opens it
+        except UnsafeTarget as exc:
+            raise RubricError([Problem(str(source), None, None, f"cannot open: {exc}")]) from None
+        remove_stale_temps(source)  # what a killed save left beside it
         text = read_user_file(source, "rubric", keep_newlines=True)
-        return cls.from_text(text, source, allow_syntax_errors=allow_syntax_errors)
+        state = DiskState.of_text(text, mtime_ns=info.st_mtime_ns if info is not None else 0)
+        return cls.from_text(text, source, disk_state=state, allow_syntax_errors=allow_syntax_errors)
 
     @classmethod
     def from_text(
@@ -420,13 +398,15 @@ class RubricDocument:
         path: str | Path,
         *,
         disk_text: str | None = None,
+        disk_state: DiskState | None = None,
         allow_syntax_errors: bool = False,
     ) -> RubricDocument:
         """A document for ``text`` that will be saved to ``path``.
 
-        ``disk_text`` is what the file holds now (default: ``text``, i.e. not dirty).
+        ``disk_text`` is what the file holds now (default: ``text``, i.e. not dirty);
+        ``disk_state`` its state as read (default: computed from ``disk_text``).
         """
-        document = cls(text, path, disk_text=disk_text)
+        document = cls(text, path, disk_text=disk_text, disk_state=disk_state)
         if not allow_syntax_errors:
             problem = document.yaml_problem
             if problem is not None:
@@ -440,7 +420,13 @@ class RubricDocument:
 
     @property
     def disk_text(self) -> str:
+        """What the file held when this document last read or wrote it (the base of its edits)."""
         return self._disk_text
+
+    @property
+    def disk_state(self) -> DiskState:
+        """The :class:`DiskState` of :attr:`disk_text`: what :meth:`save` expects to replace."""
+        return self._seen
 
     @property
     def dirty(self) -> bool:
@@ -523,8 +509,21 @@ class RubricDocument:
             cache["data"] = self._load(self._text)
         return cache["data"]
 
+    def _bounded_problem(self, text: str) -> Problem | None:
+        """Why the bounded YAML loader refuses ``text`` (None when it passes).
+
+        ruamel bounds neither aliases nor nesting: it reads only text that passed this check.
+        """
+        if text == self._text:
+            return self.yaml_problem
+        try:
+            load_with_positions(text, self.file)
+        except RubricError as exc:
+            return exc.problems[0] if exc.problems else Problem(self.file, None, None, "invalid YAML")
+        return None
+
     def _load(self, text: str) -> Any:
-        problem = self.yaml_problem if text == self._text else None
+        problem = self._bounded_problem(text)
         if problem is not None:
             raise EditError(f"{problem}; fix the YAML first")
         try:
@@ -683,45 +682,81 @@ class RubricDocument:
             self._style = self._detect_style(text)
         return changed
 
-    def save(self) -> str:
-        """Write the text atomically; returns the text written."""
+    def save(self, *, replacing: DiskState | None = None) -> str:
+        """Write the text atomically over the version of the file last read; returns the text written.
+
+        The file is re-read just before the write. When it holds anything else (an edit
+        made outside, a removal), nothing is written: :class:`ChangedOnDisk` carries what
+        is on disk now. ``replacing`` is a state the user saw and chose to overwrite: the
+        write then goes over exactly that version (and again over nothing else).
+        :class:`~rubric_studio.core.atomic.UnsafeTarget` when the path is not a regular file.
+        """
         text = self._text
-        atomic_write_text(self.path, text)
+        self._seen = write_text_safely(self.path, text, expect=self._seen if replacing is None else replacing)
         self._disk_text = text
         self._last_key = None
         return text
 
-    def read_disk(self) -> str:
+    def read_disk_state(self) -> tuple[str, DiskState]:
+        """The file's text now (exactly as stored) and its state; RubricError when it cannot be read."""
+
+        def fail(message: str) -> RubricError:
+            return RubricError([Problem(self.file, None, None, message)])
+
         try:
-            with open(self.path, encoding="utf-8", newline="") as handle:
-                return handle.read()
-        except FileNotFoundError:
-            raise RubricError([Problem(self.file, None, None, "rubric not found: no such file")]) from None
-        except (OSError, UnicodeDecodeError) as exc:
-            raise RubricError([Problem(self.file, None, None, f"cannot read: {exc}")]) from None
+            text, state = read_text_state(self.path)
+        except UnicodeDecodeError as exc:
+            raise fail(f"not UTF-8 text: {exc.reason} at byte {exc.start}") from None
+        except UnsafeTarget as exc:
+            raise fail(f"cannot read: {exc}") from None
+        except OSError as exc:
+            raise fail(f"cannot read: {exc.strerror or exc}") from None
+        if text is None:
+            raise fail("rubric not found: no such file")
+        return text, state
+
+    def read_disk(self) -> str:
+        return self.read_disk_state()[0]
 
     def disk_changed(self) -> bool:
         """True when the file on disk no longer holds :attr:`disk_text`."""
         try:
-            return self.read_disk() != self._disk_text
+            return not self.read_disk_state()[1].same_content(self._seen)
         except RubricError:
             return True
 
-    def reload_from_disk(self) -> bool:
-        """Take the file's current content (undoable); True if the text changed."""
-        text = self.read_disk()
-        self._disk_text = text
+    def merge_disk(self, disk_text: str) -> Merge:
+        """Three-way merge of the unsaved edits with ``disk_text`` (base: :attr:`disk_text`).
+
+        Nothing changes here; :meth:`take_disk` with the merged text applies it.
+        """
+        return merge3(self._disk_text, self._text, disk_text)
+
+    def take_disk(self, disk_text: str, state: DiskState, text: str | None = None) -> bool:
+        """Base the document on ``disk_text`` (read as ``state``) and show ``text`` (default: ``disk_text``).
+
+        One undo step: the text before is one undo away. True if the text changed.
+        """
+        self._disk_text = disk_text
+        self._seen = state
         self._last_key = None
-        changed = self._commit(text)
+        changed = self._commit(disk_text if text is None else text)
         if changed:
             self._bases.clear()
-            self._style = self._detect_style(text)
-            self._last_key = None
+            self._style = self._detect_style(self._text)
+        self._last_key = None
         return changed
+
+    def reload_from_disk(self) -> bool:
+        """Take the file's current content (undoable); True if the text changed."""
+        text, state = self.read_disk_state()
+        return self.take_disk(text, state)
 
     # -- the edit machinery --------------------------------------------------
     def _detect_style(self, text: str) -> YAML:
         """The ruamel configuration that reproduces ``text`` best (2/4/2 first)."""
+        if self._bounded_problem(text) is not None:  # not YAML (yet) or out of bounds: keep the default
+            return _yaml()
         candidates = [(2, 4, 2)]
         try:
             from ruamel.yaml.util import load_yaml_guess_indent

@@ -4,7 +4,11 @@ The studio writes labels while the user works, and the user may also edit the
 file by hand. Every edit here re-reads the file from disk (so hand edits are never
 clobbered), changes only the one sample's entry through a round-trip
 ``ruamel.yaml`` document (comments, key order, quoting and folded notes survive),
-and replaces the file atomically. A missing file is created with a header comment.
+and replaces the file atomically — over exactly the version it read: if the file changes
+in between (a hand edit saved at that moment, another studio), the edit is redone once on
+the new content, and never written over it. A missing file is created with a header comment
+(with the user's umask), and a labels path that is not a regular file (a FIFO, a device) is
+refused without blocking.
 Comment lines that follow a deleted or appended key are moved, not lost.
 
 Each setter returns the sample's :class:`Label` after the edit (None once the
@@ -26,8 +30,17 @@ from ruamel.yaml.error import CommentMark, YAMLError
 from ruamel.yaml.scalarstring import FoldedScalarString, LiteralScalarString
 from ruamel.yaml.tokens import CommentToken
 
-from rubric_studio.core.atomic import atomic_write_text
+from rubric_studio.core.atomic import (
+    ABSENT,
+    ChangedOnDisk,
+    DiskState,
+    UnsafeTarget,
+    read_text_state,
+    write_text_safely,
+)
 from rubric_studio.core.labels import CELL_LABELS, LABEL_KEYS, VERDICTS, Label, parse_label
+from rubric_studio.core.problems import RubricError
+from rubric_studio.core.yamlpos import load_with_positions
 
 HEADER = (
     "# Human labels: sample id -> {verdict: pass|fail, score: 0-10, criteria: {id: met|unmet}, note}.\n"
@@ -186,10 +199,51 @@ def _blank_separated(text: str) -> bool:
     return bool(first and _BLANK_BEFORE_KEY.search(text, first.end()))
 
 
+def _read(target: Path) -> tuple[str, DiskState]:
+    """The sidecar's text (newlines normalised) and its state; the header when it does not exist yet."""
+    try:
+        raw, state = read_text_state(target)
+    except UnicodeDecodeError as exc:
+        raise ValueError(f"{target}: not UTF-8 text ({exc.reason} at byte {exc.start}); fix it by hand first") from None
+    except UnsafeTarget as exc:
+        raise ValueError(f"{target}: {exc}; labels are not written there") from None
+    if raw is None:
+        return HEADER, ABSENT
+    return raw.replace("\r\n", "\n").replace("\r", "\n"), state
+
+
 def _edit(path: str | Path, sample_id: str, change: Callable[[CommentedMap, list[str]], None]) -> Label | None:
-    """Load, let ``change`` edit the sample's entry, drop it if empty, write atomically."""
+    """Read, let ``change`` edit the sample's entry, write over exactly what was read.
+
+    When the file changed between the read and the write, nothing is written and the edit
+    is redone once on the new content; a second clash raises ValueError.
+    """
     target = Path(path)
-    text = target.read_text(encoding="utf-8") if target.exists() else HEADER
+    for attempt in range(2):
+        text, state = _read(target)
+        new_text, result = _edited(text, target, sample_id, change)
+        if new_text is None:
+            return result
+        try:
+            write_text_safely(target, new_text, expect=state)
+        except ChangedOnDisk:
+            if attempt:
+                raise ValueError(f"{target}: kept changing on disk while the label was written; "
+                                 "nothing written, label again") from None
+            continue
+        return result
+    raise AssertionError("unreachable")  # pragma: no cover
+
+
+def _edited(
+    text: str, target: Path, sample_id: str, change: Callable[[CommentedMap, list[str]], None]
+) -> tuple[str | None, Label | None]:
+    """The sidecar text after ``change`` edits the sample's entry (None: leave the file alone), and the label."""
+    try:
+        load_with_positions(text, str(target))  # bounded: ruamel limits neither aliases nor nesting
+    except RubricError as exc:
+        where, why = (exc.problems[0].location(), exc.problems[0].message) if exc.problems else (target, exc)
+        raise ValueError(f"{where}: not valid YAML, fix it by hand first ({why})") from None
     yaml = round_trip_yaml(text)
     try:
         data = yaml.load(text)
@@ -220,21 +274,19 @@ def _edit(path: str | Path, sample_id: str, change: Callable[[CommentedMap, list
     result: Label | None = parse_label(dict(entry), where=sample_id)
     orphan = ""
     if result.is_empty and created:
-        return None  # clearing what was never there: leave the file alone
+        return None, None  # clearing what was never there: leave the file alone
     if result.is_empty:
         orphan = _delete(data, key, "".join(carry))
         result = None
     elif carry:
         _give_following(data, key, "".join(carry))
     if not data:
-        atomic_write_text(target, _leading_comments(text) or HEADER)
-        return result
+        return _leading_comments(text) or HEADER, result
     buffer = io.StringIO()
     yaml.dump(data, buffer)
     body = buffer.getvalue()
     head = _leading_comments(body)
-    atomic_write_text(target, prefix + head + orphan + body[len(head):])
-    return result
+    return prefix + head + orphan + body[len(head):], result
 
 
 def _set_field(entry: CommentedMap, carry: list[str], name: str, value: Any) -> None:

@@ -8,21 +8,24 @@ warnings for things that are valid but probably not what the author meant.
 from __future__ import annotations
 
 import difflib
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 from pydantic import BaseModel, ValidationError
 
 from rubric_studio.core.checkspec import CHECK_TYPES
-from rubric_studio.core.files import read_user_file
+from rubric_studio.core.files import read_prompt_file, read_user_file
 from rubric_studio.core.problems import Problem, RubricError
 from rubric_studio.core.rubric import (
     PROMPT_PLACEHOLDERS,
     Criterion,
     JudgeSettings,
     Rubric,
+    score_range_key,
     unknown_placeholders,
 )
+from rubric_studio.core.trust import Gate, resolve_prompt_path
 from rubric_studio.core.yamlpos import Positions, load_with_positions
 
 _FIELDS_BY_CONTEXT: dict[str, list[str]] = {
@@ -95,6 +98,7 @@ def _message(error: dict[str, Any], loc: tuple[Any, ...]) -> str:
     if kind in {"string_type", "int_type", "float_type", "bool_type", "list_type", "dict_type", "int_parsing", "float_parsing", "bool_parsing", "literal_error", "model_type"}:
         got = error.get("input")
         shown = repr(got) if not isinstance(got, dict | list) else type(got).__name__
+        shown = shown if len(shown) <= 60 else shown[:57] + "..."
         return f"{where}: {text.rstrip('.')} (got {shown})"
     return f"{where}: {text}"
 
@@ -123,35 +127,82 @@ def _duplicate_id_problems(data: dict[str, Any], positions: Positions) -> list[P
     return problems
 
 
+def _duplicate_band_problems(data: dict[str, Any], positions: Positions) -> list[Problem]:
+    """score_ranges keys that name the same band (``5`` and ``'5'``), with the positions of both."""
+    criteria = data.get("criteria")
+    problems: list[Problem] = []
+    for index, item in enumerate(criteria if isinstance(criteria, list) else []):
+        ranges = item.get("score_ranges") if isinstance(item, dict) else None
+        if not isinstance(ranges, dict):
+            continue
+        first_key: dict[Any, Any] = {}
+        for raw in ranges:
+            band = score_range_key(raw)
+            if isinstance(band, bool) or band not in first_key:
+                first_key.setdefault(band, raw)
+                continue
+            earlier = first_key[band]
+            line, column = positions.locate(("criteria", index, "score_ranges", earlier), key=True)
+            problems.append(positions.problem(
+                ("criteria", index, "score_ranges", raw),
+                f"criteria[{index}].score_ranges: key {raw!r} is the same band as key {earlier!r} "
+                f"(line {line}, column {column}); keep one", key=True))
+    return problems
+
+
+_REPORTED_FROM_RAW_DATA = frozenset({"duplicate_id", "score_range_duplicate"})
+
+
 def _validation_problems(exc: ValidationError, positions: Positions) -> list[Problem]:
     problems = []
     for error in exc.errors(include_url=False):
         loc = tuple(error["loc"])
-        if error["type"] == "duplicate_id":
+        if error["type"] in _REPORTED_FROM_RAW_DATA:
             continue  # reported from the raw data, with both positions
         key = error["type"] == "extra_forbidden"
         problems.append(positions.problem(loc, _message(error, loc), key=key))
     return problems
 
 
-def _prompt_path_problems(data: dict[str, Any], positions: Positions, base_dir: Path) -> list[Problem]:
+def _prompt_path_problems(
+    data: dict[str, Any], positions: Positions, base_dir: Path, *, outside_ok: bool = False
+) -> list[Problem]:
+    """Problems of the file ``judge.prompt_path`` names. A file outside the rubric's folder is
+    never opened unless ``outside_ok`` (the user trusts it): see :mod:`rubric_studio.core.trust`."""
     judge = data.get("judge")
     if not isinstance(judge, dict) or not isinstance(judge.get("prompt_path"), str):
         return []
-    target = (base_dir / judge["prompt_path"]).resolve()
+    target, inside = resolve_prompt_path(judge["prompt_path"], base_dir)
+    if not inside and not outside_ok:
+        return []  # a trust-gated setting: listed by validate, judged only once trusted
     loc = ("judge", "prompt_path")
     if not target.is_file():
         return [positions.problem(loc, f"judge.prompt_path: no such file {str(target)!r}")]
     try:
-        text = target.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        return [positions.problem(loc, f"judge.prompt_path: cannot read {str(target)!r}: {exc}")]
+        text = read_prompt_file(target)
+    except RubricError as exc:
+        return [positions.problem(loc, f"judge.prompt_path: {exc.problems[0]}")]
     unknown = unknown_placeholders(text)
     if unknown:
         names = ", ".join("{" + n + "}" for n in unknown)
         allowed = ", ".join("{" + n + "}" for n in PROMPT_PLACEHOLDERS)
         return [positions.problem(loc, f"unknown placeholder {names} in {target.name}; expected only {allowed}")]
     return []
+
+
+def trust_problems(rubric: Rubric, gates: Sequence[Gate], trusted: Sequence[Gate] = ()) -> list[Problem]:
+    """Warnings at the key of each untrusted setting (``gates``), and the problems of a prompt
+    file outside the folder that the user trusts (it is checked only then)."""
+    text = rubric._source_text
+    file = rubric.path or "<rubric>"
+    if text is None:
+        return [Problem(file, None, None, f"not trusted: {gate.reason()}", "warning") for gate in gates]
+    data, positions, _ = load_with_positions(text, file)
+    problems = [positions.problem(gate.loc, f"not trusted: {gate.reason()}", key=True, severity="warning")
+                for gate in gates]
+    if any(gate.setting == "judge.prompt_path" for gate in trusted) and isinstance(data, dict) and rubric.path:
+        problems += _prompt_path_problems(data, positions, Path(rubric.path).resolve().parent, outside_ok=True)
+    return problems
 
 
 def lint_rubric(rubric: Rubric, positions: Positions | None = None) -> list[Problem]:
@@ -178,18 +229,20 @@ def lint_rubric(rubric: Rubric, positions: Positions | None = None) -> list[Prob
 def parse_rubric(text: str, file: str = "<rubric>", *, base_dir: Path | None = None) -> Rubric:
     """Parse rubric YAML text; raise RubricError listing every problem found."""
     data, positions, problems = load_with_positions(text, file)
+    unreadable = {(p.line, p.column) for p in problems}  # values the loader could not read (left None)
     if data is None:
         raise RubricError([Problem(file, 1, 1, "the rubric is empty; expected a mapping with 'name' and 'criteria'")])
     if not isinstance(data, dict):
         line, column = positions.locate(())
         raise RubricError([Problem(file, line, column, f"expected a mapping with 'name' and 'criteria', got a {type(data).__name__}")])
     problems.extend(_duplicate_id_problems(data, positions))
+    problems.extend(_duplicate_band_problems(data, positions))
     if base_dir is not None:
         problems.extend(_prompt_path_problems(data, positions, base_dir))
     try:
         rubric = Rubric.model_validate(data)
     except ValidationError as exc:
-        problems.extend(_validation_problems(exc, positions))
+        problems.extend(p for p in _validation_problems(exc, positions) if (p.line, p.column) not in unreadable)
         rubric = None
     if problems:
         problems.sort(key=lambda p: (p.line or 0, p.column or 0))

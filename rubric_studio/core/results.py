@@ -51,6 +51,24 @@ def cell_mark(kind: str, cell: CriterionResult | None) -> str:
     return mark
 
 
+def score_label(score: float | None, partial: float | None = None, *, digits: int = 3,
+                compact: bool = False, none: str = "—") -> str:
+    """A sample's score for people: ``0.750``; ``[0.750]`` when only a partial figure exists
+    (the verdict is not final, so it is not the sample's score); ``none`` when neither.
+
+    ``compact`` drops the leading digit of a bracketed figure (``[.75]``, ``[1.0]``) so it
+    is as narrow as a final one plus the brackets' one extra cell.
+    """
+    if score is not None:
+        return f"{score:.{digits}f}"
+    if partial is None:
+        return none
+    text = f"{partial:.{digits}f}"
+    if compact and digits > 0:
+        text = text[1:] if text.startswith("0.") else text[:-1]
+    return f"[{text}]"
+
+
 @dataclass(slots=True)
 class Evidence:
     """A quote the judge relied on, and whether it occurs in the sample."""
@@ -107,23 +125,35 @@ class CriterionResult:
 
 @dataclass(slots=True)
 class SampleOutcome:
-    """Aggregate of one sample's cells (see :func:`rubric_studio.core.scoring.score_sample`)."""
+    """Aggregate of one sample's cells (see :func:`rubric_studio.core.scoring.score_sample`).
+
+    ``score`` is set only for a final verdict (pass/fail over every criterion it counts);
+    otherwise it is None and ``partial_score`` holds the figure over the criteria that
+    have a result, so nothing can show it as if it were the sample's score.
+    """
 
     score: float | None
     verdict: Verdict
     criteria: list[CriterionResult]
     notes: list[str] = field(default_factory=list)
+    partial_score: float | None = None
 
 
 @dataclass(slots=True)
 class SampleResult:
-    """One graded sample: its id, score, verdict and cells."""
+    """One graded sample: its id, score, verdict and cells (``score`` / ``partial_score`` as in
+    :class:`SampleOutcome`)."""
 
     id: str
     score: float | None
     verdict: Verdict
     criteria: list[CriterionResult]
     notes: list[str] = field(default_factory=list)
+    partial_score: float | None = None
+
+    @classmethod
+    def from_outcome(cls, sample_id: str, outcome: SampleOutcome) -> SampleResult:
+        return cls(sample_id, outcome.score, outcome.verdict, outcome.criteria, outcome.notes, outcome.partial_score)
 
     def cell(self, criterion_id: str) -> CriterionResult | None:
         for result in self.criteria:
@@ -138,6 +168,9 @@ class SampleResult:
             "verdict": str(self.verdict),
             "criteria": [c.to_dict() for c in self.criteria],
         }
+        if self.score is None:
+            partial = self.partial_score
+            data["partial_score"] = None if partial is None else round(partial, 6)
         if self.notes:
             data["notes"] = list(self.notes)
         return data
@@ -152,6 +185,8 @@ class ScoreResult:
     verdict: Verdict
     details: dict[str, CriterionResult]
     notes: list[str] = field(default_factory=list)
+    #: The figure over the criteria that have a result, when ``total`` is None (e.g. judge criteria unjudged).
+    partial_total: float | None = None
 
     @classmethod
     def from_outcome(cls, outcome: SampleOutcome) -> ScoreResult:
@@ -161,4 +196,5 @@ class ScoreResult:
             verdict=outcome.verdict,
             details={c.id: c for c in outcome.criteria},
             notes=list(outcome.notes),
+            partial_total=outcome.partial_score,
         )

@@ -17,6 +17,7 @@ from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, field_validator,
 from pydantic_core import PydanticCustomError
 
 from rubric_studio.core.checkspec import CheckSpec
+from rubric_studio.core.numbers import MAX_WEIGHT, Integer, Number
 
 if TYPE_CHECKING:
     from rubric_studio.core.results import ScoreResult
@@ -33,6 +34,13 @@ def prompt_placeholders(template: str) -> list[str]:
     return _PLACEHOLDER.findall(template)
 
 
+def score_range_key(raw: Any) -> Any:
+    """A ``score_ranges`` key as the band's integer lower bound: ``'5'`` (quoted in YAML) is 5."""
+    if isinstance(raw, str) and raw.strip().isdecimal() and len(raw.strip()) <= 9:
+        return int(raw)
+    return raw
+
+
 def unknown_placeholders(template: str) -> list[str]:
     return [name for name in prompt_placeholders(template) if name not in PROMPT_PLACEHOLDERS]
 
@@ -44,11 +52,11 @@ class JudgeSettings(BaseModel):
 
     model: str | None = Field(default=None, description='"provider:model", e.g. openai:gpt-4o-mini')
     base_url: str | None = None
-    temperature: float = Field(default=0.0, ge=0, le=2)
-    timeout: float = Field(default=60.0, gt=0, le=3600)
-    max_retries: int = Field(default=3, ge=0, le=20)
-    concurrency: int = Field(default=8, ge=1, le=256)
-    max_tokens: int = Field(default=1024, ge=16, le=65536)
+    temperature: Number = Field(default=0.0, ge=0, le=2)
+    timeout: Number = Field(default=60.0, gt=0, le=3600)
+    max_retries: Integer = Field(default=3, ge=0, le=20)
+    concurrency: Integer = Field(default=8, ge=1, le=256)
+    max_tokens: Integer = Field(default=1024, ge=16, le=65536)
     mode: Literal["per_criterion", "batch"] = "per_criterion"
     reasoning_effort: Literal["minimal", "low", "medium", "high"] | None = None
     prompt: str | None = None
@@ -101,11 +109,11 @@ class Criterion(BaseModel):
     id: str | None = Field(default=None, pattern=ID_PATTERN)
     outcome: str | None = None
     check: CheckSpec | None = None
-    weight: float = 1.0
+    weight: Number = Field(default=1.0, ge=-MAX_WEIGHT, le=MAX_WEIGHT)
     required: bool = False
     operator: Literal["correctness", "contradiction"] | None = None
     score_ranges: dict[int, str] | None = None
-    min_score: float | None = Field(default=None, ge=0, le=1)
+    min_score: Number | None = Field(default=None, ge=0, le=1)
     tags: list[str] = Field(default_factory=list)
 
     @field_validator("outcome")
@@ -120,21 +128,27 @@ class Criterion(BaseModel):
     def _range_keys(cls, value: Any) -> Any:
         if not isinstance(value, dict):
             return value
-        keys = []
-        value = {int(k) if isinstance(k, str) and k.strip().isdigit() else k: v for k, v in value.items()}
-        for key in value:
+        bands: dict[int, Any] = {}
+        for raw, text in value.items():
+            key = score_range_key(raw)
             if isinstance(key, bool) or not isinstance(key, int) or not 0 <= key <= 10:
                 raise PydanticCustomError(
                     "score_range_key",
                     "score_ranges keys must be integers from 0 to 10 (lower bounds of each band), got {key}",
-                    {"key": repr(key)},
+                    {"key": repr(raw)},
                 )
-            keys.append(key)
-        if 0 not in keys:
+            if key in bands:
+                raise PydanticCustomError(
+                    "score_range_duplicate",
+                    "score_ranges has two bands starting at {key}; keep one",
+                    {"key": key},
+                )
+            bands[key] = text
+        if 0 not in bands:
             raise PydanticCustomError(
                 "score_range_start", "score_ranges must start at 0 (the lowest band's lower bound)", {}
             )
-        return {k: value[k] for k in sorted(keys)}
+        return {k: bands[k] for k in sorted(bands)}
 
     @model_validator(mode="after")
     def _outcome_or_check(self) -> Criterion:
@@ -203,7 +217,7 @@ class Rubric(BaseModel):
 
     name: str = Field(min_length=1)
     description: str = ""
-    pass_threshold: float = Field(default=0.8, ge=0, le=1)
+    pass_threshold: Number = Field(default=0.8, ge=0, le=1)
     on_error: Literal["error", "ignore"] = "error"
     judge: JudgeSettings | None = None
     criteria: list[Criterion] = Field(min_length=1)

@@ -11,7 +11,6 @@ the others still load. :func:`iter_samples` streams, :func:`load_samples` collec
 
 from __future__ import annotations
 
-import csv
 import difflib
 import hashlib
 import json
@@ -20,7 +19,22 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from rubric_studio.core.csvrecords import iter_csv_records
 from rubric_studio.core.problems import Problem, RubricError
+from rubric_studio.core.textstream import (
+    iter_lines,
+    not_utf8_problem,
+    open_regular_file,
+    read_text,
+    too_long_problem,
+)
+from rubric_studio.core.values import (
+    ValueProblem,
+    check_plain_value,
+    lone_surrogate_escape_column,
+    long_number_column,
+    parse_int,
+)
 
 TEXT_SUFFIXES = (".txt", ".md", ".markdown")
 RECORD_SUFFIXES = (".jsonl", ".ndjson", ".yaml", ".yml", ".csv", ".json")
@@ -37,6 +51,8 @@ KNOWN_FIELDS = {
     "label",
 }
 EXTRACTORS = ("last_assistant", "all_assistant", "transcript")
+_DECODER = json.JSONDecoder(parse_int=parse_int)
+NO_SAMPLES = "no samples found (empty file or folder; expected .txt/.md files or records with an 'output')"
 
 
 @dataclass(slots=True)
@@ -109,13 +125,19 @@ def _stringify(value: Any) -> str | None:
         return None
     if isinstance(value, str):
         return value
-    return json.dumps(value, ensure_ascii=False)
+    return json.dumps(value, ensure_ascii=False, default=str)
 
 
 def record_to_sample(record: Any, *, default_id: str, source: str, extractor: str = "last_assistant") -> Sample:
-    """Build a Sample from one record; ValueError says what is wrong with it."""
+    """Build a Sample from one record; ValueError says what is wrong with it.
+
+    The record is checked first (:func:`~rubric_studio.core.values.check_plain_value`): a lone
+    surrogate, an integer too long to print or nesting past the limit makes it one bad record
+    (a :class:`~rubric_studio.core.values.ValueProblem`) instead of an error far downstream.
+    """
     if not isinstance(record, dict):
         raise ValueError(f"expected a record (mapping with 'id', 'output', ...), got {type(record).__name__}")
+    check_plain_value(record)
     output = record.get("output", record.get("submission"))
     messages = record.get("messages")
     if messages is not None and not isinstance(messages, list):
@@ -129,6 +151,8 @@ def record_to_sample(record: Any, *, default_id: str, source: str, extractor: st
     sample_id = record.get("id", default_id)
     if sample_id is None or (isinstance(sample_id, str) and not sample_id.strip()):
         raise ValueError("'id' is empty")
+    if isinstance(sample_id, dict | list):
+        raise ValueError(f"'id' must be text or a number, got a {'list' if isinstance(sample_id, list) else 'mapping'}")
     metadata = record.get("metadata") or {}
     if not isinstance(metadata, dict):
         raise ValueError("'metadata' must be a mapping")
@@ -149,143 +173,202 @@ def record_to_sample(record: Any, *, default_id: str, source: str, extractor: st
     )
 
 
+def _parse_json(text: str, file: str, first_line: int = 1, *, expected: str = "") -> Any:
+    """The JSON value in ``text``, or a Problem saying where and why it cannot be read.
+
+    Integers too long to convert become :class:`~rubric_studio.core.values.LongNumber`
+    (reported with their record, not as a failure of the whole text).
+    """
+    try:
+        return _DECODER.decode(text)
+    except json.JSONDecodeError as exc:
+        hint = f"; expected {expected}" if expected else ""
+        return Problem(file, first_line + exc.lineno - 1, exc.colno, f"not valid JSON: {exc.msg}{hint}")
+    except RecursionError:
+        return Problem(file, first_line, 1, "JSON nested too deeply to read")
+
+
+def _sample_or_problem(record: Any, where: tuple[str, int | None, int | None], *, default_id: str, source: str,
+                       extractor: str, raw: str | None = None, prefix: str = "") -> Sample | Problem:
+    """The sample built from ``record``, or one Problem at ``where`` (file, line, column)."""
+    file, line, column = where
+    try:
+        return record_to_sample(record, default_id=default_id, source=source, extractor=extractor)
+    except ValueProblem as exc:
+        if raw is not None:  # point at the offending text in a one-line record
+            found = {"surrogate": lone_surrogate_escape_column, "integer": long_number_column}.get(exc.kind)
+            column = (found(raw) if found else None) or column
+        return Problem(file, line, column, f"{prefix}{exc}")
+    except ValueError as exc:
+        return Problem(file, line, column, f"{prefix}{exc}")
+
+
 def _iter_jsonl(path: Path, extractor: str) -> Iterator[Sample | Problem]:
-    with path.open("r", encoding="utf-8", errors="replace") as handle:
-        for number, line in enumerate(handle, start=1):
-            if not line.strip():
+    file = str(path)
+    with open_regular_file(path) as handle:
+        for line in iter_lines(handle):
+            if line.too_long:
+                yield too_long_problem(file, line.number)
                 continue
-            try:
-                record = json.loads(line)
-            except json.JSONDecodeError as exc:
-                yield Problem(str(path), number, exc.colno, f"not valid JSON: {exc.msg}; expected one JSON object per line")
+            if not line.text.strip():
                 continue
-            try:
-                yield record_to_sample(record, default_id=f"{path.stem}-{number}", source=f"{path}:{number}", extractor=extractor)
-            except ValueError as exc:
-                yield Problem(str(path), number, 1, str(exc))
+            bad = line.bad_byte()
+            if bad is not None:
+                yield not_utf8_problem(file, line.number, *bad)
+                continue
+            text = line.text.rstrip("\r\n")
+            record = _parse_json(text, file, line.number, expected="one JSON object per line")
+            if isinstance(record, Problem):
+                yield record
+                continue
+            yield _sample_or_problem(record, (file, line.number, 1), default_id=f"{path.stem}-{line.number}",
+                                     source=f"{path}:{line.number}", extractor=extractor, raw=text)
 
 
 def _iter_json(path: Path, extractor: str) -> Iterator[Sample | Problem]:
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except json.JSONDecodeError as exc:
-        yield Problem(str(path), exc.lineno, exc.colno, f"not valid JSON: {exc.msg}")
+    file = str(path)
+    data = _parse_json(read_text(path), file)
+    if isinstance(data, Problem):
+        yield data
         return
     if isinstance(data, dict) and isinstance(data.get("samples"), list):
         data = data["samples"]
     if not isinstance(data, list):
-        yield Problem(str(path), 1, 1, "expected a JSON list of records (or {\"samples\": [...]})")
+        yield Problem(file, 1, 1, "expected a JSON list of records (or {\"samples\": [...]})")
         return
     for index, record in enumerate(data):
-        try:
-            yield record_to_sample(record, default_id=f"{path.stem}-{index + 1}", source=f"{path}[{index}]", extractor=extractor)
-        except ValueError as exc:
-            yield Problem(str(path), None, None, f"record {index}: {exc}")
+        yield _sample_or_problem(record, (file, None, None), default_id=f"{path.stem}-{index + 1}",
+                                 source=f"{path}[{index}]", extractor=extractor, prefix=f"record {index}: ")
+
+
+def _yaml_items(data: Any) -> list[tuple[tuple[Any, ...], Any]] | None:
+    """(node path, record) pairs of a YAML samples document, or None when its shape is wrong."""
+    prefix: tuple[Any, ...] = ()
+    if isinstance(data, dict) and isinstance(data.get("samples"), list):
+        data, prefix = data["samples"], ("samples",)
+    if isinstance(data, dict):  # mapping: id -> record or text
+        return [((*prefix, key), {"id": key, **value} if isinstance(value, dict) else {"id": key, "output": value})
+                for key, value in data.items()]
+    if isinstance(data, list):
+        return [((*prefix, index), record) for index, record in enumerate(data)]
+    return None
 
 
 def _iter_yaml(path: Path, extractor: str) -> Iterator[Sample | Problem]:
     from rubric_studio.core.yamlpos import load_with_positions
 
-    try:
-        data, positions, problems = load_with_positions(path.read_text(encoding="utf-8"), str(path))
-    except RubricError as exc:
-        yield from exc.problems
-        return
+    file = str(path)
+    data, positions, problems = load_with_positions(read_text(path), file)  # bounded: depth, aliases, size
     yield from problems
-    prefix: tuple[Any, ...] = ()
-    if isinstance(data, dict) and isinstance(data.get("samples"), list):
-        data, prefix = data["samples"], ("samples",)
-    if isinstance(data, dict):  # mapping: id -> record or text
-        items = [((*prefix, key), {"id": key, **value} if isinstance(value, dict) else {"id": key, "output": value}) for key, value in data.items()]
-    elif isinstance(data, list):
-        items = [((*prefix, index), record) for index, record in enumerate(data)]
-    else:
-        yield Problem(str(path), 1, 1, "expected a list of records, a mapping of id -> record, or {samples: [...]}")
+    items = _yaml_items(data)
+    if items is None:
+        yield Problem(file, 1, 1, "expected a list of records, a mapping of id -> record, or {samples: [...]}")
         return
     for node_path, record in items:
         line, column = positions.locate(node_path)
-        try:
-            yield record_to_sample(record, default_id=f"{path.stem}-{node_path[-1]}", source=f"{path}:{line}", extractor=extractor)
-        except ValueError as exc:
-            yield Problem(str(path), line, column, str(exc))
+        yield _sample_or_problem(record, (file, line, column), default_id=f"{path.stem}-{node_path[-1]}",
+                                 source=f"{path}:{line}", extractor=extractor)
+
+
+def _csv_record(row: dict[str, str], file: str, line: int) -> dict[str, Any] | Problem:
+    """A CSV row as a record: empty cells dropped, JSON-looking structured columns parsed."""
+    record: dict[str, Any] = {k: v for k, v in row.items() if v != "" or k in ("output", "submission")}
+    for key in ("metadata", "messages", "tool_calls", "label"):
+        if isinstance(record.get(key), str) and record[key].lstrip()[:1] in ("{", "["):
+            value = _parse_json(record[key], file, line)
+            if isinstance(value, Problem):
+                return Problem(file, line, 1, f"column {key!r}: {value.message}")
+            record[key] = value
+    return record
 
 
 def _iter_csv(path: Path, extractor: str) -> Iterator[Sample | Problem]:
-    with path.open("r", encoding="utf-8", errors="replace", newline="") as handle:
-        reader = csv.DictReader(handle)
-        if not reader.fieldnames:
-            yield Problem(str(path), 1, 1, "the CSV has no header row; expected columns like id,input,output")
-            return
-        start = reader.line_num
-        for row in reader:
-            line = start + 1 if reader.line_num == start else reader.line_num
-            start = reader.line_num
-            if None in row:
-                yield Problem(str(path), line, 1, f"row has {len(reader.fieldnames) + len(row[None])} cells but the header has {len(reader.fieldnames)}")
+    file = str(path)
+    with open_regular_file(path) as handle:
+        for item in iter_csv_records(file, iter_lines(handle)):
+            if isinstance(item, Problem):
+                yield item
                 continue
-            record: dict[str, Any] = {k: v for k, v in row.items() if v != "" or k in ("output", "submission")}
-            for key in ("metadata", "messages", "tool_calls", "label"):
-                if isinstance(record.get(key), str) and record[key].lstrip()[:1] in ("{", "["):
-                    try:
-                        record[key] = json.loads(record[key])
-                    except json.JSONDecodeError as exc:
-                        yield Problem(str(path), line, 1, f"column {key!r} is not valid JSON: {exc.msg}")
-                        record = {}
-                        break
-            if not record:
+            line, row = item
+            record = _csv_record(row, file, line)
+            if isinstance(record, Problem):
+                yield record
                 continue
-            try:
-                yield record_to_sample(record, default_id=f"{path.stem}-{line}", source=f"{path}:{line}", extractor=extractor)
-            except ValueError as exc:
-                yield Problem(str(path), line, 1, str(exc))
+            yield _sample_or_problem(record, (file, line, 1), default_id=f"{path.stem}-{line}",
+                                     source=f"{path}:{line}", extractor=extractor)
+
+
+def _text_sample(file: Path) -> Sample | Problem:
+    """One text file as one sample (id = file stem)."""
+    try:
+        return Sample(id=file.stem, output=read_text(file), source=str(file))
+    except RubricError as exc:
+        return exc.problems[0]
 
 
 def _iter_folder(path: Path) -> Iterator[Sample | Problem]:
-    files = sorted(p for p in path.iterdir() if p.is_file() and p.suffix.lower() in TEXT_SUFFIXES)
+    files = sorted(p for p in path.iterdir() if p.suffix.lower() in TEXT_SUFFIXES and not p.is_dir())
     for file in files:
-        try:
-            text = file.read_text(encoding="utf-8")
-        except UnicodeDecodeError as exc:
-            yield Problem(str(file), None, None, f"not UTF-8 text: {exc.reason} at byte {exc.start}")
-            continue
-        except OSError as exc:
-            yield Problem(str(file), None, None, f"cannot read: {exc.strerror}")
-            continue
-        yield Sample(id=file.stem, output=text, source=str(file))
+        yield _text_sample(file)
+
+
+def _reader_for(source: Path, extractor: str) -> Iterator[Sample | Problem]:
+    """The reader of one source; RubricError when it is missing or of an unknown kind."""
+    if not source.exists():
+        raise RubricError([Problem(str(source), None, None, "samples not found: no such file or folder")])
+    if source.is_dir():
+        return _iter_folder(source)
+    suffix = source.suffix.lower()
+    readers = {".jsonl": _iter_jsonl, ".ndjson": _iter_jsonl, ".json": _iter_json, ".yaml": _iter_yaml, ".yml": _iter_yaml, ".csv": _iter_csv}
+    if suffix in TEXT_SUFFIXES:
+        return iter([_text_sample(source)])
+    if suffix in readers:
+        return readers[suffix](source, extractor)
+    raise RubricError([Problem(str(source), None, None, f"unknown samples format {suffix or '(no suffix)'!r}; expected a folder of .txt/.md files, or .jsonl, .yaml, .csv")])
 
 
 def iter_samples(path: str | Path, *, extractor: str = "last_assistant") -> Iterator[Sample | Problem]:
-    """Stream samples (and problems) from a folder or a records file.
+    """Stream samples (and problems) from a folder or a records file, in constant memory.
 
-    Raises RubricError when the source is missing or of an unknown kind.
-    Duplicate ids are reported and the later record is skipped.
+    Raises RubricError when the source is missing, of an unknown kind, not a regular file
+    or not readable as a whole (.json / .yaml). Duplicate ids are reported and the later
+    record is skipped; a source with nothing in it yields one "no samples found" problem;
+    a read failure half-way ends the stream with a problem.
     """
     source = Path(path)
     if extractor not in EXTRACTORS:
         raise RubricError([Problem(str(source), None, None, f"unknown extractor {extractor!r}; expected one of {', '.join(EXTRACTORS)}")])
-    if not source.exists():
-        raise RubricError([Problem(str(source), None, None, "samples not found: no such file or folder")])
-    if source.is_dir():
-        inner: Iterator[Sample | Problem] = _iter_folder(source)
-    else:
-        suffix = source.suffix.lower()
-        readers = {".jsonl": _iter_jsonl, ".ndjson": _iter_jsonl, ".json": _iter_json, ".yaml": _iter_yaml, ".yml": _iter_yaml, ".csv": _iter_csv}
-        if suffix in TEXT_SUFFIXES:
-            inner = iter([Sample(id=source.stem, output=source.read_text(encoding="utf-8", errors="replace"), source=str(source))])
-        elif suffix in readers:
-            inner = readers[suffix](source, extractor)
-        else:
-            raise RubricError([Problem(str(source), None, None, f"unknown samples format {suffix or '(no suffix)'!r}; expected a folder of .txt/.md files, or .jsonl, .yaml, .csv")])
-    seen: set[str] = set()
-    for item in inner:
-        if isinstance(item, Sample):
-            if item.id in seen:
-                where = item.source.rpartition(":")
-                line = int(where[2]) if where[2].isdigit() else None
-                yield Problem(where[0] if line else item.source or str(source), line, 1 if line else None, f"duplicate sample id {item.id!r}; this record is skipped")
-                continue
-            seen.add(item.id)
-        yield item
+    inner = _reader_for(source, extractor)
+    seen: set[str | bytes] = set()
+    anything = False
+    try:
+        for item in inner:
+            anything = True
+            if isinstance(item, Sample):
+                key = _id_key(item.id)
+                if key in seen:
+                    yield _duplicate_problem(item, str(source))
+                    continue
+                seen.add(key)
+            yield item
+    except OSError as exc:
+        yield Problem(str(source), None, None, f"cannot read: {exc.strerror or exc}")
+        return
+    if not anything:
+        yield Problem(str(source), None, None, NO_SAMPLES)
+
+
+def _duplicate_problem(sample: Sample, fallback: str) -> Problem:
+    where = sample.source.rpartition(":")
+    line = int(where[2]) if where[2].isdigit() else None
+    shown = sample.id if len(sample.id) <= 80 else sample.id[:77] + "..."
+    return Problem(where[0] if line else sample.source or fallback, line, 1 if line else None,
+                   f"duplicate sample id {shown!r}; this record is skipped")
+
+
+def _id_key(sample_id: str) -> str | bytes:
+    """What duplicate detection remembers of an id: long ids by digest, so streaming memory stays small."""
+    return sample_id if len(sample_id) <= 64 else hashlib.blake2b(sample_id.encode(), digest_size=16).digest()
 
 
 def load_samples(path: str | Path, *, extractor: str = "last_assistant") -> SampleSet:
@@ -295,7 +378,5 @@ def load_samples(path: str | Path, *, extractor: str = "last_assistant") -> Samp
     for item in iter_samples(path, extractor=extractor):
         (samples if isinstance(item, Sample) else problems).append(item)
     if not samples:
-        if not problems:
-            problems.append(Problem(str(path), None, None, "no samples found (empty file or folder; expected .txt/.md files or records with an 'output')"))
         raise RubricError(problems)
     return SampleSet(str(path), samples, problems)

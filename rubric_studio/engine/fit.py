@@ -353,12 +353,14 @@ def apply_fit(rubric_path: str | Path, result: FitResult, *, force: bool = False
     are kept). Raises ValueError if the rubric's meaning changed since the fit
     (unless ``force``) or if the edited file would not load.
     """
-    from rubric_studio.core.atomic import atomic_write_text
+    from rubric_studio.core.atomic import read_text_state, write_text_safely
     from rubric_studio.core.labels_store import insert_key, round_trip_yaml
     from rubric_studio.core.loading import parse_rubric
 
     path = Path(rubric_path)
-    text = path.read_text(encoding="utf-8")
+    text, seen = read_text_state(path)  # written back only over exactly this version
+    if text is None:
+        raise ValueError(f"{path}: no such file")
     before = parse_rubric(text, str(path))
     if not force and before.content_hash() != result.rubric_hash:
         raise ValueError(f"{path} changed since the fit was computed; fit again")
@@ -402,5 +404,5 @@ def apply_fit(rubric_path: str | Path, result: FitResult, *, force: bool = False
     check = parse_rubric(new_text, str(path))  # raises RubricError if something went wrong
     if check.pass_threshold != result.threshold:
         raise ValueError("the edited rubric does not carry the fitted threshold")
-    atomic_write_text(path, new_text)
+    write_text_safely(path, new_text, expect=seen)  # ChangedOnDisk if edited meanwhile: nothing written
     return changes

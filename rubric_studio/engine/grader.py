@@ -52,8 +52,23 @@ class _Work:
     """The judge requests one run needs, grouped by cell."""
 
     requests: dict[str, Any] = field(default_factory=dict)  # key -> JudgeRequest
-    sample_of: dict[str, Sample] = field(default_factory=dict)  # key -> sample
+    #: key -> every sample whose cells that request answers. Samples with identical text
+    #: make identical requests: one request serves all of them (the first is sent).
+    samples_of: dict[str, list[Sample]] = field(default_factory=dict)
     cell_keys: dict[CellKey, list[str]] = field(default_factory=lambda: defaultdict(list))
+
+    def add(self, key: str, request: Any, sample: Sample) -> None:
+        """Record that ``sample``'s cells for ``request.criterion_ids`` are answered by request ``key``."""
+        self.requests[key] = request
+        sharing = self.samples_of.setdefault(key, [])
+        if not sharing or sharing[-1] is not sample:
+            sharing.append(sample)
+        for criterion_id in request.criterion_ids:
+            self.cell_keys[(sample.id, criterion_id)].append(key)
+
+    def sample_for(self, key: str) -> Sample:
+        """The sample a request is built from (any of those sharing it has the same text)."""
+        return self.samples_of[key][0]
 
 
 class Grader:
@@ -132,7 +147,7 @@ class Grader:
                     )
         else:
             for key, request in work.requests.items():
-                found = self._lookup(key, request, rubric, work.sample_of[key], usage)
+                found = self._lookup(key, request, rubric, work.sample_for(key), usage)
                 if found is not None:
                     resolved[key] = found
                 else:
@@ -149,7 +164,7 @@ class Grader:
 
         if to_send:
             assert work is not None
-            tasks = {key: self._task_for(key, work.requests[key], rubric, work.sample_of[key]) for key in to_send}
+            tasks = {key: self._task_for(key, work.requests[key], rubric, work.sample_for(key)) for key in to_send}
             key_of = {task: key for key, task in tasks.items()}
             pending = set(tasks.values())
             emit(Progress(done=0, total=len(tasks), in_flight=self.in_flight))
@@ -161,7 +176,7 @@ class Grader:
                 for task in finished:
                     key = key_of[task]
                     resolved[key] = self._collect(task, key, usage)
-                    touched.add(work.sample_of[key].id)
+                    touched.update(sample.id for sample in work.samples_of[key])
                 for sample_id in touched:
                     for criterion in rubric.judge_criteria:
                         cells[sample_id][criterion.key] = self._cell_from(criterion, sample_id, work, resolved)
@@ -235,11 +250,7 @@ class Grader:
         for sample in samples:
             for repeat_index in range(self.repeat):
                 for request in build_requests(rubric, sample, criteria, self.config, repeat_index):
-                    key = request.cache_key(self.config)
-                    work.requests[key] = request
-                    work.sample_of[key] = sample
-                    for criterion_id in request.criterion_ids:
-                        work.cell_keys[(sample.id, criterion_id)].append(key)
+                    work.add(request.cache_key(self.config), request, sample)
         return work
 
     def _snapshot_from(
@@ -349,8 +360,7 @@ class Grader:
         return aggregate_votes(criterion, votes)
 
     def _score(self, rubric: Rubric, sample_id: str, cells: dict[str, CriterionResult]) -> SampleResult:
-        outcome = score_sample(rubric, cells)
-        return SampleResult(sample_id, outcome.score, outcome.verdict, outcome.criteria, outcome.notes)
+        return SampleResult.from_outcome(sample_id, score_sample(rubric, cells))
 
 
 def aggregate_votes(criterion: Criterion, votes: list[CriterionResult]) -> CriterionResult:

@@ -21,6 +21,8 @@ import re
 from typing import Any
 
 from rubric_studio.core.checkspec import KeywordsCheck, LengthCheck, RegexCheck
+from rubric_studio.core.files import parse_user_json
+from rubric_studio.core.problems import RubricError
 from rubric_studio.core.rubric import Criterion
 from rubric_studio.interop._common import Warnings, num
 
@@ -217,9 +219,9 @@ def import_check(kind: str, negated: bool, value: Any, flags: Any, where: str,
     if kind == "javascript" and isinstance(value, str) and value.lstrip().startswith(MARKER):
         first = value.lstrip().split("\n", 1)[0]
         try:
-            marker = json.loads(first[len(MARKER):])
+            marker = parse_user_json(first[len(MARKER):], where)
             return dict(marker["check"]), marker.get("min_score"), bool(marker.get("penalty"))
-        except (ValueError, KeyError, TypeError):
+        except (RubricError, ValueError, KeyError, TypeError):
             warn.add(f"{where}: unreadable rubric-studio marker in a javascript assertion; skipped")
             return None
     if kind in ("contains", "icontains") and isinstance(value, str | int | float):

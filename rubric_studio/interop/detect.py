@@ -14,9 +14,9 @@ promptfoo: ``defaultTest``, ``assert-set``, ``not-*`` types, ``evaluateOptions``
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
+from rubric_studio.core.files import parse_user_json
 from rubric_studio.core.problems import Problem, RubricError
 
 
@@ -102,8 +102,8 @@ def detect_text(text: str, file: str) -> str | None:
     lines = [line for line in text.split("\n") if line.strip()]
     if len(lines) > 1 and all(line.lstrip().startswith("{") for line in lines):
         try:
-            first = json.loads(lines[0])
-        except json.JSONDecodeError:
+            first = parse_user_json(lines[0], file)
+        except RubricError:
             return None
         if isinstance(first, dict) and ("criterion" in first or "rubrics" in first):
             return "healthbench"

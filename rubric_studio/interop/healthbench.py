@@ -18,6 +18,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from rubric_studio.core.files import parse_user_json
 from rubric_studio.core.problems import Problem, RubricError
 from rubric_studio.core.rubric import Rubric
 from rubric_studio.interop._common import (
@@ -71,22 +72,12 @@ def export(rubric: Rubric) -> tuple[str, list[str]]:
 # -- import ------------------------------------------------------------------
 def _records(source: Source) -> list[tuple[Any, int]]:
     """JSON values with their 1-based line numbers (a JSON array counts as one per element)."""
-    text = source.text.strip()
-    if text.startswith("["):
-        try:
-            values = json.loads(text)
-        except json.JSONDecodeError as exc:
-            raise RubricError([Problem(source.file, exc.lineno, exc.colno, f"invalid JSON: {exc.msg}")]) from None
-        return [(value, 1) for value in values]
+    if source.text.lstrip().startswith("["):
+        return [(value, 1) for value in parse_user_json(source.text, source.file)]
     records = []
     for number, line in enumerate(source.text.split("\n"), 1):
-        if not line.strip():
-            continue
-        try:
-            records.append((json.loads(line), number))
-        except json.JSONDecodeError as exc:
-            raise RubricError([Problem(source.file, number, exc.colno,
-                                       f"invalid JSON on this line: {exc.msg}; expected one rubric item per line")]) from None
+        if line.strip():
+            records.append((parse_user_json(line, source.file, line=number), number))
     return records
 
 

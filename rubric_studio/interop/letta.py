@@ -21,10 +21,12 @@ becomes one 0–10 criterion per grader (Letta scores the whole prompt at once).
 from __future__ import annotations
 
 import re
-from pathlib import Path
 from typing import Any
 
+from rubric_studio.core.files import read_prompt_file
+from rubric_studio.core.problems import RubricError
 from rubric_studio.core.rubric import Rubric
+from rubric_studio.core.trust import resolve_prompt_path
 from rubric_studio.interop._common import (
     GENERIC_BANDS,
     IdAllocator,
@@ -119,12 +121,15 @@ def _prompt_text(source: Source, name: str, grader: dict[str, Any], path: tuple[
     if source.base_dir is None:
         raise source.error((*path, "prompt_path"), f"grader {name!r}: prompt_path {prompt_path!r} cannot be "
                                                    "read when the suite is given as text; import the file instead")
-    target = (source.base_dir / prompt_path) if not Path(prompt_path).is_absolute() else Path(prompt_path)
+    target, inside = resolve_prompt_path(prompt_path, source.base_dir)
+    if not inside:  # the suite came from someone else: its prompt becomes the rubric's, sent to the judge
+        raise source.error((*path, "prompt_path"), f"grader {name!r}: prompt_path {prompt_path!r} is outside the "
+                                                   "suite's folder; copy the prompt file next to the suite")
     try:
-        return target.read_text(encoding="utf-8")
-    except OSError as exc:
-        raise source.error((*path, "prompt_path"), f"grader {name!r}: cannot read prompt_path {str(target)!r}: "
-                                                   f"{exc.strerror or exc}") from None
+        return read_prompt_file(target)
+    except RubricError as exc:
+        reason = exc.problems[0] if exc.problems else "cannot read"
+        raise source.error((*path, "prompt_path"), f"grader {name!r}: prompt_path: {reason}") from None
 
 
 def _outcome_from_prompt(prompt: str) -> str:

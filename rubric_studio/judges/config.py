@@ -1,15 +1,22 @@
-"""Resolve which judge to use: rubric ``judge:`` block + CLI flags + environment → JudgeConfig.
+"""Resolve which judge to use: rubric ``judge:`` block + CLI flags + user config + environment → JudgeConfig.
 
-Precedence: ``--judge`` over ``judge.model``; ``--base-url`` over ``judge.base_url`` over
-``OPENAI_BASE_URL`` / ``ANTHROPIC_BASE_URL``. Providers: ``openai``, ``anthropic``,
-``ollama`` (the openai provider at http://localhost:11434/v1, no key) and
-``openai-compatible`` (the openai provider at a base URL you give; key optional).
+Precedence: ``--judge`` over ``judge.model`` over the user config's ``judge.model`` over
+the provider whose key is set; ``--base-url`` over ``judge.base_url`` over the user
+config's ``judge.base_url`` over ``OPENAI_BASE_URL`` / ``ANTHROPIC_BASE_URL``. Providers:
+``openai``, ``anthropic``, ``ollama`` (the openai provider at http://localhost:11434/v1,
+no key) and ``openai-compatible`` (the openai provider at a base URL you give; key optional).
+
+Trust (:mod:`rubric_studio.core.trust`): a rubric's ``judge.base_url``, a provider switch
+in its ``judge.model`` and a ``prompt_path`` outside its folder are used only when
+``trust`` covers them. Untrusted, there is no judge: no request is made, no prompt file is
+read, and no key is paired with a host the user did not choose. This check sits here,
+where the key meets the base URL, so every caller gets it.
 
 Nothing here raises for a bad configuration: every way of not having a usable judge
 is a :class:`NoJudge` with a one-line ``reason`` that says how to fix it, and
 ``invalid=True`` when the configuration is wrong (unknown provider, bad URL, unreadable
-prompt file) rather than merely absent (no key, no model). The caller decides whether
-that is a usage error or just "judge criteria stay unjudged".
+prompt file) rather than merely absent (no key, no model, not trusted). The caller decides
+whether that is a usage error or just "judge criteria stay unjudged".
 """
 
 from __future__ import annotations
@@ -20,15 +27,25 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from rubric_studio.core.trust import (
+    BASE_URL_VARS,
+    KEY_VARS,
+    NO_TRUST,
+    Trust,
+    UserJudge,
+    judge_gates,
+    resolve_prompt_path,
+    untrusted,
+    untrusted_reason,
+)
 from rubric_studio.judges.base import JudgeConfig
 
 if TYPE_CHECKING:
     from rubric_studio.core.rubric import JudgeSettings
+    from rubric_studio.judges.user_config import UserConfig
 
 PROVIDERS = ("openai", "anthropic", "ollama", "openai-compatible")
 DEFAULT_MODELS = {"openai": "gpt-4o-mini", "anthropic": "claude-haiku-4-5"}
-KEY_VARS = {"openai": "OPENAI_API_KEY", "anthropic": "ANTHROPIC_API_KEY"}
-BASE_URL_VARS = {"openai": "OPENAI_BASE_URL", "anthropic": "ANTHROPIC_BASE_URL"}
 OLLAMA_BASE_URL = "http://localhost:11434/v1"
 NO_KEY_PLACEHOLDER = "not-needed"  # OpenAI-compatible servers usually ignore the key
 HOW_TO = "set OPENAI_API_KEY or ANTHROPIC_API_KEY, pass --judge openai:gpt-4o-mini, or --base-url URL for a local server"
@@ -60,19 +77,23 @@ def _split_model(text: str) -> tuple[str, str] | None:
 
 
 def _read_prompt(settings: JudgeSettings | None, base_dir: Path | None) -> str | NoJudge | None:
+    """The custom prompt: inline, or the text of ``prompt_path`` (the resolved file trust was decided on)."""
     if settings is None:
         return None
     if settings.prompt is not None:
         return settings.prompt
     if settings.prompt_path is None:
         return None
-    path = Path(settings.prompt_path).expanduser()
-    if not path.is_absolute():
-        path = (base_dir or Path.cwd()) / path
+    path, _ = resolve_prompt_path(settings.prompt_path, base_dir)
+    if not path.is_file():  # also never blocks on a FIFO or device
+        return NoJudge(f"judge.prompt_path: no such file {path}", invalid=True)
+    from rubric_studio.core.files import read_prompt_file
+    from rubric_studio.core.problems import RubricError
+
     try:
-        text = path.read_text(encoding="utf-8")
-    except OSError as exc:
-        return NoJudge(f"judge.prompt_path: cannot read {path}: {exc.strerror or exc}", invalid=True)
+        text = read_prompt_file(path)
+    except RubricError as exc:
+        return NoJudge(f"judge.prompt_path: {exc.problems[0]}", invalid=True)
     from rubric_studio.core.rubric import unknown_placeholders
 
     unknown = unknown_placeholders(text)
@@ -86,6 +107,22 @@ def _read_prompt(settings: JudgeSettings | None, base_dir: Path | None) -> str |
     return text
 
 
+def user_judge(
+    cli_model: str | None = None,
+    cli_base_url: str | None = None,
+    env: Mapping[str, str] = os.environ,
+    config: UserConfig | None = None,
+) -> UserJudge:
+    """The user's own judge choices: flags, user config file, environment."""
+    return UserJudge(
+        model=cli_model,
+        base_url=cli_base_url,
+        config_model=config.model if config else None,
+        config_base_url=config.base_url if config else None,
+        env=env,
+    )
+
+
 def resolve_judge(
     settings: JudgeSettings | None,
     *,
@@ -93,10 +130,20 @@ def resolve_judge(
     cli_base_url: str | None = None,
     env: Mapping[str, str] = os.environ,
     base_dir: Path | None = None,
+    user_config: UserConfig | None = None,
+    trust: Trust = NO_TRUST,
 ) -> JudgeConfig | NoJudge:
-    """The judge to use, or :class:`NoJudge` saying why there is none (never raises)."""
-    model_text = cli_model or (settings.model if settings else None)
-    explicit_url = cli_base_url or (settings.base_url if settings else None)
+    """The judge to use, or :class:`NoJudge` saying why there is none (never raises).
+
+    ``trust`` covers the rubric's trust-gated judge settings (see the module docstring);
+    by default nothing is trusted.
+    """
+    user = user_judge(cli_model, cli_base_url, env, user_config)
+    blocked = untrusted(judge_gates(settings, user, base_dir), trust)
+    if blocked:  # before any key meets a URL and before any prompt file is opened
+        return NoJudge(untrusted_reason(blocked))
+    model_text = cli_model or (settings.model if settings else None) or user.config_model
+    explicit_url = cli_base_url or (settings.base_url if settings else None) or user.config_base_url
 
     if model_text is None:
         if _get(env, KEY_VARS["openai"]):
@@ -122,24 +169,10 @@ def resolve_judge(
 
     provider = "anthropic" if written == "anthropic" else "openai"
     alias = written if written in ("ollama", "openai-compatible") else None
-    if written == "ollama":
-        base_url, api_key = explicit_url or OLLAMA_BASE_URL, "ollama"
-    else:
-        base_url = explicit_url or _get(env, BASE_URL_VARS[provider])
-        api_key = _get(env, KEY_VARS[provider])
-        if written == "openai-compatible" and base_url is None:
-            return NoJudge(
-                f"{model_text}: openai-compatible needs a base URL: pass --base-url http://HOST:PORT/v1 or set judge.base_url",
-                invalid=True,
-            )
-        if api_key is None:
-            if base_url is None:
-                return NoJudge(f"{model_text}: {KEY_VARS[provider]} is not set; {HOW_TO}")
-            api_key = NO_KEY_PLACEHOLDER
-    if base_url is not None:
-        base_url = base_url.strip().rstrip("/")
-        if not base_url.startswith(("http://", "https://")):
-            return NoJudge(f"judge base URL {base_url!r} must start with http:// or https://", invalid=True)
+    endpoint = _endpoint(written, provider, model_text, explicit_url, env)
+    if isinstance(endpoint, NoJudge):
+        return endpoint
+    base_url, api_key = endpoint
 
     prompt = _read_prompt(settings, base_dir)
     if isinstance(prompt, NoJudge):
@@ -164,3 +197,28 @@ def resolve_judge(
         alias=alias,
         **params,
     )
+
+
+def _endpoint(
+    written: str, provider: str, model_text: str, explicit_url: str | None, env: Mapping[str, str]
+) -> tuple[str | None, str] | NoJudge:
+    """(base URL, key) for the provider. ``explicit_url`` is the user's, or a rubric's the user trusted."""
+    if written == "ollama":
+        base_url, api_key = explicit_url or OLLAMA_BASE_URL, "ollama"
+    else:
+        base_url = explicit_url or _get(env, BASE_URL_VARS[provider])
+        api_key = _get(env, KEY_VARS[provider])
+        if written == "openai-compatible" and base_url is None:
+            return NoJudge(
+                f"{model_text}: openai-compatible needs a base URL: pass --base-url http://HOST:PORT/v1 or set judge.base_url",
+                invalid=True,
+            )
+        if api_key is None:
+            if base_url is None:
+                return NoJudge(f"{model_text}: {KEY_VARS[provider]} is not set; {HOW_TO}")
+            api_key = NO_KEY_PLACEHOLDER
+    if base_url is not None:
+        base_url = base_url.strip().rstrip("/")
+        if not base_url.startswith(("http://", "https://")):
+            return NoJudge(f"judge base URL {base_url!r} must start with http:// or https://", invalid=True)
+    return base_url, api_key

@@ -11,7 +11,9 @@ A thin layer over the core and the engine:
 * the watch worker (``group="watch"``) watches the folders of the rubric, samples and
   labels and posts :class:`FilesChanged`; the handler reloads, re-grades, shows an
   invalid file's problems inline while the last good results stay (marked stale), and
-  asks before replacing unsaved edits;
+  asks before replacing unsaved edits; saving never writes over a change made on disk
+  since the file was read (:mod:`~rubric_studio.tui.save_flow` asks: merge, overwrite,
+  load, cancel);
 * widgets get data through attributes and methods (``matrix.model``,
   ``inspector.show(...)``) and report through messages.
 
@@ -46,11 +48,12 @@ from textual.widgets import Footer, Static, TabbedContent, TabPane
 
 from rubric_studio.core.labels import Label, labels_from_samples, labels_path_for, load_labels
 from rubric_studio.core.problems import Problem, RubricError
+from rubric_studio.core.safe_text import terminal_safe
 from rubric_studio.core.samples import Sample, load_samples
 from rubric_studio.tui import calibration_flow, interop_actions, labeling
 from rubric_studio.tui.calibration_flow import CalibrationFlow
 from rubric_studio.tui.calibration_view import CALIBRATION_KEYS
-from rubric_studio.tui.conflict import DISCARD, LOAD, SAVE, ConflictScreen, UnsavedScreen
+from rubric_studio.tui.conflict import DISCARD, SAVE, UnsavedScreen
 from rubric_studio.tui.help import JUDGE_HELP, HelpScreen
 from rubric_studio.tui.inspector import Inspector
 from rubric_studio.tui.labeling import Labeler
@@ -73,7 +76,9 @@ from rubric_studio.tui.messages import (
     SamplesLoaded,
 )
 from rubric_studio.tui.model import FILTERS, SORTS, ResultsModel
+from rubric_studio.tui.save_flow import SaveFlow
 from rubric_studio.tui.statusbar import RunHeader, RunState, StatusBar, StatusState
+from rubric_studio.tui.trust_prompt import TrustFlow
 
 if TYPE_CHECKING:
     from rubric_studio.core.document import RubricDocument
@@ -104,14 +109,21 @@ NO_SAMPLES_HELP = (
 
 
 def create_starter_rubric(path: Path) -> None:
-    """Write a small valid rubric named after the file, so ``rubric-studio new.yaml`` works."""
-    from rubric_studio.core.atomic import atomic_write_text
+    """Write a small valid rubric named after the file, so ``rubric-studio new.yaml`` works.
+
+    Only creates (a file that appeared meanwhile is never replaced), with the user's umask;
+    RubricError naming the path when it cannot be written.
+    """
+    from rubric_studio.core.atomic import ABSENT, write_text_safely
 
     name = path.stem or "rubric"
     if any(ch in name for ch in ":#{}[]&*!|>'\"%@`,?"):
         name = json.dumps(name)  # a JSON string is a valid YAML double-quoted scalar
-    path.parent.mkdir(parents=True, exist_ok=True)
-    atomic_write_text(path, STARTER_RUBRIC.format(name=name))
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        write_text_safely(path, STARTER_RUBRIC.format(name=name), expect=ABSENT)
+    except OSError as exc:
+        raise RubricError([Problem(str(path), None, None, f"cannot create the rubric: {exc.strerror or exc}")]) from None
 
 
 def _tolerate_shutdown(handler):
@@ -217,19 +229,19 @@ class StudioApp(App[int]):
         self.report_history: deque[Report] = deque(maxlen=REPORT_HISTORY)
         self.file_problems: dict[str, list[Problem]] = {}
         self.selection: tuple[str | None, str | None] = (None, None)
-        self._declined_disk_text: str | None = None
         self._watch_stop: asyncio.Event | None = None
         self._grader_key: object = None
-        self._conflict_open = False
         self._watched_samples: Path | None = None
         self._editor_mounted = False
-        self._trust_offered = False
         self._samples_error = False
         self._document_reload_pending = False
+        self._graded_disk: tuple[str, Any] = ("", None)
         #: K while the current run / results shown are a consistency run (every judged cell judged K times).
         self.consistency_k: int | None = None
         self.labeler = Labeler(self)
+        self.save_flow = SaveFlow(self)
         self.calibration = CalibrationFlow(self)
+        self.trust_flow = TrustFlow(self)
 
     # -- layout ------------------------------------------------------------------
     def compose(self) -> ComposeResult:
@@ -259,6 +271,17 @@ class StudioApp(App[int]):
         except ImportError as exc:
             return Static(f"Agreement panel unavailable: {exc}", id="agreement-view", markup=False)
         return AgreementPanel(id="agreement-view")
+
+    def notify(self, message: str, *, title: str = "", severity: Any = "information",
+               timeout: float | None = None, markup: bool = True) -> None:
+        """Show a notification with its text as it is.
+
+        Messages carry file names, sample ids and errors from files and servers: they are
+        never read as markup (``x[/]`` would crash it, ``q[a]`` lose its ``[a]``) and their
+        control characters never reach the terminal. Widgets' ``notify`` lands here too.
+        """
+        super().notify(terminal_safe(message, multiline=True), title=terminal_safe(title), severity=severity,
+                       timeout=timeout, markup=False)
 
     def on_mount(self) -> None:
         self._apply_rubric_text(initial=True)
@@ -400,20 +423,18 @@ class StudioApp(App[int]):
     def _rubric_changed_on_disk(self) -> None:
         document = self.document
         try:
-            disk = document.read_disk()
+            disk, state = document.read_disk_state()
         except RubricError:
             return  # removed or being replaced: wait for the file to come back
-        if disk == document.disk_text or disk == self._declined_disk_text:
-            return  # our own save, or a version the user already chose not to load
+        if disk == document.disk_text:
+            return  # our own save
         if document.dirty:
-            if self._conflict_open:
-                return
-            self._conflict_open = True
-            self.push_screen(ConflictScreen(self.rubric_path.name, document.text, disk), self._conflict_resolved)
+            self.save_flow.changed_on_disk(disk, state)  # asks, unless the user already declined this version
             return
         # The new verdicts first: grade the disk text now, and let the editor take it
         # (reload_from_disk re-detects the YAML style, tens of ms) once they are drawn.
         self._document_reload_pending = True
+        self._graded_disk = (disk, state)
         if not self._apply_rubric_text(disk):
             self._reload_document()
 
@@ -423,33 +444,16 @@ class StudioApp(App[int]):
             return
         self._document_reload_pending = False
         document = self.document
-        try:
-            disk = document.read_disk()
-        except RubricError:
-            return
-        if disk == document.disk_text:
-            return
+        graded, state = self._graded_disk
         if document.dirty:  # the user typed in the moment between: ask, as for any conflict
             self._rubric_changed_on_disk()
             return
-        document.reload_from_disk()
-        self._editor_refresh()
-
-    def _conflict_resolved(self, choice: str | None) -> None:
-        self._conflict_open = False
-        try:
-            disk = self.document.read_disk()
-        except RubricError:
-            return
-        if choice == LOAD:
-            self._declined_disk_text = None
-            self.document.reload_from_disk()  # undoable: the edits are one ctrl+z away
+        # Take exactly the text that was graded: a newer version written meanwhile must be
+        # graded too, not slipped into the editor (its own change event would then see no change).
+        if graded != document.disk_text:
+            document.take_disk(graded, state)
             self._editor_refresh()
-            self._apply_rubric_text()
-            self.notify("Loaded the version on disk; undo (ctrl+z in the editor) brings your edits back.")
-        else:
-            self._declined_disk_text = disk
-            self.notify("Kept your edits. The file on disk differs until you save.", severity="warning")
+        self._rubric_changed_on_disk()
 
     def _editor_refresh(self) -> None:
         if self.editor is not None:
@@ -460,8 +464,11 @@ class StudioApp(App[int]):
         self._refresh_bars()
 
     def on_editor_pane_saved(self, message: Any) -> None:
-        self._declined_disk_text = None
+        self.save_flow.declined = None
         self._apply_rubric_text()
+
+    def on_editor_pane_save_refused(self, message: Any) -> None:
+        self.save_flow.refused(message.error)  # the file changed on disk: ask, write nothing yet
 
     def on_editor_pane_selection_changed(self, message: Any) -> None:
         criterion_id = getattr(message, "criterion_id", None)
@@ -492,9 +499,16 @@ class StudioApp(App[int]):
             self._grader_key = key
             self._build_grader(rubric)
             return False
+        self.grader.trust(self.trust_flow.code_trusted(rubric))  # a new code check runs only once trusted
         if initial:
             return False
         return self.regrade()
+
+    def rebuild_grader(self) -> None:
+        """Build the judge again (after the rubric was trusted); the new grader re-grades when ready."""
+        if self.rubric is not None:
+            self._grader_key = _grader_key(self.rubric)
+            self._build_grader(self.rubric)
 
     def on_grader_ready(self, message: GraderReady) -> None:
         old = self.grader
@@ -590,17 +604,9 @@ class StudioApp(App[int]):
         self._offer_trust()
 
     def _offer_trust(self) -> None:
-        """Say once that the rubric's code checks did not run, and how to trust it."""
-        if self._trust_offered or self.rubric is None or not self.rubric.code_criteria:
-            return
-        if self.grader is None or self.grader.allow_code:
-            return
-        self._trust_offered = True
-        self.notify(
-            "This rubric has python/command checks; they were not run. If you trust it, run "
-            "“Trust this rubric” from the command palette (ctrl+p), or start with --allow-code.",
-            title="Code checks not run", severity="warning", timeout=10,
-        )
+        """Ask once whether to trust the rubric's untrusted settings (code checks, judge endpoint ...)."""
+        if len(self.screen_stack) == 1:  # never on top of another prompt; the next run asks
+            self.trust_flow.offer()
 
     def on_grade_failed(self, message: GradeFailed) -> None:
         if message.run != self.run_number:
@@ -691,12 +697,7 @@ class StudioApp(App[int]):
 
         def chosen(choice: str | None) -> None:
             if choice == SAVE:
-                try:
-                    self.document.save()
-                except OSError as exc:
-                    self.notify(f"Could not save {self.rubric_path}: {exc}", severity="error")
-                    return
-                self.exit()
+                self.save_flow.save(then=self.exit)  # a change on disk asks first; quits once written
             elif choice == DISCARD:
                 self.exit()
 
@@ -752,10 +753,9 @@ class StudioApp(App[int]):
 
     def action_save(self) -> None:
         if self.editor is not None:
-            self.editor.save()  # posts EditorPane.Saved, which re-grades
+            self.editor.save()  # posts EditorPane.Saved (re-grades) or SaveRefused (asks)
         else:
-            self.document.save()
-            self._apply_rubric_text()
+            self.save_flow.save()
 
     def action_show(self, where: str) -> None:
         if where == "editor":
@@ -793,11 +793,7 @@ class StudioApp(App[int]):
         self.action_show("results")
 
     def action_trust(self) -> None:
-        if self.grader is not None:
-            self.grader_options["allow_code"] = True
-            self.grader.trust(True)
-            self.notify("Trusted this rubric: its python/command checks now run.")
-            self.regrade()
+        self.trust_flow.offer(again=True)  # lists what trusting turns on; Trust remembers it
 
     def get_system_commands(self, screen: Screen) -> Iterable[SystemCommand]:
         yield SystemCommand("Save rubric", "Write the rubric (ctrl+s) and re-grade", self.action_save)
@@ -819,8 +815,8 @@ class StudioApp(App[int]):
         yield from labeling.commands(self)
         yield from calibration_flow.commands(self)
         yield from interop_actions.commands(self)
-        if self.rubric is not None and self.rubric.code_criteria and self.grader is not None and not self.grader.allow_code:
-            yield SystemCommand("Trust this rubric", "Run its python/command checks (only for rubrics you trust)",
+        if self.trust_flow.pending():
+            yield SystemCommand("Trust this rubric", "Use its code checks and judge settings (only for rubrics you trust)",
                                 self.action_trust)
         yield SystemCommand("Help", "Keys, cell legend, judge setup (F1 / ?)", self.action_help)
         yield from super().get_system_commands(screen)
@@ -869,8 +865,8 @@ class StudioApp(App[int]):
             if index:
                 out.append("\n")
             out.append("✗ " if problem.severity == "error" else "! ", style="bold")
-            out.append(problem.location(), style="bold")
-            out.append(f": {problem.message}")
+            out.append(terminal_safe(problem.location()), style="bold")
+            out.append(f": {terminal_safe(problem.message, multiline=True)}")
         more = len(errors or problems) - len(shown)
         if more > 0:
             out.append(f"\n  … and {more} more", style="italic")
@@ -885,7 +881,7 @@ class StudioApp(App[int]):
         note = self.query_one("#judge-note", Static)
         needs = self.rubric is not None and bool(self.rubric.judge_criteria)
         if self.judge_note and needs:
-            note.update(Text.assemble(("unjudged: ", "bold"), self.judge_note))
+            note.update(Text.assemble(("unjudged: ", "bold"), terminal_safe(self.judge_note, multiline=True)))
             note.tooltip = JUDGE_HELP
             note.display = True
         else:
@@ -940,7 +936,7 @@ class StudioApp(App[int]):
         result = self.model.results.get(sample_id)
         if criterion_id is None or self.rubric is None:
             notes = "; ".join(result.notes) if result is not None else ""
-            hint.update(Text.assemble((sample_id, "bold"), "  ", (notes, "dim"),
+            hint.update(Text.assemble((terminal_safe(sample_id), "bold"), "  ", (terminal_safe(notes), "dim"),
                                       ("  enter: inspect · p / x: label pass / fail", "dim italic")))
             return
         try:
@@ -953,7 +949,7 @@ class StudioApp(App[int]):
         why = ""
         if cell is not None:
             why = (cell.error or cell.rationale or "").strip().splitlines()[0] if (cell.error or cell.rationale or "").strip() else ""
-        hint.update(Text.assemble((criterion_id, "bold"), " ", (text, ""), "  ", (why, "dim")))
+        hint.update(Text.assemble((terminal_safe(criterion_id), "bold"), " ", (text, ""), "  ", (terminal_safe(why), "dim")))
 
     def _refresh_inspector(self) -> None:
         if not self.is_mounted or self.query_one("#tabs", TabbedContent).active != "inspector":

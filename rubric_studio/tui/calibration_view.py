@@ -30,6 +30,7 @@ from textual.widgets.option_list import Option
 
 from rubric_studio.core.agreement import Agreement, AgreementReport
 from rubric_studio.core.labels import Label
+from rubric_studio.core.safe_text import escape_textual_markup, terminal_safe
 from rubric_studio.engine.fit import FitResult
 from rubric_studio.engine.versions import VersionDiff, VersionHistory
 
@@ -149,9 +150,9 @@ class AgreementPanel(Widget):
         report = self.agreement
         version = self.query_one("#agreement-version", Static)
         if self.diff is not None:
-            text = Text(self.diff.summary_line(), style="bold")
+            text = Text(terminal_safe(self.diff.summary_line()), style="bold")
             for line in self.diff.criterion_lines():
-                text.append("\n  " + line, style="dim")
+                text.append("\n  " + terminal_safe(line), style="dim")
             version.update(text)
         else:
             version.update(Text("first version of this session", style="dim"))
@@ -166,7 +167,7 @@ class AgreementPanel(Widget):
         table.add_row(*(["overall", *agreement_cells(report.overall)]), key="overall")
         for cid, figures in report.criteria.items():
             table.add_row(*([cid, *agreement_cells(figures)]), key=f"criterion:{cid}")
-        warnings.update(Text("\n".join(f"⚠ {w}" for w in report.warnings), style="yellow"))
+        warnings.update(Text("\n".join(f"⚠ {terminal_safe(w)}" for w in report.warnings), style="yellow"))
         title = Text(f"disagreements ({len(report.disagreements)}) — enter jumps to the sample\n", style="bold")
         title.append("] / [ next / previous in Results · F fit threshold & weights · V versions · K judge K times",
                      style="dim")
@@ -176,7 +177,7 @@ class AgreementPanel(Widget):
 
     @staticmethod
     def _disagreement_text(item: dict[str, Any]) -> Text:
-        parts: list[tuple[str, str]] = [(item["id"], "bold")]
+        parts: list[tuple[str, str]] = [(terminal_safe(item["id"]), "bold")]
         if item["human"] is not None and item["human"] != item["rubric"]:
             parts.append((f"human {item['human']} · rubric {item['rubric']}", "magenta"))
         if item["criteria"]:
@@ -199,7 +200,7 @@ class AgreementPanel(Widget):
             rate = entry.get("flip_rate", 0.0)
             line = f"  {cid}: flip rate {rate:.0%} of {entry.get('cells', 0)} cells"
             if rate > 0:
-                line += " — ambiguous wording? flips on " + ", ".join(entry.get("samples", []))
+                line += " — ambiguous wording? flips on " + terminal_safe(", ".join(entry.get("samples", [])))
             text.append(line + "\n", style="yellow" if rate > 0 else "")
         return text
 
@@ -225,7 +226,8 @@ class LabelNoteScreen(ModalScreen[str | None]):
 
     def compose(self) -> ComposeResult:
         with Vertical(id="label-note-dialog", classes="calibration-dialog"):
-            yield Static(f"Note on [b]{self.sample_id}[/b] — enter saves, escape cancels", classes="calibration-title")
+            yield Static(f"Note on [b]{escape_textual_markup(self.sample_id)}[/b] — enter saves, escape cancels",
+                         classes="calibration-title")
             # The cursor goes to the end (nothing selected): a key pressed adds to the note.
             yield Input(self.note, placeholder="why this verdict?", id="label-note-text", select_on_focus=False)
 
@@ -251,7 +253,8 @@ class LabelScoreScreen(ModalScreen[ScoreChoice | None]):
 
     def compose(self) -> ComposeResult:
         with Vertical(id="label-score-dialog", classes="calibration-dialog"):
-            yield Static(f"Score for [b]{self.sample_id}[/b], 0–10 (empty clears)", classes="calibration-title")
+            yield Static(f"Score for [b]{escape_textual_markup(self.sample_id)}[/b], 0–10 (empty clears)",
+                         classes="calibration-title")
             value = "" if self.score is None else f"{self.score:g}"
             yield Input(value, placeholder="0-10", id="label-score-input")
             yield Static("", id="label-score-error", classes="calibration-error")
@@ -334,19 +337,15 @@ class FitScreen(ModalScreen[bool]):
 
 def diff_text(diff: VersionDiff) -> Text:
     """A version diff in detail: summary, per criterion, flipped samples, rubric edits."""
-    text = Text(diff.summary_line() + "\n", style="bold")
+    text = Text(terminal_safe(diff.summary_line()) + "\n", style="bold")
     for change in diff.rubric_changes:
-        text.append(f"  edit: {change}\n", style="cyan")
+        text.append(f"  edit: {terminal_safe(change)}\n", style="cyan")
     for line in diff.criterion_lines():
-        text.append(f"  {line}\n")
-    if diff.to_pass:
-        text.append("  fail→pass: " + ", ".join(diff.to_pass) + "\n", style="green")
-    if diff.to_fail:
-        text.append("  pass→fail: " + ", ".join(diff.to_fail) + "\n", style="red")
-    if diff.overall.fixed:
-        text.append("  fixed: " + ", ".join(diff.overall.fixed) + "\n", style="green")
-    if diff.overall.broken:
-        text.append("  broke: " + ", ".join(diff.overall.broken) + "\n", style="red")
+        text.append(f"  {terminal_safe(line)}\n")
+    for title, ids, style in (("fail→pass", diff.to_pass, "green"), ("pass→fail", diff.to_fail, "red"),
+                              ("fixed", diff.overall.fixed, "green"), ("broke", diff.overall.broken, "red")):
+        if ids:
+            text.append(f"  {title}: " + terminal_safe(", ".join(ids)) + "\n", style=style)
     for figure, (before, after) in diff.deltas.get("overall", {}).items():
         if before != after:
             text.append(f"  {figure}: {_f(before)} → {_f(after)}\n", style="dim")

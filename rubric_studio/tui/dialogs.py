@@ -16,10 +16,13 @@ from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Button, Input, Static
 
+from rubric_studio.core.safe_text import terminal_safe
+
 
 def _text(value: str | Text) -> Text:
-    """Plain strings shown as they are (a path with ``[`` is not markup)."""
-    return value if isinstance(value, Text) else Text(value)
+    """Plain strings shown as they are (a path with ``[`` is not markup; control characters
+    are shown, not sent to the terminal)."""
+    return value if isinstance(value, Text) else Text(terminal_safe(value, multiline=True))
 
 
 class ConfirmScreen(ModalScreen[bool]):
@@ -37,7 +40,7 @@ class ConfirmScreen(ModalScreen[bool]):
 
     def compose(self) -> ComposeResult:
         with Vertical(classes="dialog-box"):
-            yield Static(Text(self.title_text, style="bold"), classes="dialog-title")
+            yield Static(Text(terminal_safe(self.title_text), style="bold"), classes="dialog-title")
             yield Static(_text(self.body), classes="dialog-text")
             with Horizontal(classes="dialog-buttons"):
                 yield Button(f"{self.yes} (y)", id="dialog-yes", variant="primary")
@@ -75,7 +78,7 @@ class AskScreen(ModalScreen[str | None]):
 
     def compose(self) -> ComposeResult:
         with Vertical(classes="dialog-box"):
-            yield Static(Text(self.title_text, style="bold"), classes="dialog-title")
+            yield Static(Text(terminal_safe(self.title_text), style="bold"), classes="dialog-title")
             yield Static(_text(self.prompt), classes="dialog-text")
             yield Input(self.value, placeholder=self.placeholder, id="dialog-input")
             yield Static("", id="dialog-error", classes="dialog-error")
@@ -119,7 +122,7 @@ class NoticeScreen(ModalScreen[str | None]):
 
     def compose(self) -> ComposeResult:
         with Vertical(classes="dialog-box"):
-            yield Static(Text(self.title_text, style="bold"), classes="dialog-title")
+            yield Static(Text(terminal_safe(self.title_text), style="bold"), classes="dialog-title")
             yield Static(_text(self.intro), classes="dialog-text")
             if self.lines:
                 body = Text()
@@ -127,7 +130,7 @@ class NoticeScreen(ModalScreen[str | None]):
                     if index:
                         body.append("\n")
                     body.append("⚠ " if self.warning else "• ", style="yellow" if self.warning else "")
-                    body.append(line)
+                    body.append(terminal_safe(line, multiline=True))
                 with VerticalScroll(classes="dialog-list"):
                     yield Static(body, id="dialog-lines")
             with Horizontal(classes="dialog-buttons"):

@@ -3,7 +3,9 @@
 ``EditorPane(document)`` edits a :class:`~rubric_studio.core.document.RubricDocument`
 in place (attributes down) and tells its parents what happened (messages up):
 :class:`EditorPane.Changed` after every applied edit, :class:`EditorPane.Saved`
-after a save, :class:`EditorPane.SelectionChanged` when the user picks a criterion.
+after a save, :class:`EditorPane.SaveRefused` when the file changed on disk since it was
+read (nothing was written; the app asks what to do), :class:`EditorPane.SelectionChanged`
+when the user picks a criterion.
 
 Typing in a field is applied after a short pause (or on enter / leaving the field);
 a value that does not validate is shown next to the field and not applied. The YAML
@@ -16,7 +18,6 @@ from __future__ import annotations
 import contextlib
 from typing import Any, ClassVar
 
-from rich.markup import escape
 from textual import events
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
@@ -41,8 +42,9 @@ from textual.widgets import (
 )
 from textual.widgets.option_list import Option
 
-from rubric_studio.core.document import EditError, RubricDocument
+from rubric_studio.core.document import ChangedOnDisk, EditError, RubricDocument
 from rubric_studio.core.problems import Problem, RubricError
+from rubric_studio.core.safe_text import escape_textual_markup, terminal_safe
 from rubric_studio.tui.editor_form import (
     EDIT_CONTROLS,
     KIND_ICONS,
@@ -82,7 +84,7 @@ class ConfirmDelete(ModalScreen[bool]):
 
     def compose(self) -> ComposeResult:
         with Vertical(id="ed-confirm-box"):
-            yield Label(f"Delete criterion [b]{escape(self.criterion_id)}[/b]?", id="ed-confirm-question")
+            yield Label(f"Delete criterion [b]{escape_textual_markup(self.criterion_id)}[/b]?", id="ed-confirm-question")
             yield Static("Undo (ctrl+z) brings it back.", id="ed-confirm-note")
             with Horizontal(id="ed-confirm-buttons"):
                 yield Button("Delete", variant="error", id="ed-confirm-yes", compact=True)
@@ -155,7 +157,7 @@ def _criterion_prompt(criterion_id: str, data: dict[str, Any], has_problem: bool
     return Content.assemble(
         (KIND_ICONS[kind], icon_style),
         " ",
-        (criterion_id, name_style),
+        (terminal_safe(criterion_id), name_style),
         (f" ×{weight_text}", "dim" if weight == 1 else ("$text-error" if kind == "penalty" else "")),
         required,
     )
@@ -172,7 +174,7 @@ def _summarise(problems: list[Problem], limit: int = 4) -> str:
     if warnings:
         head.append(f"{len(warnings)} warning{'s' if len(warnings) != 1 else ''}")
     lines = [", ".join(head) + ":"]
-    lines += [f"  {p}" for p in (errors + warnings)[:limit]]
+    lines += [f"  {terminal_safe(p, multiline=True)}" for p in (errors + warnings)[:limit]]
     if len(problems) > limit:
         lines.append(f"  … and {len(problems) - limit} more")
     return "\n".join(lines)
@@ -202,6 +204,17 @@ class EditorPane(Widget):
         def __init__(self, document: RubricDocument) -> None:
             super().__init__()
             self.document = document
+
+    class SaveRefused(Message):
+        """A save found the file changed on disk since it was read: nothing was written.
+
+        ``error`` carries what the disk holds now (its text and state).
+        """
+
+        def __init__(self, document: RubricDocument, error: ChangedOnDisk) -> None:
+            super().__init__()
+            self.document = document
+            self.error = error
 
     class SelectionChanged(Message):
         """The user selected a criterion in the list."""
@@ -285,8 +298,14 @@ class EditorPane(Widget):
         return True
 
     def save(self) -> None:
-        """Apply pending typing, write the file atomically, then post Saved (a failure is notified)."""
+        """Apply pending typing, write the file atomically, then post Saved (a failure is notified;
+        a file changed on disk since it was read is not written: SaveRefused)."""
         self.call_later(self._save)
+
+    def saved(self) -> None:
+        """The document was just written (here or by the app after a conflict): show it, post Saved."""
+        self._sync_status()
+        self.post_message(self.Saved(self.document))
 
     def focus(self, scroll_visible: bool = True) -> EditorPane:
         """Focus the active tab's main control (the pane itself takes no focus)."""
@@ -366,7 +385,7 @@ class EditorPane(Widget):
         widget = self.query_one("#ed-yaml-problem", Static)
         problem = self.document.yaml_problem
         if problem is not None:
-            widget.update(f"✗ {problem}\nThe text is kept; fix it here (the other tabs wait for valid YAML).")
+            widget.update(f"✗ {terminal_safe(problem, multiline=True)}\nThe text is kept; fix it here (the other tabs wait for valid YAML).")
             widget.set_class(True, "-error")
             widget.set_class(False, "-ok")
             widget.display = True
@@ -535,7 +554,7 @@ class EditorPane(Widget):
     def _sync_status(self) -> None:
         document = self.document
         problem = document.yaml_problem
-        parts = [f"[b]{escape(document.path.name)}[/b]"]
+        parts = [f"[b]{escape_textual_markup(document.path.name)}[/b]"]
         parts.append("[$warning]● modified[/]" if document.dirty else "[dim]saved[/]")
         if problem is not None:
             parts.append(f"[$text-error]✗ YAML line {problem.line}[/]")
@@ -555,6 +574,7 @@ class EditorPane(Widget):
 
     # -- selection --------------------------------------------------------------------
     def _select(self, index: int, *, quiet: bool = False) -> None:
+        """Select ``index``; a selection the list already has changes nothing (and echoes nothing)."""
         listing = self.query_one("#ed-list", CriteriaList)
         if listing.highlighted == index:
             if index != self.selected or not quiet:
@@ -568,6 +588,11 @@ class EditorPane(Widget):
         if event.option_list.id != "ed-list":
             return
         event.stop()
+        if event.option_index != event.option_list.highlighted:
+            # Stale: the list moved on before this arrived (keys pressed quickly, or the results
+            # cursor crossing several columns). Taking it for a pick would send the results
+            # cursor back and start a ping-pong; the event for where the list is now follows.
+            return
         quiet = self._quiet_highlight == event.option_index
         self._quiet_highlight = None
         await self._selection_made(event.option_index, quiet)
@@ -924,8 +949,10 @@ class EditorPane(Widget):
         await self.flush()
         try:
             self.document.save()
+        except ChangedOnDisk as exc:
+            self.post_message(self.SaveRefused(self.document, exc))
+            return
         except OSError as exc:
             self.notify(f"Could not save {self.document.path}: {exc}", severity="error", title="Save failed")
             return
-        self._sync_status()
-        self.post_message(self.Saved(self.document))
+        self.saved()

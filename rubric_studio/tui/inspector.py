@@ -12,6 +12,7 @@ Attributes down: the app calls :meth:`Inspector.show` with plain data.
 from __future__ import annotations
 
 import json
+from itertools import pairwise
 from typing import Any
 
 from rich.console import Group, RenderableType
@@ -22,8 +23,9 @@ from textual.containers import VerticalScroll
 from textual.widgets import Collapsible, Static
 
 from rubric_studio.core.labels import Label
-from rubric_studio.core.results import CriterionResult, Evidence, SampleResult, Status
+from rubric_studio.core.results import CriterionResult, Evidence, SampleResult, Status, score_label
 from rubric_studio.core.rubric import Criterion
+from rubric_studio.core.safe_text import terminal_safe
 from rubric_studio.core.samples import Sample
 from rubric_studio.tui.matrix import cell_text, verdict_text
 from rubric_studio.tui.model import redact
@@ -32,6 +34,12 @@ STATUS_STYLE = {"good": "bold green", "bad": "bold red", "error": "bold yellow",
                 "pass": "bold green", "fail": "bold red", "disagree": "bold magenta"}
 HIGHLIGHT = "black on yellow"
 MAX_TEXT = 20_000
+
+
+def _lines(text: object) -> str:
+    """Multi-line text from a user file or a judge, terminal-safe (every string shown here is
+    built as ``rich.text.Text``, never as markup, so brackets show as they are)."""
+    return terminal_safe(text, multiline=True)
 
 
 def _evidence_spans(text: str, evidence: list[Evidence]) -> list[tuple[int, int]]:
@@ -51,12 +59,15 @@ def _evidence_spans(text: str, evidence: list[Evidence]) -> list[tuple[int, int]
 
 
 def highlighted(text: str, evidence: list[Evidence]) -> Text:
-    """The sample text with found quotes highlighted."""
+    """The sample text with found quotes highlighted (terminal-safe piece by piece, so the
+    quotes' offsets into the original text still hold)."""
     shown = text if len(text) <= MAX_TEXT else text[:MAX_TEXT]
-    out = Text(shown)
-    for start, end in _evidence_spans(text, evidence):
-        if start < len(shown):
-            out.stylize(HIGHLIGHT, start, min(end, len(shown)))
+    spans = [(start, min(end, len(shown))) for start, end in _evidence_spans(text, evidence) if start < len(shown)]
+    bounds = sorted({0, len(shown), *(at for span in spans for at in span)})
+    out = Text()
+    for start, end in pairwise(bounds):
+        quoted = any(low <= start and end <= high for low, high in spans)
+        out.append(_lines(shown[start:end]), style=HIGHLIGHT if quoted else "")
     if len(text) > MAX_TEXT:
         out.append(f"\n… {len(text) - MAX_TEXT:,} more characters not shown", style="dim italic")
     return out
@@ -70,7 +81,7 @@ def _usage_line(cell: CriterionResult) -> Text:
     if detail.get("latency_s") is not None and cell.source == "judge":
         parts += [("  latency ", "dim"), (f"{float(detail['latency_s']) * 1000:.0f} ms", "")]
     if detail.get("model"):
-        parts += [("  model ", "dim"), (str(detail["model"]), "")]
+        parts += [("  model ", "dim"), (terminal_safe(detail["model"]), "")]
     if detail.get("calls", 0) and detail["calls"] > 1:
         parts += [("  calls ", "dim"), (str(detail["calls"]), "")]
     return Text.assemble(*parts)
@@ -117,7 +128,7 @@ def _exchange(cell: CriterionResult) -> Text | None:
                 parts.append(str(detail[key]))
     if not parts:
         return None
-    return Text(redact("\n".join(parts)))
+    return Text(_lines(redact("\n".join(parts))))
 
 
 def _json(value: Any) -> str:
@@ -187,15 +198,18 @@ class Inspector(VerticalScroll, can_focus=True):
     # -- pieces ------------------------------------------------------------------
     def _sample_head(self, sample: Sample, result: SampleResult | None, label: Label | None, stale: Text) -> Text:
         vtext, vstyle = verdict_text(result)
-        out = Text.assemble((sample.id, "bold"), "  ", (vtext, STATUS_STYLE.get(vstyle, "")))
+        out = Text.assemble((terminal_safe(sample.id), "bold"), "  ", (vtext, STATUS_STYLE.get(vstyle, "")))
         if result is not None and result.score is not None:
             out.append(f"  score {result.score:.2f}")
+        elif result is not None and result.partial_score is not None:
+            out.append(f"  score {score_label(None, result.partial_score, digits=2)}")
+            out.append(" partial: not every criterion has a final result", style="dim")
         if label is not None and label.verdict:
-            out.append(f"  human: {label.verdict}", style="magenta" if result and label.verdict != str(result.verdict)
+            out.append(f"  human: {terminal_safe(label.verdict)}", style="magenta" if result and label.verdict != str(result.verdict)
                        and str(result.verdict) in ("pass", "fail") else "")
         out.append_text(stale)
         for note in (result.notes if result else []):
-            out.append(f"\n{note}", style="dim")
+            out.append(f"\n{terminal_safe(note)}", style="dim")
         return out
 
     def _sample_body(self, result: SampleResult | None, label: Label | None, criteria: list[Criterion]) -> RenderableType:
@@ -214,22 +228,24 @@ class Inspector(VerticalScroll, can_focus=True):
                 why = cell.error or cell.rationale or ""
             why = why.strip().splitlines()[0] if why.strip() else ""
             title = criterion.key + ("*" if criterion.required else "")
-            table.add_row(title, Text(ctext, style=STATUS_STYLE.get(cstyle, "")), human, Text(why, style="dim"))
+            table.add_row(Text(terminal_safe(title)), Text(ctext, style=STATUS_STYLE.get(cstyle, "")),
+                          Text(terminal_safe(human)), Text(terminal_safe(why), style="dim"))
         parts: list[RenderableType] = [table]
         if label is not None and label.note:
-            parts.append(Text.assemble(("\nhuman note: ", "bold"), label.note))
+            parts.append(Text.assemble(("\nhuman note: ", "bold"), _lines(label.note)))
         return Group(*parts)
 
     def _cell_head(self, sample: Sample, criterion: Criterion, cell: CriterionResult | None, label: Label | None,
                    stale: Text) -> Text:
         ctext, cstyle = cell_text(criterion, cell)
-        out = Text.assemble((sample.id, "bold"), " × ", (criterion.key, "bold"), "  ", (ctext, STATUS_STYLE.get(cstyle, "")))
+        out = Text.assemble((terminal_safe(sample.id), "bold"), " × ", (terminal_safe(criterion.key), "bold"), "  ",
+                            (ctext, STATUS_STYLE.get(cstyle, "")))
         if cell is not None and cell.score is not None:
             out.append(f"  score {cell.score:.2f}")
         human = label.criteria.get(criterion.key) if label else None
         if human:
             differs = cell is not None and cell.status in (Status.MET, Status.UNMET) and str(cell.status) != human
-            out.append(f"  human: {human}", style="bold magenta" if differs else "")
+            out.append(f"  human: {terminal_safe(human)}", style="bold magenta" if differs else "")
         out.append_text(stale)
         if cell is not None:
             out.append("\n")
@@ -238,35 +254,37 @@ class Inspector(VerticalScroll, can_focus=True):
 
     def _cell_body(self, criterion: Criterion, cell: CriterionResult | None) -> RenderableType:
         parts: list[RenderableType] = [
-            Text.assemble(("criterion  ", "dim"), criterion.summary()),
+            Text.assemble(("criterion  ", "dim"), _lines(criterion.summary())),
             _criterion_line(criterion),
         ]
         if criterion.score_ranges:
             bands = "  ".join(f"{k}+: {v}" for k, v in criterion.score_ranges.items())
-            parts.append(Text(bands, style="dim"))
+            parts.append(Text(_lines(bands), style="dim"))
         if cell is None:
             parts.append(Text("\nnot graded yet", style="dim"))
             return Group(*parts)
         if cell.error:
             kind = cell.detail.get("error_kind")
-            parts.append(Text.assemble(("\nerror", "bold yellow"), f" ({kind})" if kind else "", ": ", cell.error))
+            parts.append(Text.assemble(("\nerror", "bold yellow"), f" ({terminal_safe(kind)})" if kind else "", ": ",
+                                       _lines(cell.error)))
         if cell.status is Status.UNJUDGED:
-            parts.append(Text.assemble(("\nunjudged: ", "bold"), cell.rationale or "no judge configured"))
+            parts.append(Text.assemble(("\nunjudged: ", "bold"), _lines(cell.rationale or "no judge configured")))
         elif cell.rationale:
-            parts.append(Text.assemble(("\nrationale\n", "bold"), cell.rationale))
+            parts.append(Text.assemble(("\nrationale\n", "bold"), _lines(cell.rationale)))
         if cell.votes:
             agreement = f"{cell.agreement:.0%}" if cell.agreement is not None else "?"
-            parts.append(Text(f"repeats: {', '.join(map(str, cell.votes))}  (agreement {agreement})", style="dim"))
+            votes = terminal_safe(", ".join(map(str, cell.votes)))
+            parts.append(Text(f"repeats: {votes}  (agreement {agreement})", style="dim"))
         if cell.evidence:
             quotes = Text("\nevidence\n", style="bold")
             for item in cell.evidence:
                 if item.found:
                     quotes.append("  ✓ ", style="green")
-                    quotes.append(f"“{item.quote}”", style=HIGHLIGHT)
+                    quotes.append(f"“{_lines(item.quote)}”", style=HIGHLIGHT)
                     quotes.append("\n")
                 else:
                     quotes.append("  ✗ ", style="bold red")
-                    quotes.append(f"“{item.quote}”", style="strike")
+                    quotes.append(f"“{_lines(item.quote)}”", style="strike")
                     quotes.append("  not found in the sample\n", style="bold red")
             parts.append(quotes)
         return Group(*parts)
@@ -275,12 +293,13 @@ class Inspector(VerticalScroll, can_focus=True):
         parts: list[RenderableType] = []
         if sample.input:
             parts.append(Text("input", style="bold"))
-            parts.append(Text(sample.input if len(sample.input) <= MAX_TEXT else sample.input[:MAX_TEXT] + " …", style="dim"))
+            shown = sample.input if len(sample.input) <= MAX_TEXT else sample.input[:MAX_TEXT] + " …"
+            parts.append(Text(_lines(shown), style="dim"))
             parts.append(Text(""))
         parts.append(Text("output" if sample.input else "sample", style="bold"))
         parts.append(highlighted(sample.output, evidence))
         if sample.ground_truth:
             parts.append(Text(""))
             parts.append(Text("ground truth", style="bold"))
-            parts.append(Text(sample.ground_truth, style="dim"))
+            parts.append(Text(_lines(sample.ground_truth), style="dim"))
         return Group(*parts)

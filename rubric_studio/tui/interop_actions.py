@@ -2,7 +2,8 @@
 
 * **Export** writes the saved rubric (what is graded) for another tool as
   ``<stem><suffix>`` beside it (:data:`rubric_studio.interop.FORMATS` gives the suffix),
-  atomically, after asking before it replaces an existing file. Everything the target
+  atomically and with the user's umask, after asking before it replaces an existing file
+  (and only if that file did not change while asking). Everything the target
   cannot express is listed in a dialog — never only logged.
 * **Import** asks for a path, reads the file in a worker thread (format detected),
   writes the native rubric as ``<stem>.imported.yaml`` beside it (asking before it
@@ -21,7 +22,7 @@ from typing import TYPE_CHECKING
 from rich.text import Text
 from textual.app import SystemCommand
 
-from rubric_studio.core.atomic import atomic_write_text
+from rubric_studio.core.atomic import ChangedOnDisk, DiskState, disk_state, write_text_safely
 from rubric_studio.interop import FORMATS, ImportResult, export_rubric, import_rubric, rubric_to_yaml
 from rubric_studio.tui.dialogs import AskScreen, ConfirmScreen, NoticeScreen
 from rubric_studio.tui.messages import ActionFailed, ImportDone
@@ -49,23 +50,37 @@ def import_target(source: Path) -> Path:
 
 
 def _write_then(app: StudioApp, path: Path, text: str, done: object) -> None:
-    """Write ``text`` to ``path`` atomically (asking first if it exists), then call ``done()``."""
+    """Write ``text`` to ``path`` atomically, then call ``done()``.
 
-    def write() -> None:
+    A new file is only created (never over one that appears meanwhile); an existing one is
+    replaced once the person says so, and only while it holds what it held when they were
+    asked. A path that is not a regular file (a FIFO, a device) is refused with a message.
+    """
+
+    def write(expect: DiskState) -> None:
         try:
-            atomic_write_text(path, text)
+            write_text_safely(path, text, expect=expect)
+        except ChangedOnDisk:
+            app.notify(f"{shown_path(path)} changed on disk meanwhile; nothing written (export again to replace it).",
+                       severity="warning", title="Not written")
+            return
         except OSError as exc:
             app.notify(f"Could not write {shown_path(path)}: {exc}", severity="error", title="Not written")
             return
         done()  # type: ignore[operator]
 
-    if not path.exists():
-        write()
+    try:
+        seen = disk_state(path)
+    except OSError as exc:  # not a regular file, unreadable
+        app.notify(f"Could not write {shown_path(path)}: {exc}", severity="error", title="Not written")
+        return
+    if not seen.exists:
+        write(seen)
         return
 
     def chosen(overwrite: bool | None) -> None:
         if overwrite:
-            write()
+            write(seen)
         else:
             app.notify(f"Kept {shown_path(path)}; nothing written.", timeout=3)
 

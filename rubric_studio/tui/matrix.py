@@ -37,15 +37,16 @@ from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
 from rubric_studio.core.labels import Label
-from rubric_studio.core.results import CriterionResult, SampleResult, Status, Verdict
+from rubric_studio.core.results import CriterionResult, SampleResult, Status, Verdict, score_label
 from rubric_studio.core.results import cell_mark as status_mark
 from rubric_studio.core.rubric import Criterion
+from rubric_studio.core.safe_text import terminal_safe
 from rubric_studio.tui.model import FILTERS, SORTS, ResultsModel, cell_disagrees, label_verdict_disagrees
 
 ID_MIN, ID_MAX = 8, 16
 ID_COMPACT = 12  # the id column gives up to this much width when that shows another criterion
 CRIT_MIN, CRIT_MAX = 5, 12  # criterion columns: compact, and as wide as a title may make them (room allowing)
-SCORE_W, VERDICT_W, HUMAN_W = 4, 7, 5  # "0.56", "✗ fail↓", "pass≠"
+SCORE_W, VERDICT_W, HUMAN_W = 4, 7, 5  # "0.56", "✗ fail↓", "pass≠" (a partial "[.56]" takes the gap before)
 GAP = 1
 SEPARATOR = "│ "  # between the sample columns and the criteria ("‹ " in the header when scrolled sideways)
 STALE = Style(dim=True, italic=True)
@@ -53,9 +54,11 @@ REBUILD_INTERVAL = 0.1  # seconds between re-sorts/re-filters while results stre
 
 
 def fit(text: str, width: int) -> str:
-    """``text`` cut to ``width`` cells (with …) and padded."""
+    """``text`` cut to ``width`` cells (with …) and padded; terminal-safe (every string the
+    matrix draws goes through here, so a control character in an id cannot reach the terminal)."""
     if width <= 0:
         return ""
+    text = terminal_safe(text)
     length = cell_len(text)
     if length > width:
         out = ""
@@ -121,6 +124,17 @@ def verdict_mark(result: SampleResult | None) -> tuple[str, str]:
     if result is None:
         return "⋯", "pending"
     return VERDICT_MARK.get(result.verdict, (str(result.verdict), "pending"))
+
+
+def score_cell(result: SampleResult | None) -> str:
+    """The score column with its gaps: `` 0.56 ``; a sample without a final verdict shows its
+    partial figure bracketed, ``[.56] `` (the opening bracket in the gap before), never as a score."""
+    if result is None or (result.score is None and result.partial_score is None):
+        return " " * (GAP + SCORE_W + GAP)
+    if result.score is not None:
+        return " " * GAP + fit(f"{result.score:.2f}", SCORE_W) + " " * GAP
+    partial = score_label(None, result.partial_score, digits=2, compact=True)
+    return fit(partial, GAP + SCORE_W) + " " * GAP
 
 
 def human_text(result: SampleResult | None, label: Label | None) -> tuple[str, str]:
@@ -283,7 +297,13 @@ class ResultsMatrix(ScrollView, can_focus=True):
             self._rebuild_timer = self.set_timer(REBUILD_INTERVAL, self._timed_rebuild)
 
     def select_criterion(self, criterion_id: str | None) -> None:
-        """Put the cursor on ``criterion_id``'s column (from the editor's selection)."""
+        """Put the cursor on ``criterion_id``'s column (from the editor's selection).
+
+        A column the cursor is already on changes nothing: the editor and the matrix follow
+        each other, and neither may answer a selection it already has.
+        """
+        if criterion_id is None or self.current[1] == criterion_id:
+            return
         for index, column in enumerate(self.columns):
             if column.criterion.key == criterion_id:
                 self._move(self.cursor_row, index + 1)
@@ -311,7 +331,7 @@ class ResultsMatrix(ScrollView, can_focus=True):
             title = criterion.key + ("*" if criterion.required else "")
             columns.append(Column(criterion, CRIT_MIN, title))
         self.columns = columns
-        longest = max((cell_len(i) for i in model.order), default=ID_MIN)
+        longest = max((cell_len(terminal_safe(i)) for i in model.order), default=ID_MIN)
         self._id_wanted = self.id_width = max(ID_MIN, min(ID_MAX, longest))
         self._columns_version += 1
         self._layout_key = None
@@ -692,11 +712,10 @@ class ResultsMatrix(ScrollView, can_focus=True):
             if rest > 0:
                 segments.append(seg(" " * rest, name, at_cursor=at_cursor))
 
-        score = "" if result is None or result.score is None else f"{result.score:.2f}"
         vtext, vstyle = verdict_mark(result)
         segments = [
             seg(fit(sample_id, self.id_width), "id", at_cursor=is_cursor_row and self.cursor_col == 0),
-            seg(" " + fit(score, SCORE_W) + " ", vstyle),
+            seg(score_cell(result), vstyle),
         ]
         marked(vtext, vstyle, VERDICT_W, model.verdict_flips.get(sample_id, 0))
         htext, hstyle = human_text(result, label)

@@ -207,11 +207,15 @@ class ResultsModel:
         if sort == "id":
             ids.sort(key=_natural_key)
         elif sort == "score":
-            # Worst first; rows without a score go last.
+            # Worst first; then rows with only a partial figure (no final verdict), by it; rows
+            # without either go last. A partial figure is never ranked as if it were a score.
             def by_score(i: str) -> tuple[int, float]:
                 result = self.results.get(i)
-                score = None if result is None else result.score
-                return (1, 0.0) if score is None else (0, score)
+                if result is not None and result.score is not None:
+                    return (0, result.score)
+                if result is not None and result.partial_score is not None:
+                    return (1, result.partial_score)
+                return (2, 0.0)
 
             ids.sort(key=by_score)
         elif sort == "verdict":

@@ -1,7 +1,8 @@
 """One-line bars: the run header above the results and the status bar at the bottom.
 
 Both are plain Statics the app feeds with data (attributes down); neither reads
-app state itself.
+app state itself. Both build ``rich.text.Text`` (never markup) and pass every name
+from a file through :func:`~rubric_studio.core.safe_text.terminal_safe`.
 """
 
 from __future__ import annotations
@@ -11,6 +12,7 @@ from dataclasses import dataclass
 from rich.text import Text
 from textual.widgets import Static
 
+from rubric_studio.core.safe_text import terminal_safe
 from rubric_studio.engine.usage import Usage
 from rubric_studio.tui.model import FILTERS, SORTS, Counts
 
@@ -62,7 +64,7 @@ class RunHeader(Static):
 
     def show(self, state: RunState) -> None:
         out = Text(no_wrap=True, overflow="ellipsis")
-        out.append(state.rubric or "rubric", style="bold")
+        out.append(terminal_safe(state.rubric or "rubric"), style="bold")
         if state.consistency:
             out.append("  ")
             out.append(f"×{state.consistency} consistency run", style="bold magenta")
@@ -101,9 +103,10 @@ class RunHeader(Static):
             out.append("  " + " · ".join(view), style="italic")
         if state.version_line:
             width = self.content_region.width or self.size.width
-            if out.cell_len + 2 + len(state.version_line) <= width:
+            line = terminal_safe(state.version_line)
+            if out.cell_len + 2 + len(line) <= width:
                 out.append("  ")
-                out.append(state.version_line, style="dim")
+                out.append(line, style="dim")
         self.update(out)
 
 
@@ -125,7 +128,7 @@ class StatusBar(Static):
         usage = state.usage or Usage()
         out = Text(no_wrap=True, overflow="ellipsis")
         out.append(" judge ", style="dim")
-        out.append(state.judge, style="bold" if state.judge not in ("none", "no judge") else "bold yellow")
+        out.append(terminal_safe(state.judge), style="bold" if state.judge not in ("none", "no judge") else "bold yellow")
         sent = min(state.in_flight, state.concurrency) if state.concurrency else state.in_flight
         out.append(f"  {sent} in flight", style="cyan" if sent else "dim")
         if state.in_flight > sent:
@@ -136,5 +139,5 @@ class StatusBar(Static):
         out.append(f"  {usage.cost_text()}", style="dim")
         if state.dirty:
             out.append("  │ ", style="dim")
-            out.append(f"● {state.file or 'rubric'} has unsaved edits", style="yellow")
+            out.append(f"● {terminal_safe(state.file or 'rubric')} has unsaved edits", style="yellow")
         self.update(out)

@@ -194,6 +194,26 @@ def test_apply_fit_refuses_a_rubric_changed_since_the_fit(bundled):
     assert "pass_threshold: 0.7" in path.read_text()
 
 
+def test_apply_fit_never_writes_over_an_edit_saved_while_it_runs(bundled, monkeypatch):
+    import rubric_studio.core.loading as loading
+
+    path = bundled / "support_reply" / "support_reply.yaml"
+    result = _fit_result(load_rubric(path), 0.65)
+    real_parse, calls = loading.parse_rubric, []
+
+    def parse_then_edit_outside(*args, **kwargs):  # the edited text is checked: an editor saves just then
+        calls.append(1)
+        if len(calls) == 2:
+            path.write_text(path.read_text() + "# saved in vim meanwhile\n")
+        return real_parse(*args, **kwargs)
+
+    monkeypatch.setattr(loading, "parse_rubric", parse_then_edit_outside)
+    with pytest.raises(OSError, match="changed on disk"):
+        apply_fit(path, result)
+    text = path.read_text()
+    assert "# saved in vim meanwhile" in text and "pass_threshold: 0.8" in text
+
+
 def test_apply_fit_turns_a_plain_string_criterion_into_a_mapping(tmp_path):
     path = tmp_path / "r.yaml"
     path.write_text("name: x\ncriteria:\n- Be nice   # plain\n- id: b\n  outcome: y\n")

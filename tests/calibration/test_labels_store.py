@@ -2,10 +2,16 @@
 
 from __future__ import annotations
 
+import os
+import stat
+import subprocess
+import sys
+
 import pytest
 
 from rubric_studio.core import labels_store as store
 from rubric_studio.core.labels import Label, load_labels
+from rubric_studio.core.problems import RubricError
 
 
 @pytest.fixture
@@ -108,3 +114,66 @@ def test_a_broken_file_is_refused(tmp_path):
     with pytest.raises(ValueError, match="not valid YAML"):
         store.set_verdict(path, "a", "pass")
     assert path.read_text() == "a: [unclosed\n"
+
+
+# -- writes that race an outside edit, odd targets, permissions -----------------------------------
+def edit_landing_during(sidecar, outside_edits: list[str]):
+    """A change for ``store._edit`` that, while it runs (between the store's read and its write),
+    appends the next outside edit to the file, as an editor saving at that moment would."""
+    calls = []
+
+    def change(entry, carry):
+        if len(calls) < len(outside_edits):
+            with open(sidecar, "a", encoding="utf-8") as handle:
+                handle.write(outside_edits[len(calls)])
+        calls.append(1)
+        store._set_field(entry, carry, "verdict", "fail")
+
+    return change, calls
+
+
+def test_an_outside_edit_during_a_label_write_is_kept(sidecar):
+    change, calls = edit_landing_during(sidecar, ["\nadded-by-hand: fail  # saved at that moment\n"])
+    store._edit(sidecar, "duplicate-charge", change)
+    text = sidecar.read_text()
+    assert "added-by-hand: fail  # saved at that moment\n" in text
+    assert load_labels(sidecar).labels["duplicate-charge"].verdict == "fail"
+    assert len(calls) == 2  # redone once on the new content
+
+
+def test_a_file_that_keeps_changing_is_not_written(sidecar):
+    change, _ = edit_landing_during(sidecar, ["\nfirst-by-hand: pass\n", "second-by-hand: pass\n"])
+    with pytest.raises(ValueError, match="changing on disk"):
+        store._edit(sidecar, "duplicate-charge", change)
+    text = sidecar.read_text()
+    assert "first-by-hand: pass\n" in text and "second-by-hand: pass\n" in text
+    assert load_labels(sidecar).labels["duplicate-charge"].verdict != "fail"
+
+
+@pytest.mark.timeout(20)
+def test_a_fifo_labels_path_is_refused_without_hanging(tmp_path):
+    fifo = tmp_path / "x.labels.yaml"
+    os.mkfifo(fifo)
+    with pytest.raises(ValueError, match="named pipe"):
+        store.set_verdict(fifo, "a", "pass")
+    with pytest.raises(RubricError, match="named pipe"):
+        load_labels(fifo)
+    assert stat.S_ISFIFO(os.lstat(fifo).st_mode)
+
+
+@pytest.mark.parametrize(("mask", "expected"), [(0o022, 0o644), (0o077, 0o600)])
+def test_a_new_labels_file_gets_the_users_umask(tmp_path, mask, expected):
+    saved = os.umask(mask)
+    try:
+        store.set_verdict(tmp_path / "x.labels.yaml", "a", "pass")
+    finally:
+        os.umask(saved)
+    assert stat.S_IMODE((tmp_path / "x.labels.yaml").stat().st_mode) == expected
+
+
+def test_loading_labels_removes_what_a_killed_write_left(sidecar):
+    dead = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True, text=True)
+    leftover = sidecar.with_name(f".{sidecar.name}.rubric-studio-{int(dead.stdout)}-00ff00ff.tmp")
+    leftover.write_text("half: [", encoding="utf-8")
+    load_labels(sidecar)
+    assert not leftover.exists()

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import sys
 import time
 from pathlib import Path
@@ -10,6 +11,7 @@ import pytest
 
 from rubric_studio.core.checks import CheckRunner, falloff
 from rubric_studio.core.loading import parse_rubric
+from rubric_studio.core.problems import RubricError
 from rubric_studio.core.results import Status
 from rubric_studio.core.samples import Sample
 
@@ -147,3 +149,82 @@ def test_rubric_score_api_for_pipelines():
     assert result.details["kw"].evidence[0].quote == "refund"
     result = rubric.score("We cannot help with that request today, sorry")
     assert result.passed is False and result.total == 0.0  # 8 words ≥ 1.5 × 5, no keyword
+
+
+CATASTROPHIC = "'^(a|a)+$'"  # exponential on "aaaa…!" for both re and regex
+
+
+@pytest.mark.timeout(30)
+@pytest.mark.parametrize(
+    "schema",
+    [
+        f"{{type: object, properties: {{a: {{type: string, pattern: {CATASTROPHIC}}}}}}}",
+        f"{{type: object, patternProperties: {{{CATASTROPHIC}: {{type: string}}}}}}",
+        f"{{type: object, patternProperties: {{{CATASTROPHIC}: {{}}}}, additionalProperties: false}}",
+        f"{{type: object, propertyNames: {{pattern: {CATASTROPHIC}}}}}",
+    ],
+    ids=["pattern", "patternProperties", "additionalProperties", "propertyNames"],
+)
+def test_catastrophic_schema_pattern_ends_in_error_instead_of_freezing(schema: str):
+    evil = "a" * 40 + "!"
+    result = run_one(f"{{type: json, timeout: 0.2, schema: {schema}}}", json.dumps({"a": evil, evil: evil}))
+    assert result.status is Status.ERROR
+    assert "schema pattern '^(a|a)+$' took longer than 0.2s" in result.error
+
+
+def test_schema_patterns_still_decide_met_and_unmet():
+    digits = "{type: json, schema: {type: object, properties: {code: {type: string, pattern: '^[0-9]+$'}}}}"
+    assert run_one(digits, '{"code": "123"}').status is Status.MET
+    assert "does not match" in run_one(digits, '{"code": "12a"}').rationale
+    keys = "{type: json, schema: {type: object, patternProperties: {'^x-': {type: number}}, additionalProperties: false}}"
+    assert run_one(keys, '{"x-a": 1}').status is Status.MET
+    assert run_one(keys, '{"x-a": "one"}').status is Status.UNMET
+    extra = run_one(keys, '{"x-a": 1, "y": 2}')
+    assert extra.status is Status.UNMET and "'y' does not match any of the regexes" in extra.rationale
+
+
+@pytest.mark.timeout(30)
+def test_schema_refs_are_never_fetched(tmp_path: Path):
+    import os
+
+    pipe = tmp_path / "pipe.json"
+    os.mkfifo(pipe)  # fetching it would block forever
+    for ref in (pipe.as_uri(), "http://127.0.0.1:9/schema.json"):
+        result = run_one(f"{{type: json, schema: {{$ref: '{ref}'}}}}", "{}")
+        assert result.status is Status.ERROR and "cannot be resolved" in result.error
+
+
+def test_schema_ref_cycle_and_unreadable_json_are_error_cells():
+    cycle = run_one("{type: json, schema: {$ref: '#'}}", "{}")
+    assert cycle.status is Status.ERROR and "recursed too deeply" in cycle.error
+    deep = run_one("{type: json, schema: {type: array}}", "[" * 100_000 + "]" * 100_000)
+    assert deep.status is Status.ERROR and "nested too deeply" in deep.error
+    huge = run_one("{type: json, schema: {type: number}}", "9" * 5000)
+    assert huge.status is Status.ERROR and "more than 4300 digits" in huge.error
+
+
+@pytest.mark.parametrize(
+    ("schema", "expected"),
+    [
+        ("{type: object, properties: {a: " * 40 + "{}" + "}}" * 40, "nested deeper than 64 levels"),
+        ("{pattern: '(((('}", "does not compile"),
+        ("{pattern: '" + "(" * 1500 + ")" * 1500 + "'}", "schema pattern"),
+        ("{maximum: 0x" + "f" * 5000 + "}", "more than 4300 digits"),
+        ("{const: 2024-01-01}", "expected plain JSON data, got a date"),
+        ("{unevaluatedProperties: false, patternProperties: {'^a': {}}}", "do not support that combination"),
+    ],
+    ids=["deep", "bad-pattern", "deep-pattern", "huge-int", "date", "unevaluated"],
+)
+def test_unusable_schemas_are_reported_when_the_rubric_loads(schema: str, expected: str):
+    with pytest.raises(RubricError) as caught:
+        parse_rubric(f"name: t\ncriteria:\n  - id: k\n    check: {{type: json, schema: {schema}}}\n", "r.yaml")
+    assert any(expected in p.message and p.line == 4 for p in caught.value.problems), caught.value.problems
+
+
+def test_schemas_from_any_source_are_bounded_before_jsonschema_sees_them():
+    from rubric_studio.core.jsonschema_bounded import schema_problem
+
+    assert "more than 4300 digits" in schema_problem({"maximum": 10**5000})
+    assert "lone surrogate" in schema_problem({"const": "\ud800"})
+    assert "keys must be text" in schema_problem({"properties": {1: {}}})
+    assert schema_problem({"type": "object", "properties": {"a": {"pattern": "^[a-z]+$"}}}) is None

@@ -112,7 +112,8 @@ def test_error_cell_makes_error_verdict_not_fail():
     err = CriterionResult("b", Status.ERROR, source="judge", error="timeout")
     out = score_sample(r, {"a": cell("a", "met"), "b": err})
     assert out.verdict is Verdict.ERROR
-    assert out.score == pytest.approx(1.0)  # never counted as 0
+    assert out.score is None  # no final verdict: the figure is only partial
+    assert out.partial_score == pytest.approx(1.0)  # and the error is never counted as 0
 
 
 def test_on_error_ignore_drops_errored_from_both_sides_and_says_so():
@@ -122,6 +123,49 @@ def test_on_error_ignore_drops_errored_from_both_sides_and_says_so():
     assert out.verdict is Verdict.PASS
     assert out.score == pytest.approx(1.0)
     assert any("ignored 1 errored" in n for n in out.notes)
+
+
+def test_on_error_ignore_with_every_positive_criterion_errored_has_no_score():
+    r = rubric_of({"id": "a", "outcome": "a"}, {"id": "b", "outcome": "b", "weight": 2},
+                  {"id": "bad", "outcome": "c", "weight": -3}, on_error="ignore")
+    errors = {k: CriterionResult(k, Status.ERROR, source="judge", error="timeout") for k in "ab"}
+    out = score_sample(r, errors | {"bad": cell("bad", "unmet")})
+    assert out.verdict is Verdict.ERROR
+    assert out.score is None and out.partial_score is None
+    assert any("no positive-weight criterion has a result" in n for n in out.notes)
+
+
+def test_on_error_ignore_never_passes_a_sample_whose_required_criterion_errored():
+    r = rubric_of({"id": "a", "outcome": "a", "required": True}, {"id": "b", "outcome": "b"},
+                  threshold=0.5, on_error="ignore")
+    err = CriterionResult("a", Status.ERROR, source="judge", error="timeout")
+    out = score_sample(r, {"a": err, "b": cell("b", "met")})
+    assert out.verdict is Verdict.ERROR
+    assert out.score is None and out.partial_score == pytest.approx(1.0)
+    assert any("required criteria errored" in n and "a" in n for n in out.notes)
+
+
+def test_a_required_unmet_fail_with_missing_cells_has_only_a_partial_score():
+    r = rubric_of({"id": "a", "outcome": "a", "required": True}, {"id": "b", "outcome": "b"})
+    unj = CriterionResult("b", Status.UNJUDGED, source="none")
+    out = score_sample(r, {"a": cell("a", "unmet"), "b": unj})
+    assert out.verdict is Verdict.FAIL
+    assert out.score is None and out.partial_score == 0.0
+
+
+@pytest.mark.parametrize("missing", ["pending", "unjudged"])
+def test_a_sample_without_a_final_verdict_has_no_score(missing):
+    r = rubric_of({"id": "a", "outcome": "a", "weight": 3}, {"id": "b", "outcome": "b"})
+    out = score_sample(r, {"a": cell("a", "met"), "b": CriterionResult("b", Status(missing), source="none")})
+    assert out.verdict is Verdict(missing)
+    assert out.score is None and out.partial_score == pytest.approx(1.0)
+
+
+def test_a_final_verdict_has_a_score_and_no_partial_score():
+    r = rubric_of({"id": "a", "outcome": "a"}, {"id": "b", "outcome": "b"}, threshold=0.5)
+    out = score_sample(r, {"a": cell("a", "met"), "b": cell("b", "unmet")})
+    assert out.verdict is Verdict.PASS
+    assert out.score == pytest.approx(0.5) and out.partial_score is None
 
 
 def test_missing_cells_are_pending_and_unjudged():

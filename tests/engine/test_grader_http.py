@@ -106,3 +106,67 @@ async def test_batch_mode_one_call_per_sample(server, tmp_path: Path):
     assert server.calls() == 5
     assert all(c.status in (Status.MET, Status.UNMET) for s in report.samples for c in s.criteria)
     await grader.aclose()
+
+
+@pytest.mark.parametrize("batch", [False, True], ids=["per-criterion", "batch"])
+async def test_samples_with_identical_text_are_both_judged_on_the_first_run(server, tmp_path: Path, batch: bool):
+    from rubric_studio.core.samples import Sample
+
+    rubric = load_rubric(SUPPORT / "support_reply.yaml")
+    text = "Thanks for reaching out! Your refund of $40 is on its way and should arrive within 5-7 business days."
+    samples = [Sample(id="first", output=text), Sample(id="second", output=text), Sample(id="other", output="No.")]
+    openai = ("openai:gpt-4o-mini", server.base_url_openai, {"OPENAI_API_KEY": "k"})
+    updates = []
+    grader = grader_for(rubric, openai, tmp_path, batch=batch)
+    report = await grader.run(rubric, samples, updates.append)
+    by_id = report.by_id()
+    for sample_id in ("first", "second"):
+        assert {c.status for c in by_id[sample_id].criteria} <= {Status.MET, Status.UNMET}
+        assert by_id[sample_id].verdict in (Verdict.PASS, Verdict.FAIL) and by_id[sample_id].score is not None
+    assert [c.to_dict() for c in by_id["first"].criteria] == [c.to_dict() for c in by_id["second"].criteria]
+    # One request answers both identical samples: the same request is never paid for twice.
+    per_sample = 1 if batch else len(rubric.judge_criteria)
+    assert server.calls() == 2 * per_sample
+    # The studio hears about both as they resolve, not only the sample the request was built from.
+    streamed = {r.id for event in updates for r in getattr(event, "samples", []) if r.verdict in (Verdict.PASS, Verdict.FAIL)}
+    assert {"first", "second"} <= streamed
+    await grader.aclose()
+
+
+IGNORING = """\
+name: ignoring
+pass_threshold: 0.5
+on_error: ignore
+judge: {{model: "openai:gpt-4o-mini", max_retries: 1}}
+criteria:
+  - id: resolves
+    outcome: Resolves the customer's issue
+    required: {required}
+  - id: polite
+    check: {{type: keywords, required: [thanks]}}
+    weight: {check_weight}
+"""
+
+
+@pytest.mark.parametrize(
+    ("required", "check_weight", "output", "note"),
+    [("true", 1, "thanks, all done", "required criteria errored"),
+     ("false", -1, "all done", "no positive-weight criterion has a result")],
+    ids=["required criterion errored, the rest met", "only an unmet penalty has a result"],
+)
+def test_on_error_ignore_never_scores_what_was_not_judged(server, tmp_path: Path, capsys, monkeypatch,
+                                                          required, check_weight, output, note):
+    server.always(server_error(500))
+    monkeypatch.setenv("OPENAI_API_KEY", "test-key")
+    rubric = tmp_path / "ignoring.yaml"
+    rubric.write_text(IGNORING.format(required=required, check_weight=check_weight))
+    samples = tmp_path / "s.jsonl"
+    samples.write_text(json.dumps({"id": "a", "output": output}) + "\n")
+    code = main(["grade", str(rubric), str(samples), "--base-url", server.base_url_openai, "--format", "json",
+                 "--cache-path", str(tmp_path / "c.sqlite")])
+    out = json.loads(capsys.readouterr().out)
+    (sample,) = out["samples"]
+    assert sample["verdict"] == "error" and sample["score"] is None
+    assert any(note in n for n in sample["notes"])
+    assert out["summary"]["passed"] == 0 and out["summary"]["mean_score"] is None
+    assert code == 3

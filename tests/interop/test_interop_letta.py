@@ -110,3 +110,19 @@ def test_missing_prompt_file_is_a_positioned_error(tmp_path):
     problem = caught.value.problems[0]
     assert problem.file == str(suite) and (problem.line, problem.column) == (6, 18)
     assert "nope.txt" in problem.message
+
+
+@pytest.mark.parametrize("prompt_path", ["../secret.txt", "/etc/hostname", "~/.bashrc"])
+def test_prompt_file_outside_the_suite_folder_is_never_read(tmp_path, prompt_path):
+    """A suite from someone else must not pull a private file into the rubric (and so into judge requests)."""
+    folder = tmp_path / "suite"
+    folder.mkdir()
+    (tmp_path / "secret.txt").write_text("SECRET-TOKEN {input} {output}\n")
+    suite = folder / "suite.yaml"
+    suite.write_text(f"name: s\ndataset: d.jsonl\ngraders:\n  q:\n    kind: model_judge\n    prompt_path: {prompt_path}\n")
+    with pytest.raises(RubricError) as caught:
+        import_rubric(suite, "letta")
+    problem = caught.value.problems[0]
+    assert (problem.line, problem.column) == (6, 18)
+    assert "outside the suite's folder" in problem.message
+    assert "SECRET-TOKEN" not in str(caught.value)

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 from rubric_studio.core.rubric import JudgeSettings
+from rubric_studio.core.trust import TRUST_ALL, Trust
 from rubric_studio.judges import JudgeConfig, NoJudge, resolve_judge
+from rubric_studio.judges.user_config import UserConfig
 
 
 def test_no_key_no_model_is_no_judge_with_how_to():
@@ -13,7 +15,7 @@ def test_no_key_no_model_is_no_judge_with_how_to():
 
 
 def test_explicit_provider_without_key_is_no_judge():
-    result = resolve_judge(JudgeSettings(model="anthropic:claude-haiku-4-5"), env={"OPENAI_API_KEY": "sk-o"})
+    result = resolve_judge(JudgeSettings(model="anthropic:claude-haiku-4-5"), env={"OPENAI_API_KEY": "sk-o"}, trust=TRUST_ALL)
     assert isinstance(result, NoJudge) and "ANTHROPIC_API_KEY is not set" in result.reason
 
 
@@ -60,7 +62,7 @@ def test_ollama_shorthand():
 def test_openai_compatible_needs_a_base_url():
     missing = resolve_judge(JudgeSettings(model="openai-compatible:mistral"), env={"OPENAI_API_KEY": "sk"})
     assert isinstance(missing, NoJudge) and missing.invalid and "--base-url" in missing.reason
-    ok = resolve_judge(JudgeSettings(model="openai-compatible:mistral", base_url="http://h:1/v1"), env={})
+    ok = resolve_judge(JudgeSettings(model="openai-compatible:mistral", base_url="http://h:1/v1"), env={}, trust=TRUST_ALL)
     assert isinstance(ok, JudgeConfig) and ok.provider == "openai" and ok.alias == "openai-compatible"
 
 
@@ -92,3 +94,41 @@ def test_prompt_inline_and_from_file(tmp_path):
     (tmp_path / "prompts" / "judge.txt").write_text("Grade {answer}", encoding="utf-8")
     unknown = resolve_judge(settings, env={"OPENAI_API_KEY": "k"}, base_dir=tmp_path)
     assert isinstance(unknown, NoJudge) and "{answer}" in unknown.reason
+
+
+def test_a_rubric_base_url_is_never_paired_with_the_key_untrusted():
+    settings = JudgeSettings(model="openai:gpt-4o", base_url="http://evil.example/v1")
+    env = {"OPENAI_API_KEY": "sk-user"}
+    refused = resolve_judge(settings, env=env)  # a caller that passes no trust gets none
+    assert isinstance(refused, NoJudge) and not refused.invalid
+    assert refused.reason.startswith("judge.base_url http://evil.example/v1 is set by the rubric, not by you")
+    trusted = resolve_judge(settings, env=env, trust=Trust(values=frozenset({("judge.base_url", "http://evil.example/v1")})))
+    assert isinstance(trusted, JudgeConfig) and (trusted.base_url, trusted.api_key) == ("http://evil.example/v1", "sk-user")
+    other = resolve_judge(settings, env=env, trust=Trust(values=frozenset({("judge.base_url", "http://other/v1")})))
+    assert isinstance(other, NoJudge)
+    mine = resolve_judge(settings, cli_base_url="http://127.0.0.1:9/v1", env=env)
+    assert isinstance(mine, JudgeConfig) and mine.base_url == "http://127.0.0.1:9/v1"
+
+
+def test_an_outside_prompt_path_is_not_read_untrusted(tmp_path):
+    (tmp_path / "outside.txt").write_text("Grade {answer}", encoding="utf-8")
+    (tmp_path / "rubric").mkdir()
+    settings = JudgeSettings(model="openai:gpt-4o", prompt_path="../outside.txt")
+    env = {"OPENAI_API_KEY": "k"}
+    refused = resolve_judge(settings, env=env, base_dir=tmp_path / "rubric")
+    assert isinstance(refused, NoJudge) and "{answer}" not in refused.reason  # the file was not read
+    assert f"judge.prompt_path {tmp_path / 'outside.txt'} is outside the rubric's folder" in refused.reason
+    read = resolve_judge(settings, env=env, base_dir=tmp_path / "rubric", trust=TRUST_ALL)
+    assert isinstance(read, NoJudge) and "{answer}" in read.reason
+
+
+def test_user_config_defaults_come_after_the_rubric_and_flags():
+    config = UserConfig(model="anthropic:claude-haiku-4-5", base_url="http://proxy.example/v1")
+    env = {"ANTHROPIC_API_KEY": "sk-a"}
+    default = resolve_judge(None, env=env, user_config=config)
+    assert isinstance(default, JudgeConfig) and (default.label, default.base_url) == (
+        "anthropic:claude-haiku-4-5", "http://proxy.example/v1")
+    rubric = resolve_judge(JudgeSettings(model="anthropic:claude-opus-4-1"), env=env, user_config=config)
+    assert rubric.model == "claude-opus-4-1"
+    flag = resolve_judge(None, cli_model="ollama:qwen3", env=env, user_config=UserConfig(model="anthropic:x"))
+    assert flag.label == "ollama:qwen3"

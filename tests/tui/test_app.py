@@ -289,6 +289,26 @@ async def test_external_change_with_unsaved_edits_load_disk_version(studio: Path
         assert "my unsaved description" in app.document.text
 
 
+async def test_a_second_outside_edit_during_the_first_regrade_is_graded_too(studio: Path):
+    """Two outside writes in quick succession: the second lands while the first is being graded.
+
+    The editor must not quietly take the newer file when the first grade is drawn; that
+    newer text would then look like the studio's own and never be graded.
+    """
+    rubric = studio / "support_reply" / "support_reply.yaml"
+    app = StudioApp(rubric, watch=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await until(lambda: graded(app))
+        rubric.write_text(rubric.read_text().replace("max_words: 150", "max_words: 60"))
+        app._rubric_changed_on_disk()  # the first change event: grading starts
+        rubric.write_text(rubric.read_text().replace("max_words: 60", "max_wrds: 60"))  # before it is drawn
+        await pilot.pause(0.2)
+        app.post_message(FilesChanged({"rubric"}))  # the second change event
+        await until(lambda: "rubric" in app.file_problems)
+        assert "max_wrds" in app.file_problems["rubric"][0].message
+        assert "max_wrds" in app.document.text
+
+
 # -- samples and labels ---------------------------------------------------------------------
 async def test_samples_change_regrades_new_rows(studio: Path):
     samples = studio / "support_reply" / "support_reply.samples.jsonl"
@@ -352,10 +372,12 @@ async def test_filter_and_sort(studio: Path):
         assert matrix.filter_kind == "all" and len(matrix.rows) == 15
         await pilot.press("s", "s")  # file -> id -> score
         assert matrix.sort_by == "score"
-        scores = [app.model.results[i].score for i in matrix.rows]
-        assert scores == sorted(scores)
+        # No verdict is final without a judge: no row has a score, each has a partial figure.
+        assert all(app.model.results[i].score is None for i in matrix.rows)
+        scores = [app.model.results[i].partial_score for i in matrix.rows]
+        assert None not in scores and scores == sorted(scores)
         await pilot.press("r")
-        assert [app.model.results[i].score for i in matrix.rows] == sorted(scores, reverse=True)
+        assert [app.model.results[i].partial_score for i in matrix.rows] == sorted(scores, reverse=True)
         assert "sort: score" in str(app.query_one("#run-header").render())
 
 

@@ -142,3 +142,25 @@ async def test_import_writes_the_native_rubric_lists_warnings_and_asks_before_ov
         await ask_import(app, pilot, str(bad))
         await until(lambda: any("import of" in n.message and "failed" in n.message for n in app._notifications))
         assert app.is_running and not (studio / "broken.imported.yaml").exists()
+
+
+@pytest.mark.timeout(60)
+async def test_export_refuses_a_fifo_and_keeps_a_file_changed_while_asking(studio: Path):
+    import os
+
+    app = StudioApp(RUBRIC, watch=False)
+    target = RUBRIC.with_name("support_reply.eval.yaml")
+    os.mkfifo(target)
+    async with app.run_test(size=SIZE) as pilot:
+        await started(app, pilot)
+        interop_actions.export_as(app, "agentv")  # would block forever if the FIFO were opened
+        await until(lambda: any("named pipe" in n.message for n in app._notifications))
+        assert not isinstance(app.screen, ConfirmScreen | NoticeScreen)
+        target.unlink()
+        target.write_text("mine\n")
+        interop_actions.export_as(app, "agentv")
+        await until(lambda: isinstance(app.screen, ConfirmScreen))
+        target.write_text("edited while the question was open\n")
+        await pilot.press("y")
+        await until(lambda: any("changed on disk meanwhile" in n.message for n in app._notifications))
+        assert target.read_text() == "edited while the question was open\n"

@@ -1,0 +1,63 @@
+"""The user's own judge defaults: ``config.yaml`` in the user config folder (optional).
+
+::
+
+    judge:
+      model: anthropic:claude-haiku-4-5    # used when neither --judge nor the rubric names one
+      base_url: https://llm-proxy.example/v1
+
+What is written here is the user's choice, like ``--judge`` / ``--base-url`` and the
+environment: it needs no trust (see :mod:`rubric_studio.core.trust`), and it selects the
+user's provider, so a rubric naming another provider needs trust. Precedence:
+``--judge`` > rubric ``judge.model`` > this ``model`` > the key in the environment;
+``--base-url`` > rubric ``judge.base_url`` (when trusted) > this ``base_url`` >
+``OPENAI_BASE_URL`` / ``ANTHROPIC_BASE_URL``. A file that cannot be read or has the wrong
+shape is ignored with a logged warning.
+"""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass
+from pathlib import Path
+
+from rubric_studio.judges.userdir import config_dir
+
+
+@dataclass(frozen=True)
+class UserConfig:
+    """The ``judge:`` defaults of the user config file (both optional)."""
+
+    model: str | None = None
+    base_url: str | None = None
+
+
+def user_config_path() -> Path:
+    return config_dir() / "config.yaml"
+
+
+def load_user_config(path: Path | None = None) -> UserConfig:
+    """The user's judge defaults; an empty :class:`UserConfig` when there is no usable file."""
+    path = path or user_config_path()
+    if not path.is_file():
+        return UserConfig()
+    import yaml
+
+    log = logging.getLogger(__name__)
+    try:
+        data = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
+    except (OSError, UnicodeDecodeError, yaml.YAMLError) as exc:
+        log.warning("ignoring %s: %s", path, exc)
+        return UserConfig()
+    judge = data.get("judge") if isinstance(data, dict) else None
+    if judge is None:
+        return UserConfig()
+    if not isinstance(judge, dict):
+        log.warning("ignoring %s: expected judge: {model: provider:model, base_url: URL}", path)
+        return UserConfig()
+    values = {name: judge.get(name) for name in ("model", "base_url")}
+    for name, value in values.items():
+        if value is not None and not (isinstance(value, str) and value.strip()):
+            log.warning("ignoring judge.%s in %s: expected a string", name, path)
+            values[name] = None
+    return UserConfig(**values)

@@ -1,0 +1,122 @@
+"""The results cursor and the editor's criteria list follow each other, and settle.
+
+Each side answers the other's selection by selecting too; a side that took back a
+selection it already had (or an old one) would send the other one back, for ever.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from textual import events
+from textual.message import Message
+
+from rubric_studio.tui.app import StudioApp
+from rubric_studio.tui.editor import CriteriaList
+from rubric_studio.tui.matrix import ResultsMatrix
+from tests.tui.studio_helpers import RUBRIC, SIZE, copy_bundled, graded, until
+
+
+class SelectionMessages:
+    """How many selection messages each side has sent (counted once, where they are posted)."""
+
+    def __init__(self) -> None:
+        self.counts: dict[str, int] = {}
+        self._seen: set[int] = set()
+
+    def __call__(self, message: Message) -> None:
+        name = type(message).__name__
+        if name in ("Highlighted", "SelectionChanged", "OptionHighlighted") and id(message) not in self._seen:
+            self._seen.add(id(message))
+            self.counts[name] = self.counts.get(name, 0) + 1
+
+    def total(self) -> int:
+        return sum(self.counts.values())
+
+
+@pytest.fixture
+def studio(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    copy_bundled(tmp_path, monkeypatch)
+    return RUBRIC
+
+
+def ready(app: StudioApp) -> bool:
+    """Graded, and the editor's criteria list is on screen."""
+    return graded(app) and bool(app.query("#ed-list"))
+
+
+async def settle(pilot, messages: SelectionMessages) -> int:
+    """Let the app go idle a few times; the number of selection messages sent meanwhile."""
+    start = messages.total()
+    for _ in range(4):
+        await pilot.pause()
+    return messages.total() - start
+
+
+@pytest.mark.timeout(60)
+@pytest.mark.parametrize("how", ["key events", "cursor actions"])
+async def test_quick_moves_in_the_results_table_settle_on_the_last_column(studio: Path, how: str):
+    messages = SelectionMessages()
+    app = StudioApp(studio, watch=False)
+    async with app.run_test(size=SIZE, message_hook=messages) as pilot:
+        await until(lambda: ready(app))
+        matrix = app.query_one(ResultsMatrix)
+        matrix.focus()
+        await settle(pilot, messages)
+        before = dict(messages.counts)
+        if how == "key events":  # as a terminal sends them: all three before the app reads one
+            for _ in range(3):
+                app.post_message(events.Key("right", None))
+        else:
+            for _ in range(3):
+                matrix.action_cursor(0, 1)
+        await settle(pilot, messages)
+        assert await settle(pilot, messages) == 0  # nothing keeps moving
+        third = app.rubric.criteria[2].key
+        assert matrix.cursor_col == 3 and matrix.current[1] == third
+        assert app.selection[1] == third
+        assert app.editor.selected == 2
+        assert app.query_one("#ed-list", CriteriaList).highlighted == 2
+        # The editor followed without answering: a selection it did not make is not announced.
+        assert messages.counts.get("SelectionChanged", 0) == before.get("SelectionChanged", 0)
+
+
+@pytest.mark.timeout(60)
+async def test_quick_moves_in_the_criteria_list_move_the_results_cursor_once(studio: Path):
+    messages = SelectionMessages()
+    app = StudioApp(studio, watch=False)
+    async with app.run_test(size=SIZE, message_hook=messages) as pilot:
+        await until(lambda: ready(app))
+        listing = app.query_one("#ed-list", CriteriaList)
+        listing.focus()
+        await settle(pilot, messages)
+        start = listing.highlighted or 0
+        before = messages.counts.get("SelectionChanged", 0)
+        for _ in range(3):
+            listing.action_cursor_down()
+        await settle(pilot, messages)
+        assert await settle(pilot, messages) == 0
+        assert listing.highlighted == start + 3 and app.editor.selected == start + 3
+        matrix = app.query_one(ResultsMatrix)
+        assert matrix.current[1] == app.rubric.criteria[start + 3].key
+        # One announcement for where the list ended, none for the positions it passed.
+        assert messages.counts.get("SelectionChanged", 0) - before == 1
+
+
+@pytest.mark.timeout(60)
+async def test_selecting_the_column_the_cursor_is_on_sends_nothing(studio: Path):
+    messages = SelectionMessages()
+    app = StudioApp(studio, watch=False)
+    async with app.run_test(size=SIZE, message_hook=messages) as pilot:
+        await until(lambda: ready(app))
+        matrix = app.query_one(ResultsMatrix)
+        matrix.focus()
+        await pilot.press("right")
+        await settle(pilot, messages)
+        criterion_id = matrix.current[1]
+        before = messages.total()
+        matrix.select_criterion(criterion_id)
+        app.editor.select_criterion(criterion_id)
+        await settle(pilot, messages)
+        assert messages.total() == before
