@@ -51,6 +51,15 @@ class CheckFailure(Exception):
     """A check could not produce a score; the message is the cell's error."""
 
 
+class CheckTimeout(CheckFailure):
+    """A check ran out of time on one sample.
+
+    :class:`CheckRunner` then skips that check for the rest of its samples (each cell an
+    ``error`` naming the sample it timed out on): a catastrophic pattern or a hanging code
+    check costs one timeout per run, not one per sample.
+    """
+
+
 class TextView:
     """One sample's text with derived values computed at most once."""
 
@@ -125,7 +134,10 @@ def _keywords(spec: KeywordsCheck) -> Evaluator:
         evidence: list[Evidence] = []
         if patterns is not None:
             for word, pattern in zip(words, patterns, strict=True):
-                match = pattern.search(view.text, timeout=spec.timeout)
+                try:
+                    match = pattern.search(view.text, timeout=spec.timeout)
+                except TimeoutError:
+                    raise CheckTimeout(f"keyword {word!r} took longer than {spec.timeout:g}s on this sample") from None
                 if match:
                     present.append(word)
                     evidence.append(Evidence(match.group(0), True, match.start(), match.end()))
@@ -158,7 +170,7 @@ def _regex(spec: RegexCheck) -> Evaluator:
         try:
             match = pattern.search(view.text, timeout=spec.timeout)
         except TimeoutError:
-            raise CheckFailure(f"regex took longer than {spec.timeout:g}s on this sample (catastrophic backtracking?)") from None
+            raise CheckTimeout(f"regex took longer than {spec.timeout:g}s on this sample (catastrophic backtracking?)") from None
         if match is None:
             return (0.0 if spec.expect_match else 1.0), f"no match for /{spec.pattern}/", []
         evidence = [Evidence(match.group(0), True, match.start(), match.end())]
@@ -200,7 +212,7 @@ def _json(spec: JsonCheck) -> Evaluator:
             errors = validation_errors(validator, value, spec.timeout)
         except SchemaTimeout as exc:
             what = f"schema pattern {exc.pattern[:80]!r}" if exc.pattern else "schema validation"
-            raise CheckFailure(f"{what} took longer than {spec.timeout:g}s on this sample (catastrophic backtracking?)") from None
+            raise CheckTimeout(f"{what} took longer than {spec.timeout:g}s on this sample (catastrophic backtracking?)") from None
         except RecursionError:
             raise CheckFailure("schema validation recursed too deeply (a $ref cycle, or JSON nested too deeply)") from None
         except Exception as exc:  # an unresolvable $ref and the like: the schema's fault, not the sample's
@@ -228,7 +240,7 @@ def _run_bounded(function: Callable[[], Any], timeout: float, what: str) -> Any:
     thread.start()
     thread.join(timeout)
     if thread.is_alive():
-        raise CheckFailure(f"{what} did not finish within {timeout:g}s")
+        raise CheckTimeout(f"{what} did not finish within {timeout:g}s")
     if "error" in box:
         exc = box["error"]
         raise CheckFailure(f"{what} raised {type(exc).__name__}: {exc}")
@@ -317,7 +329,7 @@ def _command(spec: CommandCheck, base_dir: Path | None) -> Evaluator:
                 check=False,
             )
         except subprocess.TimeoutExpired:
-            raise CheckFailure(f"command {shown!r} did not finish within {spec.timeout:g}s") from None
+            raise CheckTimeout(f"command {shown!r} did not finish within {spec.timeout:g}s") from None
         except OSError as exc:
             raise CheckFailure(f"command {shown!r} could not start: {exc.strerror or exc}") from None
         if done.returncode != 0:
@@ -369,6 +381,8 @@ class CheckRunner:
             base_dir = Path(rubric.path).resolve().parent
         # (criterion, id, met threshold, evaluator or None when untrusted), computed once.
         self._plan: list[tuple[Criterion, str, float, Evaluator | None]] = []
+        #: criterion key → the error of its cells once it timed out on a sample (see :class:`CheckTimeout`).
+        self._timed_out: dict[str, str] = {}
         for criterion in rubric.check_criteria:
             assert criterion.check is not None
             trusted = allow_code or not criterion.check.runs_code
@@ -390,8 +404,17 @@ class CheckRunner:
             if evaluate is None:
                 results[key] = CriterionResult(key, Status.UNJUDGED, rationale=UNTRUSTED_REASON, source="check")
                 continue
+            skipped = self._timed_out.get(key)
+            if skipped is not None:
+                results[key] = CriterionResult(key, Status.ERROR, source="check", error=skipped)
+                continue
             try:
                 score, why, evidence = evaluate(view)
+            except CheckTimeout as exc:
+                self._timed_out[key] = (f"not run: this check ran out of time on sample {sample.id!r} "
+                                        f"({exc}); it is skipped for the other samples until it changes")
+                results[key] = CriterionResult(key, Status.ERROR, source="check", error=str(exc))
+                continue
             except CheckFailure as exc:
                 results[key] = CriterionResult(key, Status.ERROR, source="check", error=str(exc))
                 continue

@@ -18,6 +18,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import statistics
+import threading
 import time
 from collections import defaultdict
 from collections.abc import Callable, Iterable, Sequence
@@ -31,6 +32,7 @@ from rubric_studio.core.samples import Sample
 from rubric_studio.core.scoring import cell_status, score_sample
 from rubric_studio.engine.cache import ReplyCache
 from rubric_studio.engine.events import Event, Progress, RunFinished, RunStarted, SamplesUpdated
+from rubric_studio.engine.offloop import in_daemon_thread
 from rubric_studio.engine.plan import CellKey, Snapshot, combine, plan
 from rubric_studio.engine.report import Report
 from rubric_studio.engine.usage import Usage
@@ -130,7 +132,8 @@ class Grader:
         samples = list(samples)
 
         sample_fps = {s.id: s.fingerprint() for s in samples}
-        check_results = self._run_checks(rubric, samples, sample_fps)
+        check_results = await in_daemon_thread(
+            lambda stop: self._run_checks(rubric, samples, sample_fps, stop), name="rubric-studio-checks")
         work = self._judge_work(rubric, samples)
         snapshot = self._snapshot_from(rubric, samples, work, sample_fps)
         stale = plan(self.previous, snapshot)
@@ -212,16 +215,22 @@ class Grader:
 
     # -- checks ------------------------------------------------------------
     def _run_checks(
-        self, rubric: Rubric, samples: list[Sample], sample_fps: dict[str, str]
+        self, rubric: Rubric, samples: list[Sample], sample_fps: dict[str, str], stop: threading.Event
     ) -> dict[str, dict[str, CriterionResult]]:
+        """Every sample's check results (memoised), in a worker thread: stops early once ``stop`` is set
+        (the run was cancelled and nobody reads the result)."""
         runner = CheckRunner(rubric, allow_code=self.allow_code)
         out: dict[str, dict[str, CriterionResult]] = {}
         if not self._use_memo:
             for sample in samples:
+                if stop.is_set():
+                    break
                 out[sample.id] = runner.run_sample(sample)
             return out
         fingerprints = {c.key: c.fingerprint() for c in runner.criteria}
         for sample in samples:
+            if stop.is_set():
+                break
             sample_fp = sample_fps[sample.id]
             found: dict[str, CriterionResult] = {}
             missing: set[str] = set()

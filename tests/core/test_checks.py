@@ -76,6 +76,29 @@ def test_catastrophic_regex_ends_in_error_within_its_time_bound():
     assert "longer than 0.2s" in result.error
 
 
+SENTENCE = "Thanks for reaching out about your refund, a " * 4 + "!"
+
+
+@pytest.mark.parametrize(("check", "text"), [
+    (r"{type: regex, pattern: '(.|..)+\d$', timeout: 0.2}", SENTENCE),
+    (r"{type: json, schema: {type: string, pattern: '(.|..)+\d$'}, timeout: 0.2}", json.dumps(SENTENCE)),
+    ("{type: keywords, required: [a], whole_words: true, timeout: 0.000001}", "b " * 2_000_000),
+])
+def test_a_check_that_times_out_is_skipped_for_the_rest_of_the_run(check: str, text: str):
+    """One catastrophic pattern costs one timeout per run, not one per sample."""
+    rubric = parse_rubric(f"name: t\ncriteria:\n  - id: k\n    check: {check}\n  - id: n\n"
+                          "    check: {type: length, min_words: 1}\n", "r.yaml")
+    runner = CheckRunner(rubric)
+    results = [runner.run_sample(Sample(id=f"s{i}", output=text)) for i in range(6)]
+    assert [r["k"].status for r in results] == [Status.ERROR] * 6
+    assert "longer than" in results[0]["k"].error
+    for later in results[1:]:
+        assert later["k"].error.startswith("not run: this check ran out of time on sample 's0'")
+    assert all(r["n"].status is Status.MET for r in results)  # other checks still run
+    # A new runner (the next run, or the check changed) tries again.
+    assert "longer than" in CheckRunner(rubric).run_sample(Sample(id="s9", output=text))["k"].error
+
+
 def test_json_parses_with_fences_and_validates_schema():
     schema = "{type: json, schema: {type: object, required: [score], properties: {score: {type: number}}}}"
     assert run_one(schema, '```json\n{"score": 3}\n```').status is Status.MET

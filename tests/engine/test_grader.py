@@ -225,3 +225,51 @@ def test_plan_lists_exactly_the_stale_cells_without_grading():
     assert result.removed == set()
     assert plan(after, grader.snapshot(edited, samples(5))).stale == set()
     assert plan(after, grader.snapshot(edited, samples(3))).removed == {(f"s{i}", c) for i in (3, 4) for c in ("polite", "refund", "tone", "short")}
+
+
+async def test_checks_run_off_the_event_loop(tmp_path: Path):
+    """A slow check must not freeze the loop (the studio's redraws and ctrl+q run on it).
+
+    The check waits for a flag file that a coroutine on the loop writes: run on the loop,
+    the check would wait out its timeout and end in error.
+    """
+    flag = tmp_path / "flag"
+    (tmp_path / "waitchecks.py").write_text(
+        "import time\nfrom pathlib import Path\n\n"
+        f"FLAG = Path({str(flag)!r})\n\n"
+        "def wait_for_flag(output):\n"
+        "    deadline = time.monotonic() + 3\n"
+        "    while time.monotonic() < deadline:\n"
+        "        if FLAG.exists():\n            return True\n"
+        "        time.sleep(0.01)\n"
+        "    return False\n"
+    )
+    waiting = parse_rubric("name: w\ncriteria:\n  - id: k\n    check: {type: python, function: 'waitchecks:wait_for_flag'}\n",
+                           str(tmp_path / "r.yaml"))
+
+    async def raise_flag() -> None:
+        await asyncio.sleep(0.05)
+        flag.touch()
+
+    ticker = asyncio.create_task(raise_flag())
+    report = await Grader(judge=None, allow_code=True).run(waiting, [Sample(id="s", output="x")])
+    await ticker
+    assert report.samples[0].cell("k").status is Status.MET
+
+
+async def test_a_cancelled_run_stops_its_checks_at_the_next_sample(tmp_path: Path):
+    (tmp_path / "slowchecks.py").write_text(
+        "import time\nSEEN = []\n\ndef slow(output):\n    SEEN.append(output)\n    time.sleep(0.05)\n    return True\n")
+    slow = parse_rubric("name: w\ncriteria:\n  - id: k\n    check: {type: python, function: 'slowchecks:slow'}\n",
+                        str(tmp_path / "r.yaml"))
+    run = asyncio.create_task(Grader(judge=None, allow_code=True).run(slow, [Sample(id=f"s{i}", output=str(i)) for i in range(200)]))
+    await asyncio.sleep(0.2)
+    run.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await run
+    import sys
+
+    seen = sys.modules["slowchecks"].SEEN
+    count = len(seen)
+    await asyncio.sleep(0.3)
+    assert len(seen) <= count + 1 < 100  # stopped, not grading the 200 samples to the end
