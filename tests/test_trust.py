@@ -7,6 +7,7 @@ what a stranger's server would receive.
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 
 import pytest
@@ -257,6 +258,40 @@ def test_a_corrupt_store_trusts_nothing_and_is_replaced(tmp_path, monkeypatch):
     assert load_trust(rubric).values == frozenset()
     remember(rubric, untrusted_settings(load_rubric(rubric)))
     assert load_trust(rubric).values == {("judge.base_url", "http://gpu-box:8000/v1")}
+
+
+def test_two_studios_trusting_at_once_both_keep_their_entries(tmp_path, monkeypatch):
+    """The store is written over exactly the version read: a write in between is not lost."""
+    import rubric_studio.engine.trust_store as store
+
+    first = write_rubric(tmp_path / "a", "  base_url: http://gpu-a:8000/v1\n")
+    second = write_rubric(tmp_path / "b", "  base_url: http://gpu-b:8000/v1\n")
+    real_read = store._read_store
+    calls = {"n": 0}
+
+    def read_then_another_studio_writes():
+        found = real_read()
+        calls["n"] += 1
+        if calls["n"] == 1:  # between our read and our write, another studio trusts its rubric
+            monkeypatch.setattr(store, "_read_store", real_read)
+            remember(second, untrusted_settings(load_rubric(second)))
+            monkeypatch.setattr(store, "_read_store", read_then_another_studio_writes)
+        return found
+
+    monkeypatch.setattr(store, "_read_store", read_then_another_studio_writes)
+    remember(first, untrusted_settings(load_rubric(first)))
+    assert load_trust(first).values == {("judge.base_url", "http://gpu-a:8000/v1")}
+    assert load_trust(second).values == {("judge.base_url", "http://gpu-b:8000/v1")}
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="needs named pipes")
+def test_a_store_that_is_a_fifo_trusts_nothing_without_blocking(tmp_path):
+    rubric = write_rubric(tmp_path / "r", "  base_url: http://gpu-box:8000/v1\n")
+    store_path().parent.mkdir(parents=True, exist_ok=True)
+    os.mkfifo(store_path())
+    assert load_trust(rubric).values == frozenset()
+    with pytest.raises(OSError, match="not a regular file"):
+        remember(rubric, untrusted_settings(load_rubric(rubric)))
 
 
 def test_code_checks_run_only_once_every_one_is_trusted(tmp_path, capsys):

@@ -16,13 +16,12 @@ from argparse import Namespace
 def _trust_review(rubric) -> tuple[list, list]:
     """(untrusted gates, problems to add: a warning per untrusted setting)."""
     from rubric_studio.core.loading import trust_problems
-    from rubric_studio.core.trust import rubric_gates
+    from rubric_studio.core.trust import rubric_gates, untrusted
     from rubric_studio.engine.api import effective_trust, user_choices
 
     gates = rubric_gates(rubric, user_choices())
-    trust = effective_trust(rubric)
-    blocked = [gate for gate in gates if not trust.covers(gate)]
-    return blocked, trust_problems(rubric, blocked, [gate for gate in gates if trust.covers(gate)])
+    blocked = untrusted(gates, effective_trust(rubric))
+    return blocked, trust_problems(rubric, blocked, [gate for gate in gates if gate not in blocked])
 
 
 def run(args: Namespace) -> int:

@@ -30,6 +30,7 @@ import re
 import secrets
 import stat
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -157,15 +158,6 @@ def read_bytes(path: str | os.PathLike[str]) -> tuple[bytes | None, DiskState]:
             raise _refuse(Path(path), opened.st_mode)
         data = handle.read()
     return data, DiskState.of_bytes(data, opened.st_mtime_ns)
-
-
-def read_text_state(path: str | os.PathLike[str], encoding: str = "utf-8") -> tuple[str | None, DiskState]:
-    """The text of ``path`` exactly as stored (no newline translation) and its state.
-
-    ``(None, ABSENT)`` when missing; UnicodeDecodeError when the bytes are not ``encoding``.
-    """
-    data, state = read_bytes(path)
-    return (None if data is None else data.decode(encoding)), state
 
 
 def disk_state(path: str | os.PathLike[str]) -> DiskState:
@@ -306,6 +298,25 @@ def write_text_safely(
     return DiskState.of_bytes(data, written.st_mtime_ns)
 
 
-def atomic_write_text(path: str | os.PathLike[str], text: str, encoding: str = "utf-8") -> None:
-    """Replace ``path`` with ``text`` (no compare-and-swap); see :func:`write_text_safely`."""
-    write_text_safely(path, text, encoding=encoding)
+def rewrite_safely(
+    path: str | os.PathLike[str], edit: Callable[[], tuple[str, DiskState] | None], *, attempts: int = 2
+) -> bool:
+    """Read-modify-write ``path`` over exactly the version read; True when something was written.
+
+    ``edit()`` reads the file and returns the new text with the :class:`DiskState` it read
+    (None: nothing to write). When the file changes between that read and the write, ``edit``
+    runs again on the new content, up to ``attempts`` times in all; then :class:`ChangedOnDisk`.
+    """
+    for attempt in range(attempts):
+        planned = edit()
+        if planned is None:
+            return False
+        text, state = planned
+        try:
+            write_text_safely(path, text, expect=state)
+        except ChangedOnDisk:
+            if attempt + 1 == attempts:
+                raise
+            continue
+        return True
+    return False

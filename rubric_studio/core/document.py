@@ -51,13 +51,12 @@ from rubric_studio.core.atomic import (
     ChangedOnDisk,
     DiskState,
     UnsafeTarget,
-    read_text_state,
     regular_target,
     remove_stale_temps,
     write_text_safely,
 )
 from rubric_studio.core.checkspec import CHECK_TYPES
-from rubric_studio.core.files import read_user_file
+from rubric_studio.core.files import read_user_file, read_user_file_state
 from rubric_studio.core.loading import lint_rubric, parse_rubric
 from rubric_studio.core.merge import Merge, merge3
 from rubric_studio.core.problems import Problem, RubricError, RubricStudioError
@@ -700,19 +699,9 @@ class RubricDocument:
     def read_disk_state(self) -> tuple[str, DiskState]:
         """The file's text now (exactly as stored) and its state; RubricError when it cannot be read."""
 
-        def fail(message: str) -> RubricError:
-            return RubricError([Problem(self.file, None, None, message)])
-
-        try:
-            text, state = read_text_state(self.path)
-        except UnicodeDecodeError as exc:
-            raise fail(f"not UTF-8 text: {exc.reason} at byte {exc.start}") from None
-        except UnsafeTarget as exc:
-            raise fail(f"cannot read: {exc}") from None
-        except OSError as exc:
-            raise fail(f"cannot read: {exc.strerror or exc}") from None
+        text, state = read_user_file_state(self.path, "rubric")
         if text is None:
-            raise fail("rubric not found: no such file")
+            raise RubricError([Problem(self.file, None, None, "rubric not found: no such file")])
         return text, state
 
     def read_disk(self) -> str:

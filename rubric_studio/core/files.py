@@ -20,6 +20,7 @@ import re
 from pathlib import Path
 from typing import Any
 
+from rubric_studio.core.atomic import DiskState, UnsafeTarget, read_bytes
 from rubric_studio.core.problems import Problem, RubricError
 from rubric_studio.core.textstream import not_utf8_problem, open_regular_file
 from rubric_studio.core.values import MAX_DEPTH, ValueProblem, check_plain_value, parse_int
@@ -28,6 +29,8 @@ from rubric_studio.core.values import MAX_DEPTH, ValueProblem, check_plain_value
 MAX_FILE_BYTES = 20 * 1024 * 1024
 #: A judge prompt file is sent with every request: anything near this size is a mistake.
 MAX_PROMPT_BYTES = 1024 * 1024
+#: Largest samples file read whole (.json / .yaml samples, one text sample); .jsonl / .csv stream.
+MAX_SAMPLES_BYTES = 256 * 1024 * 1024
 
 _C0_CONTROL = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f]")
 #: What YAML forbids in a stream: C0 controls (but tab, LF, CR), DEL, C1 controls (but NEL),
@@ -72,12 +75,18 @@ def _decode(data: bytes, file: str) -> str:
 
 
 def read_user_file(
-    path: str | Path, what: str = "rubric", *, keep_newlines: bool = False, max_bytes: int = MAX_FILE_BYTES
+    path: str | Path,
+    what: str = "rubric",
+    *,
+    keep_newlines: bool = False,
+    max_bytes: int = MAX_FILE_BYTES,
+    controls_ok: bool = False,
 ) -> str:
     """The text of ``path``; RubricError naming the file (and line:column) and the reason when it cannot be used.
 
     ``keep_newlines`` keeps the text exactly as written — ``\\r\\n`` and a leading BOM — for
     round-trip editing; otherwise line endings become ``\\n`` and the BOM is dropped.
+    ``controls_ok`` accepts control characters (a sample's text may hold anything).
     """
     source = str(path)
     with open_regular_file(path, what) as handle:  # refuses FIFOs and devices without blocking
@@ -86,13 +95,34 @@ def read_user_file(
         raise RubricError([Problem(source, None, None, f"file larger than {max_bytes // (1024 * 1024)} MB; "
                                                        f"a {what} file is expected to be far smaller")])
     text = _decode(data, source)
-    problem = unprintable_problem(text, source)
+    problem = None if controls_ok else unprintable_problem(text, source)
     if problem is not None:
         raise RubricError([problem])
     if keep_newlines:
         return text
     text = text.removeprefix("\ufeff")
     return text.replace("\r\n", "\n").replace("\r", "\n") if "\r" in text else text
+
+
+def read_user_file_state(path: str | Path, what: str = "rubric") -> tuple[str | None, DiskState]:
+    """The text of ``path`` exactly as stored (no newline translation) and its :class:`DiskState`,
+    for a write back over exactly that version; ``(None, ABSENT)`` when it does not exist.
+
+    RubricError, as :func:`read_user_file` words it, when it cannot be read or used.
+    """
+    source = str(path)
+    try:
+        data, state = read_bytes(path)
+    except UnsafeTarget as exc:
+        raise RubricError([Problem(source, None, None, f"expected a {what} file, but it {exc}")]) from None
+    except OSError as exc:
+        raise RubricError([Problem(source, None, None, f"cannot read: {exc.strerror or exc}")]) from None
+    if data is None:
+        return None, state
+    if len(data) > MAX_FILE_BYTES:
+        raise RubricError([Problem(source, None, None, f"file larger than {MAX_FILE_BYTES // (1024 * 1024)} MB; "
+                                                       f"a {what} file is expected to be far smaller")])
+    return _decode(data, source), state
 
 
 def parse_user_json(text: str, file: str, *, line: int = 1, max_depth: int = MAX_DEPTH) -> Any:
@@ -117,3 +147,8 @@ def parse_user_json(text: str, file: str, *, line: int = 1, max_depth: int = MAX
 def read_prompt_file(path: str | Path) -> str:
     """The text of a judge prompt file (``judge.prompt_path``, a Letta ``prompt_path``), at most 1 MB."""
     return read_user_file(path, "prompt", max_bytes=MAX_PROMPT_BYTES)
+
+
+def read_samples_file(path: str | Path) -> str:
+    """The whole text of a samples file read at once (``.json``, ``.yaml``, a text sample), at most 256 MB."""
+    return read_user_file(path, "samples", max_bytes=MAX_SAMPLES_BYTES, controls_ok=True)

@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from rubric_studio.core.atomic import UnsafeTarget, regular_target, remove_stale_temps
+from rubric_studio.core.atomic import remove_stale_temps
 from rubric_studio.core.files import read_user_file
 from rubric_studio.core.problems import Problem, RubricError
 from rubric_studio.core.yamlpos import load_with_positions
@@ -119,10 +119,6 @@ def load_labels(path: str | Path, *, missing_ok: bool = True) -> LabelSet:
         if missing_ok:
             return LabelSet(str(source), {})
         raise RubricError([Problem(str(source), None, None, "labels file not found")])
-    try:
-        regular_target(source)  # a FIFO or a device is refused before anything opens it
-    except UnsafeTarget as exc:
-        raise RubricError([Problem(str(source), None, None, f"cannot open: {exc}")]) from None
     remove_stale_temps(source)  # what a killed labels write left beside it
     data, positions, problems = load_with_positions(read_user_file(source, "labels"), str(source))
     labels: dict[str, Label] = {}

@@ -34,10 +34,9 @@ from rubric_studio.core.atomic import (
     ABSENT,
     ChangedOnDisk,
     DiskState,
-    UnsafeTarget,
-    read_text_state,
-    write_text_safely,
+    rewrite_safely,
 )
+from rubric_studio.core.files import read_user_file_state
 from rubric_studio.core.labels import CELL_LABELS, LABEL_KEYS, VERDICTS, Label, parse_label
 from rubric_studio.core.problems import RubricError
 from rubric_studio.core.yamlpos import load_with_positions
@@ -202,11 +201,9 @@ def _blank_separated(text: str) -> bool:
 def _read(target: Path) -> tuple[str, DiskState]:
     """The sidecar's text (newlines normalised) and its state; the header when it does not exist yet."""
     try:
-        raw, state = read_text_state(target)
-    except UnicodeDecodeError as exc:
-        raise ValueError(f"{target}: not UTF-8 text ({exc.reason} at byte {exc.start}); fix it by hand first") from None
-    except UnsafeTarget as exc:
-        raise ValueError(f"{target}: {exc}; labels are not written there") from None
+        raw, state = read_user_file_state(target, "labels")
+    except RubricError as exc:
+        raise ValueError(f"{exc.problems[0]}; labels are not written there") from None
     if raw is None:
         return HEADER, ABSENT
     return raw.replace("\r\n", "\n").replace("\r", "\n"), state
@@ -219,20 +216,19 @@ def _edit(path: str | Path, sample_id: str, change: Callable[[CommentedMap, list
     is redone once on the new content; a second clash raises ValueError.
     """
     target = Path(path)
-    for attempt in range(2):
+    found: list[Label | None] = [None]
+
+    def edit() -> tuple[str, DiskState] | None:
         text, state = _read(target)
-        new_text, result = _edited(text, target, sample_id, change)
-        if new_text is None:
-            return result
-        try:
-            write_text_safely(target, new_text, expect=state)
-        except ChangedOnDisk:
-            if attempt:
-                raise ValueError(f"{target}: kept changing on disk while the label was written; "
-                                 "nothing written, label again") from None
-            continue
-        return result
-    raise AssertionError("unreachable")  # pragma: no cover
+        new_text, found[0] = _edited(text, target, sample_id, change)
+        return None if new_text is None else (new_text, state)
+
+    try:
+        rewrite_safely(target, edit)
+    except ChangedOnDisk:
+        raise ValueError(f"{target}: kept changing on disk while the label was written; "
+                         "nothing written, label again") from None
+    return found[0]
 
 
 def _edited(

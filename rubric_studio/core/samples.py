@@ -20,12 +20,12 @@ from pathlib import Path
 from typing import Any
 
 from rubric_studio.core.csvrecords import iter_csv_records
+from rubric_studio.core.files import read_samples_file
 from rubric_studio.core.problems import Problem, RubricError
 from rubric_studio.core.textstream import (
     iter_lines,
     not_utf8_problem,
     open_regular_file,
-    read_text,
     too_long_problem,
 )
 from rubric_studio.core.values import (
@@ -216,7 +216,7 @@ def _iter_jsonl(path: Path, extractor: str) -> Iterator[Sample | Problem]:
             if bad is not None:
                 yield not_utf8_problem(file, line.number, *bad)
                 continue
-            text = line.text.rstrip("\r\n")
+            text = line.text.rstrip("\r\n").removeprefix("\ufeff")  # files joined with `cat` keep each BOM
             record = _parse_json(text, file, line.number, expected="one JSON object per line")
             if isinstance(record, Problem):
                 yield record
@@ -227,7 +227,7 @@ def _iter_jsonl(path: Path, extractor: str) -> Iterator[Sample | Problem]:
 
 def _iter_json(path: Path, extractor: str) -> Iterator[Sample | Problem]:
     file = str(path)
-    data = _parse_json(read_text(path), file)
+    data = _parse_json(read_samples_file(path), file)
     if isinstance(data, Problem):
         yield data
         return
@@ -258,7 +258,7 @@ def _iter_yaml(path: Path, extractor: str) -> Iterator[Sample | Problem]:
     from rubric_studio.core.yamlpos import load_with_positions
 
     file = str(path)
-    data, positions, problems = load_with_positions(read_text(path), file)  # bounded: depth, aliases, size
+    data, positions, problems = load_with_positions(read_samples_file(path), file)  # bounded: depth, aliases, size
     yield from problems
     items = _yaml_items(data)
     if items is None:
@@ -301,7 +301,7 @@ def _iter_csv(path: Path, extractor: str) -> Iterator[Sample | Problem]:
 def _text_sample(file: Path) -> Sample | Problem:
     """One text file as one sample (id = file stem)."""
     try:
-        return Sample(id=file.stem, output=read_text(file), source=str(file))
+        return Sample(id=file.stem, output=read_samples_file(file), source=str(file))
     except RubricError as exc:
         return exc.problems[0]
 

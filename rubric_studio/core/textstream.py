@@ -5,8 +5,8 @@
 :func:`iter_lines` streams the lines of such a file in constant memory: a UTF-8 BOM is
 dropped, a line longer than the cap is skipped (and flagged), and bytes that are not
 UTF-8 are kept as markers so the caller can report their line and column instead of a
-traceback or a silent guess at another encoding. :func:`read_text` reads a whole file
-under the same rules with a size cap.
+traceback or a silent guess at another encoding. Whole files are read by
+:func:`rubric_studio.core.files.read_user_file`.
 """
 
 from __future__ import annotations
@@ -24,8 +24,6 @@ from rubric_studio.core.problems import Problem, RubricError
 
 #: Longest line (in characters) a records file may have: one record, a few long answers.
 MAX_LINE_CHARS = 16 * 1024 * 1024
-#: Largest whole file (in characters) read into memory at once (.json / .yaml samples, text samples).
-MAX_TEXT_CHARS = 256 * 1024 * 1024
 _ESCAPED_BYTE = re.compile("[\udc80-\udcff]")
 _NEWLINES = ("\n", "\r")
 
@@ -119,24 +117,3 @@ def iter_lines(handle: BinaryIO, *, max_chars: int = MAX_LINE_CHARS) -> Iterator
             if not rest or rest.endswith(_NEWLINES):
                 break
         yield Line(number, "", too_long=True)
-
-
-def read_text(path: str | Path, what: str = "samples", *, max_chars: int = MAX_TEXT_CHARS) -> str:
-    """The whole text of a regular UTF-8 file; RubricError with line:column otherwise.
-
-    Like Python's text mode: a BOM is dropped and ``\\r\\n`` / ``\\r`` become ``\\n``.
-    """
-    source = str(path)
-    parts: list[str] = []
-    total = 0
-    with open_regular_file(path, what) as handle:
-        for line in iter_lines(handle, max_chars=max_chars):
-            total += len(line.text)
-            if line.too_long or total > max_chars:
-                raise RubricError([Problem(source, None, None, f"file larger than {max_chars:,} characters; too big to read at once")])
-            bad = line.bad_byte()
-            if bad is not None:
-                raise RubricError([not_utf8_problem(source, line.number, *bad)])
-            parts.append(line.text)
-    text = "".join(parts)
-    return text.replace("\r\n", "\n").replace("\r", "\n") if "\r" in text else text

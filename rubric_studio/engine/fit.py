@@ -353,12 +353,13 @@ def apply_fit(rubric_path: str | Path, result: FitResult, *, force: bool = False
     are kept). Raises ValueError if the rubric's meaning changed since the fit
     (unless ``force``) or if the edited file would not load.
     """
-    from rubric_studio.core.atomic import read_text_state, write_text_safely
+    from rubric_studio.core.atomic import write_text_safely
+    from rubric_studio.core.files import read_user_file_state
     from rubric_studio.core.labels_store import insert_key, round_trip_yaml
     from rubric_studio.core.loading import parse_rubric
 
     path = Path(rubric_path)
-    text, seen = read_text_state(path)  # written back only over exactly this version
+    text, seen = read_user_file_state(path)  # written back only over exactly this version
     if text is None:
         raise ValueError(f"{path}: no such file")
     before = parse_rubric(text, str(path))

@@ -8,7 +8,8 @@ File ``trust.json`` in the user config folder (:func:`~rubric_studio.judges.user
 
 Keyed by the rubric's resolved path; each entry is one (setting, value) pair of
 :class:`~rubric_studio.core.trust.Gate`, so trust holds for exactly the values trusted
-(what they mean: :mod:`rubric_studio.core.trust`). Written atomically. A missing,
+(what they mean: :mod:`rubric_studio.core.trust`). Written atomically, over exactly the
+version read (two writers never drop each other's entries). A missing,
 unreadable or malformed file trusts nothing (and is replaced by the next write).
 """
 
@@ -20,10 +21,14 @@ import os
 from collections.abc import Iterable
 from pathlib import Path
 
+from rubric_studio.core.atomic import ABSENT, DiskState, disk_state, rewrite_safely
+from rubric_studio.core.files import read_user_file_state
+from rubric_studio.core.problems import RubricError
 from rubric_studio.core.trust import NO_TRUST, Gate, Trust
 from rubric_studio.judges.userdir import config_dir
 
 VERSION = 1
+MAX_ATTEMPTS = 5
 
 
 def store_path() -> Path:
@@ -38,23 +43,34 @@ def rubric_key(rubric_path: str | os.PathLike[str]) -> str:
         return os.path.abspath(rubric_path)
 
 
-def _read_all() -> dict[str, list[list[str]]]:
+def _read_store() -> tuple[dict[str, list[list[str]]], DiskState]:
+    """The store's rubrics and the file's state (to write back over exactly that version)."""
     path = store_path()
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        return {}
-    except (OSError, UnicodeDecodeError, ValueError) as exc:
+        text, state = read_user_file_state(path, "trust store")
+    except RubricError as exc:  # unreadable: trusts nothing (a write then fails, or replaces it)
+        logging.getLogger(__name__).warning("ignoring %s", exc)
+        return {}, _state_or_absent(path)
+    try:
+        data = json.loads(text) if text is not None else {}
+    except ValueError as exc:
         logging.getLogger(__name__).warning("ignoring %s: %s", path, exc)
-        return {}
+        return {}, state
     rubrics = data.get("rubrics") if isinstance(data, dict) else None
     if not isinstance(rubrics, dict):
-        return {}
+        return {}, state
     return {
         str(key): [list(pair) for pair in pairs if _is_pair(pair)]
         for key, pairs in rubrics.items()
         if isinstance(pairs, list)
-    }
+    }, state
+
+
+def _state_or_absent(path: Path) -> DiskState:
+    try:
+        return disk_state(path)
+    except OSError:
+        return ABSENT
 
 
 def _is_pair(pair: object) -> bool:
@@ -65,20 +81,25 @@ def load_trust(rubric_path: str | os.PathLike[str] | None) -> Trust:
     """What the user trusted of the rubric at ``rubric_path`` (nothing for a rubric without a path)."""
     if rubric_path is None:
         return NO_TRUST
-    pairs = _read_all().get(rubric_key(rubric_path), [])
+    pairs = _read_store()[0].get(rubric_key(rubric_path), [])
     return Trust(values=frozenset((setting, value) for setting, value in pairs))
 
 
 def remember(rubric_path: str | os.PathLike[str], gates: Iterable[Gate]) -> None:
-    """Add ``gates`` to what the user trusts of that rubric. Raises OSError when the store cannot be written."""
-    from rubric_studio.core.atomic import atomic_write_text
+    """Add ``gates`` to what the user trusts of that rubric. Raises OSError when the store cannot be written.
 
-    rubrics = _read_all()
+    Two studios trusting at once both keep their entries: the write goes only over the
+    version read, and is redone on top of the other's when that changed meanwhile.
+    """
     key = rubric_key(rubric_path)
-    pairs = rubrics.setdefault(key, [])
-    for gate in gates:
-        if list(gate.key) not in pairs:
-            pairs.append(list(gate.key))
+    new = [list(gate.key) for gate in gates]
     path = store_path()
     path.parent.mkdir(parents=True, exist_ok=True)
-    atomic_write_text(path, json.dumps({"version": VERSION, "rubrics": rubrics}, indent=1, ensure_ascii=False) + "\n")
+
+    def edit() -> tuple[str, DiskState]:
+        rubrics, state = _read_store()
+        pairs = rubrics.setdefault(key, [])
+        pairs.extend(pair for pair in new if pair not in pairs)
+        return json.dumps({"version": VERSION, "rubrics": rubrics}, indent=1, ensure_ascii=False) + "\n", state
+
+    rewrite_safely(path, edit, attempts=MAX_ATTEMPTS)  # ChangedOnDisk (an OSError) if it never settles

@@ -41,13 +41,15 @@ def load_user_config(path: Path | None = None) -> UserConfig:
     path = path or user_config_path()
     if not path.is_file():
         return UserConfig()
-    import yaml
+    from rubric_studio.core.files import read_user_file
+    from rubric_studio.core.problems import RubricError
+    from rubric_studio.core.yamlpos import safe_load
 
     log = logging.getLogger(__name__)
     try:
-        data = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
-    except (OSError, UnicodeDecodeError, yaml.YAMLError) as exc:
-        log.warning("ignoring %s: %s", path, exc)
+        data = safe_load(read_user_file(path, "config"), str(path)) or {}
+    except RubricError as exc:
+        log.warning("ignoring %s", exc)
         return UserConfig()
     judge = data.get("judge") if isinstance(data, dict) else None
     if judge is None:

@@ -424,8 +424,10 @@ class StudioApp(App[int]):
         document = self.document
         try:
             disk, state = document.read_disk_state()
-        except RubricError:
-            return  # removed or being replaced: wait for the file to come back
+        except RubricError as exc:
+            if self.rubric_path.exists():  # unreadable (not UTF-8, too large ...): say why, keep the results
+                self._set_problems("rubric", exc.problems)
+            return  # else removed or being replaced: wait for the file to come back
         if disk == document.disk_text:
             return  # our own save
         if document.dirty:

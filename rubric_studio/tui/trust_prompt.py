@@ -68,9 +68,12 @@ class TrustFlow:
 
     def code_trusted(self, rubric: Rubric) -> bool:
         """Whether ``rubric``'s code checks may run (all of them trusted), for a grader kept across edits."""
+        from rubric_studio.core.trust import code_gates
         from rubric_studio.engine.api import code_trusted, effective_trust
 
         options = self.app.grader_options
+        if not code_gates(rubric):  # nothing to run: no need to read the trust store on every re-grade
+            return bool(options.get("allow_code"))
         return code_trusted(rubric, effective_trust(rubric, bool(options.get("allow_code")), self.session))
 
     def offer(self, *, again: bool = False) -> None:

@@ -20,10 +20,11 @@ from rubric_studio.core.atomic import (
     UnsafeTarget,
     disk_state,
     read_bytes,
-    read_text_state,
     remove_stale_temps,
     write_text_safely,
 )
+from rubric_studio.core.files import read_user_file_state
+from rubric_studio.core.problems import RubricError
 
 pytestmark = pytest.mark.timeout(20)  # a FIFO opened the blocking way would hang here
 
@@ -123,7 +124,7 @@ def test_a_removed_file_is_a_change_too(tmp_path: Path):
 def test_text_is_read_and_written_exactly_as_stored(tmp_path: Path):
     path = tmp_path / "r.yaml"
     path.write_bytes(b"a: 1\r\nb: 2\r\n")
-    text, state = read_text_state(path)
+    text, state = read_user_file_state(path)
     assert text == "a: 1\r\nb: 2\r\n" and state.size == 12
     write_text_safely(path, text.replace("1", "3"), expect=state)
     assert path.read_bytes() == b"a: 3\r\nb: 2\r\n"
@@ -224,3 +225,12 @@ def test_a_temp_of_a_dead_process_is_removed_even_when_fresh(tmp_path: Path):
     leftover = killed_save(path)
     assert time.time() - leftover.stat().st_mtime < STALE_SECONDS
     assert remove_stale_temps(path) == [leftover]
+
+
+def test_a_file_read_for_writing_back_reports_a_bad_byte_by_line_and_column(tmp_path: Path):
+    path = tmp_path / "r.yaml"
+    path.write_bytes("name: ok\ndescription: caf\xe9\n".encode("latin-1"))
+    with pytest.raises(RubricError) as caught:
+        read_user_file_state(path)
+    problem = caught.value.problems[0]
+    assert (problem.line, problem.column) == (2, 17) and "not UTF-8" in problem.message

@@ -134,6 +134,14 @@ def test_surrogate_pairs_and_escaped_controls_are_fine(tmp_path: Path):
     assert loaded.samples[0].output == "smile \U0001f600 \x00\x1b" and loaded.problems == []
 
 
+def test_jsonl_files_joined_with_cat_keep_the_record_after_each_bom(tmp_path: Path):
+    bom = b"\xef\xbb\xbf"
+    path = tmp_path / "s.jsonl"
+    path.write_bytes(bom + b'{"id": "a", "output": "1"}\n' + bom + b'{"id": "b", "output": "2"}\n')
+    loaded = load_samples(path)
+    assert [s.id for s in loaded] == ["a", "b"] and loaded.problems == []
+
+
 @pytest.mark.parametrize("suffix", [".jsonl", ".csv", ".yaml", ".json"])
 def test_a_bom_at_the_start_keeps_the_first_record(tmp_path: Path, suffix: str):
     body = {

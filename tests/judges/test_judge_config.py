@@ -132,3 +132,11 @@ def test_user_config_defaults_come_after_the_rubric_and_flags():
     assert rubric.model == "claude-opus-4-1"
     flag = resolve_judge(None, cli_model="ollama:qwen3", env=env, user_config=UserConfig(model="anthropic:x"))
     assert flag.label == "ollama:qwen3"
+
+
+def test_a_hostile_user_config_is_ignored_not_a_crash(tmp_path):
+    from rubric_studio.judges.user_config import UserConfig, load_user_config
+
+    deep = tmp_path / "config.yaml"
+    deep.write_text("judge: " + "[" * 20_000 + "]" * 20_000 + "\n")  # the stdlib-recursive loader overflows
+    assert load_user_config(deep) == UserConfig()

@@ -309,6 +309,21 @@ async def test_a_second_outside_edit_during_the_first_regrade_is_graded_too(stud
         assert "max_wrds" in app.document.text
 
 
+async def test_an_outside_edit_that_is_not_utf8_is_reported_not_ignored(studio: Path):
+    rubric = studio / "support_reply" / "support_reply.yaml"
+    app = StudioApp(rubric, watch=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await until(lambda: graded(app))
+        await pilot.pause()
+        rubric.write_bytes(rubric.read_text().replace("name: support-reply", "name: caf\xe9").encode("latin-1"))
+        app.post_message(FilesChanged({"rubric"}))
+        await until(lambda: "rubric" in app.file_problems)
+        problem = app.file_problems["rubric"][0]
+        assert "not UTF-8" in problem.message and problem.line is not None and problem.column == 10
+        assert app.model.stale and graded(app)  # the last good results stay, marked stale
+        await pilot.pause()
+
+
 # -- samples and labels ---------------------------------------------------------------------
 async def test_samples_change_regrades_new_rows(studio: Path):
     samples = studio / "support_reply" / "support_reply.samples.jsonl"
