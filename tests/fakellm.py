@@ -13,7 +13,7 @@ What it answers:
 * Scripted actions, consumed one per request in order (``server.queue(...)``); when the
   queue is empty, ``server.always(...)`` (if set) answers, else the brain. Actions:
   :class:`Reply` (a fixed object), :class:`Text` (raw, e.g. malformed, text),
-  :class:`Refuse`, :class:`HTTPError` (any HTTP error; helpers :func:`rate_limited`,
+  :class:`Refuse`, :class:`CutOff` (stopped at max_tokens), :class:`HTTPError` (any HTTP error; helpers :func:`rate_limited`,
   :func:`server_error`, :func:`unauthorized`), :class:`Slow` (sleep, then answer),
   :class:`Omit` (the brain's answer minus a criterion or a field), :class:`Hangup`
   (close the connection without answering), or any callable ``Call -> action``.
@@ -45,7 +45,8 @@ from typing import Any
 # -- what a brain sees --------------------------------------------------------
 
 _SAMPLE = re.compile(r"<sample-([0-9a-f]+)>\n(.*?)\n</sample-\1>", re.S)
-_CRITERION = re.compile(r"### Criterion `([^`]+)` \([^)]*\)\n(?:Outcome|Statement): (.*)")
+_CRITERION = re.compile(r"### Criterion(?: `([^`]+)`)? \([^)]*\)\n(?:Outcome|Statement): (.*)")
+_CRITERION_KIND = re.compile(r"### Criterion(?: `([^`]+)`)? \((score 0-10|met / unmet)\)")
 _STOPWORDS = frozenset({
     "that", "this", "with", "from", "have", "their", "they", "when", "what", "does", "into",
     "your", "about", "which", "should", "would", "could", "must", "more", "than", "then", "them",
@@ -91,22 +92,31 @@ def _text_of(content: Any) -> str:
 
 def _schema_of(api: str, body: dict[str, Any]) -> tuple[dict[str, Any], str | None]:
     if api == "openai":
+        if body.get("tools"):  # structured_output: tool
+            function = body["tools"][0].get("function") or {}
+            return function.get("parameters") or {}, function.get("name")
         fmt = body.get("response_format") or {}
         return (fmt.get("json_schema") or {}).get("schema") or {}, None
     tools = body.get("tools") or [{}]
     return tools[0].get("input_schema") or {}, tools[0].get("name")
 
 
+def _decision_kind(shape: dict[str, Any]) -> str:
+    return "analytic" if "score" in shape.get("properties", {}) else "checklist"
+
+
 def _asked(schema: dict[str, Any]) -> tuple[list[Asked], bool]:
+    """The criteria a reply schema asks about: one (per-criterion) or a batch keyed by id."""
     props = schema.get("properties", {})
-    if "criteria" not in props:
-        return [Asked("?", "analytic" if "score" in props else "checklist")], False
-    items = props["criteria"].get("items", {})
-    asked = []
-    for shape in items.get("anyOf", [items]):
-        kind = "analytic" if "score" in shape.get("properties", {}) else "checklist"
-        asked += [Asked(cid, kind) for cid in shape["properties"]["id"].get("enum", [])]
-    return asked, True
+    if "verdict" in props or "score" in props:
+        return [Asked("?", _decision_kind(schema))], False
+    if "criteria" in props and "items" in props["criteria"]:  # the older list-shaped batch
+        items = props["criteria"]["items"]
+        asked = []
+        for shape in items.get("anyOf", [items]):
+            asked += [Asked(cid, _decision_kind(shape)) for cid in shape["properties"]["id"].get("enum", [])]
+        return asked, True
+    return [Asked(cid, _decision_kind(shape)) for cid, shape in props.items()], True
 
 
 def parse_call(api: str, body: dict[str, Any]) -> Call:
@@ -116,12 +126,18 @@ def parse_call(api: str, body: dict[str, Any]) -> Call:
         system = _text_of(body.get("system"))
     user = next((_text_of(m.get("content")) for m in body.get("messages", []) if m.get("role") == "user"), "")
     schema, tool = _schema_of(api, body)
-    asked, batch = _asked(schema)
-    outcomes = dict(_CRITERION.findall(user))
-    if not batch and outcomes:
-        asked[0].id = next(iter(outcomes))
+    if schema:
+        asked, batch = _asked(schema)
+    else:  # no schema sent (structured_output json_object / none): read the criteria from the prompt
+        heads = _CRITERION_KIND.findall(user)
+        asked = [Asked(cid or "?", "analytic" if kind == "score 0-10" else "checklist") for cid, kind in heads]
+        batch = len(asked) > 1
+    found = _CRITERION.findall(user)
+    outcomes = dict(found)
+    if not batch and found:  # a per-criterion request names no id: the fake knows it by its outcome
+        asked[0].id, asked[0].outcome = found[0][0] or "?", found[0][1]
     for item in asked:
-        item.outcome = outcomes.get(item.id, "")
+        item.outcome = item.outcome or outcomes.get(item.id, "")
     match = _SAMPLE.search(user)
     return Call(api, body, system, user, match.group(2) if match else "", asked, batch, tool)
 
@@ -150,7 +166,7 @@ def keyword_brain(call: Call) -> dict[str, Any]:
     """Default brain: keyword overlap between each criterion's outcome and the sample."""
     if not call.batch:
         return judge_one(call.criteria[0], call.sample)
-    return {"criteria": [{"id": item.id, **judge_one(item, call.sample)} for item in call.criteria]}
+    return {item.id: judge_one(item, call.sample) for item in call.criteria}
 
 
 # -- scripted actions ---------------------------------------------------------
@@ -175,6 +191,13 @@ class Refuse:
     """A refusal: OpenAI ``message.refusal``, Anthropic ``stop_reason: refusal``."""
 
     message: str = "I'm sorry, I can't help with that."
+
+
+@dataclass
+class CutOff:
+    """A reply stopped at max_tokens: OpenAI ``finish_reason: length``, Anthropic ``stop_reason: max_tokens``."""
+
+    text: str = '{"rationale": "The submission'
 
 
 @dataclass
@@ -314,6 +337,8 @@ class _Handler(BaseHTTPRequestHandler):
             return self._refusal(api, call, action.message)
         if isinstance(action, Text):
             return self._answer(api, call, text=action.text)
+        if isinstance(action, CutOff):
+            return self._answer(api, call, text=action.text, cut_off=True)
         if isinstance(action, Reply):
             return self._answer(api, call, payload=action.payload)
         payload = fake.brain(call)
@@ -323,13 +348,15 @@ class _Handler(BaseHTTPRequestHandler):
                 payload.pop(action.field, None)
             if action.criterion and isinstance(payload.get("criteria"), list):
                 payload["criteria"] = [c for c in payload["criteria"] if c.get("id") != action.criterion]
+            elif action.criterion:
+                payload.pop(action.criterion, None)
         return self._answer(api, call, payload=payload)
 
     # -- replies in each API's shape ------------------------------------------
     def _usage(self, call: Call, out: str) -> tuple[int, int]:
         return max(1, len(json.dumps(call.body)) // 4), max(1, len(out) // 4)
 
-    def _answer(self, api: str, call: Call, *, payload: Any = None, text: str | None = None) -> None:
+    def _answer(self, api: str, call: Call, *, payload: Any = None, text: str | None = None, cut_off: bool = False) -> None:
         fake = self.server.fake
         number = fake._next_id()
         out = text if text is not None else json.dumps(payload)
@@ -337,13 +364,20 @@ class _Handler(BaseHTTPRequestHandler):
         model = call.body.get("model", "fake")
         if api == "openai":
             message = {"role": "assistant", "content": out, "refusal": None}
+            finish = "length" if cut_off else "stop"
+            if call.tool_name and text is None:  # answer the forced function call
+                call_id = f"call_fake_{number}"
+                function = {"name": call.tool_name, "arguments": out}
+                message = {"role": "assistant", "content": None, "refusal": None,
+                           "tool_calls": [{"id": call_id, "type": "function", "function": function}]}
+                finish = "tool_calls"
             return self._send(200, {
                 "id": f"chatcmpl-fake-{number}", "object": "chat.completion", "created": int(time.time()), "model": model,
-                "choices": [{"index": 0, "message": message, "finish_reason": "stop", "logprobs": None}],
+                "choices": [{"index": 0, "message": message, "finish_reason": finish, "logprobs": None}],
                 "usage": {"prompt_tokens": prompt, "completion_tokens": completion, "total_tokens": prompt + completion},
             })  # fmt: skip
-        if text is not None:
-            content, stop = [{"type": "text", "text": text}], "end_turn"
+        if text is not None or not call.body.get("tools"):  # raw text, or no tool to call (structured_output: none)
+            content, stop = [{"type": "text", "text": out}], "max_tokens" if cut_off else "end_turn"
         else:
             content = [{"type": "tool_use", "id": f"toolu_fake_{number}", "name": call.tool_name or "judgement", "input": payload}]
             stop = "tool_use"

@@ -43,7 +43,7 @@ def test_grade_json_has_the_documented_shape_and_exit_1_on_fail(tmp_path: Path, 
     assert code == 1
     assert set(out) >= {"rubric", "judge", "samples", "summary", "usage"}
     assert set(out["rubric"]) == {"name", "path", "hash"} and out["judge"] is None
-    assert set(out["usage"]) == {"judge_calls", "cache_hits", "input_tokens", "output_tokens", "cost_usd", "wall_seconds"}
+    assert set(out["usage"]) == {"judge_calls", "requests", "cache_hits", "input_tokens", "output_tokens", "cost_usd", "wall_seconds"}
     by_id = {s["id"]: s for s in out["samples"]}
     assert by_id["good"]["verdict"] == "pass" and by_id["good"]["score"] == 1.0
     long_ = by_id["long"]
@@ -207,6 +207,14 @@ def test_export_and_import_refuse_a_fifo_or_a_device_link_without_hanging(tmp_pa
     assert main(["import", str(rubric), "-o", str(link)]) == 2
     assert "symbolic link to a device (/dev/null)" in capsys.readouterr().err
     assert link.is_symlink()
+
+
+def test_grade_and_calibrate_refuse_a_device_output_with_a_message(tmp_path: Path, capsys):
+    rubric, samples = write_checks_rubric(tmp_path)
+    for command in (["grade", str(rubric), str(samples)], ["calibrate", str(rubric), str(samples)]):
+        assert main([*command, "-o", "/dev/null"]) == 2  # before: a traceback from grade and calibrate
+        err = capsys.readouterr().err
+        assert "cannot write /dev/null: is a device" in err and "Traceback" not in err
 
 
 def test_export_creates_files_with_the_users_umask_and_keeps_a_replaced_files_mode(tmp_path: Path):

@@ -17,7 +17,7 @@ from collections.abc import Sequence
 
 EXIT_OK, EXIT_FAIL, EXIT_USAGE, EXIT_ERROR = 0, 1, 2, 3
 
-SUBCOMMANDS = ("grade", "validate", "calibrate", "export", "import", "cache")
+SUBCOMMANDS = ("grade", "validate", "calibrate", "export", "import", "cache", "jobs")
 EXPORT_TARGETS = ("agentv", "promptfoo", "letta", "docent", "healthbench", "markdown")
 IMPORT_SOURCES = ("auto", "agentv", "promptfoo", "letta", "docent", "healthbench")
 
@@ -31,6 +31,7 @@ commands:
   rubric-studio export RUBRIC --to T    write the rubric for another eval tool
   rubric-studio import FILE             read a rubric from another eval tool
   rubric-studio cache stats|clear       the judge reply cache
+  rubric-studio jobs status|wait|cancel  provider Batch API jobs (grade --batch-api)
 
 exit codes: 0 all pass, 1 some fail, 2 invalid input or usage, 3 cells errored
 """
@@ -53,6 +54,9 @@ def _judge_options(parser: argparse.ArgumentParser) -> None:
     group.add_argument("--repeat", type=int, default=1, metavar="K", help="judge each cell K times (majority / median)")
     group.add_argument("--no-cache", action="store_true", help="do not read or write the judge reply cache")
     group.add_argument("--batch", action="store_true", help="grade all judge criteria of a sample in one call")
+    group.add_argument("--timeout", type=float, metavar="S", help="seconds to wait for one judge reply (judge.timeout)")
+    group.add_argument("--deadline", type=float, metavar="S",
+                       help="seconds the whole run may take; calls unanswered by then end as errors (judge.deadline)")
     group.add_argument("--allow-code", action="store_true",
                        help="trust this rubric for this run: run its python/command checks and use its judge.base_url, "
                             "a judge.model naming another provider than yours, and a judge.prompt_path outside its "
@@ -88,8 +92,19 @@ def build_parser(command: str | None) -> argparse.ArgumentParser:
         parser.add_argument("--labels", metavar="FILE", help="show human labels beside verdicts")
         parser.add_argument("--format", choices=("table", "json", "jsonl", "markdown", "junit"), default="table")
         parser.add_argument("-o", "--output", metavar="FILE", help="write the report to FILE instead of stdout")
+        parser.add_argument("--batch-api", action="store_true",
+                            help="send the cells the cache lacks through the provider's Batch API (half price, "
+                                 "within 24 h); waits for the results unless --no-wait")
+        parser.add_argument("--no-wait", action="store_true", help="with --batch-api: submit, print the job id, exit")
         _extract_option(parser)
         _judge_options(parser)
+    elif command == "jobs":
+        parser.description = "Provider Batch API jobs submitted by grade --batch-api."
+        parser.add_argument("action", choices=("status", "wait", "cancel"))
+        parser.add_argument("job", metavar="JOB", nargs="?", help="job id (default: status lists all; wait/cancel the latest pending)")
+        parser.add_argument("--cache-path", metavar="FILE", help="the cache the jobs belong to (default: the user cache)")
+        parser.add_argument("--format", choices=("table", "json", "jsonl", "markdown", "junit"), default="table")
+        parser.add_argument("-o", "--output", metavar="FILE")
     elif command == "validate":
         parser.description = "Check rubric files; print every problem with file:line:column."
         parser.add_argument("rubrics", metavar="RUBRIC", nargs="+")

@@ -15,8 +15,11 @@ def run(args: Namespace) -> int:
             removed = cache.clear()
             sys.stdout.write(f"cleared {removed} cached replies from {cache.path}\n")
             return 0
+        from rubric_studio.judges.userdir import secret_source
+
         stats = cache.stats()
         sys.stdout.write(f"cache: {stats.path}\nentries: {stats.entries}\nsize: {stats.bytes / 1024:.1f} KiB\n")
+        sys.stdout.write(f"fence secret: {secret_source()}\n")
         for model, count in stats.models.items():
             sys.stdout.write(f"  {model}: {count}\n")
         return 0

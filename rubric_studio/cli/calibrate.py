@@ -132,7 +132,8 @@ def _finish(args: Namespace, rubric, report, labels) -> int:
         text = json_safe(json.dumps(data, indent=2, ensure_ascii=False))
     else:
         text = render(data, to_file=args.output is not None)
-    write_output(text, args.output)
+    if not write_output(text, args.output):
+        return 2
     return 3 if report.errored_cells else 0
 
 

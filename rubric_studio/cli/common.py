@@ -31,17 +31,23 @@ def fail_usage(message: str) -> int:
     return 2
 
 
-def write_output(text: str, output: str | None) -> None:
+def write_output(text: str, output: str | None) -> bool:
     """Write ``text`` to a file (atomically, the user's umask for a new file) or stdout.
 
     The user named the file, so an existing one is replaced; a path that is not a regular
-    file (a FIFO, a device, a folder) raises :class:`~rubric_studio.core.atomic.UnsafeTarget`.
+    file (a FIFO, a device, a folder) or cannot be written is refused with a one-line
+    message on stderr and False (the caller exits 2).
     """
     if output is None or output == "-":
         sys.stdout.write(text)
         if text and not text.endswith("\n"):
             sys.stdout.write("\n")
-        return
+        return True
     from rubric_studio.core.atomic import write_text_safely
 
-    write_text_safely(Path(output), text if text.endswith("\n") else text + "\n")
+    try:
+        write_text_safely(Path(output), text if text.endswith("\n") else text + "\n")
+    except OSError as exc:
+        echo(f"rubric-studio: error: cannot write {output}: {exc.strerror or exc}", sys.stderr)
+        return False
+    return True

@@ -24,9 +24,4 @@ def run(args: Namespace) -> int:
     result = export_rubric(rubric, args.to)
     for warning in result.warnings:
         echo(f"warning: {warning}", sys.stderr)
-    try:
-        write_output(result.text, args.output)
-    except OSError as exc:
-        sys.stderr.write(f"rubric-studio: error: cannot write {args.output}: {exc.strerror or exc}\n")
-        return 2
-    return 0
+    return 0 if write_output(result.text, args.output) else 2

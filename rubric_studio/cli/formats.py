@@ -119,19 +119,29 @@ def _summary_line(report: Report) -> str:
     judge = f"{report.judge['provider']}:{report.judge['model']}" if report.judge else "no judge"
     return (
         f"{', '.join(parts)} of {summary.samples} — mean score {mean} — {judge}: "
-        f"{usage.judge_calls} calls, {usage.cache_hits} cache hits, "
+        f"{usage.judge_calls} calls{_requests_note(usage)}, {usage.cache_hits} cache hits, "
         f"{usage.input_tokens}+{usage.output_tokens} tokens, {usage.cost_text()}, {usage.wall_seconds:.2f}s"
     )
 
 
+def _requests_note(usage) -> str:
+    """`` (5 requests)`` when retries or re-asks made more HTTP requests than calls."""
+    return f" ({usage.requests} requests)" if usage.requests != usage.judge_calls else ""
+
+
 def _error_lines(report: Report, limit: int = 10) -> list[str]:
-    lines = []
+    """Errored cells, one line per distinct reason (a judge that stopped is said once, not per cell)."""
+    by_reason: dict[str, list[str]] = {}
     for sample in report.samples:
         for cell in sample.criteria:
             if cell.status is Status.ERROR:
-                lines.append(f"error {sample.id} × {cell.id}: {cell.error}")
+                by_reason.setdefault(cell.error or "error", []).append(f"{sample.id} × {cell.id}")
+    lines = []
+    for reason, cells in by_reason.items():
+        where = cells[0] if len(cells) == 1 else f"{len(cells)} cells ({', '.join(cells[:3])}{', …' if len(cells) > 3 else ''})"
+        lines.append(f"error {where}: {reason}")
     if len(lines) > limit:
-        lines = lines[:limit] + [f"... and {len(lines) - limit} more errored cells"]
+        lines = lines[:limit] + [f"... and {len(lines) - limit} more error reasons"]
     return lines
 
 

@@ -39,6 +39,14 @@ def grader_options(args: Namespace) -> dict:
         raise ValueError("--repeat must be at least 1")
     if args.concurrency is not None and args.concurrency < 1:
         raise ValueError("--concurrency must be at least 1")
+    if getattr(args, "batch_api", False) and args.no_cache:
+        raise ValueError("--batch-api needs the cache (its replies are collected into it); drop --no-cache")
+    if getattr(args, "no_wait", False) and not getattr(args, "batch_api", False):
+        raise ValueError("--no-wait goes with --batch-api")
+    for flag in ("timeout", "deadline"):
+        value = getattr(args, flag, None)
+        if value is not None and not 0 < value <= 604800:
+            raise ValueError(f"--{flag} must be a number of seconds above 0 (at most 604800)")
     return {
         "judge": args.judge,
         "base_url": args.base_url,
@@ -48,7 +56,15 @@ def grader_options(args: Namespace) -> dict:
         "cache_path": args.cache_path,
         "allow_code": args.allow_code,
         "batch": args.batch,
+        "timeout": getattr(args, "timeout", None),
+        "deadline": getattr(args, "deadline", None),
     }
+
+
+def say_stopped(reason: str | None) -> None:
+    """Once, on stderr: why judging stopped before every call was sent."""
+    if reason:
+        echo(f"judging stopped: {reason}", sys.stderr)
 
 
 def warn_untrusted(rubric, args: Namespace) -> None:
@@ -83,28 +99,49 @@ def run(args: Namespace) -> int:
         print_problems(label_set.problems)
         labels = label_set.labels
     try:
-        if args.format == "jsonl":
+        if args.format == "jsonl" and not args.batch_api:
             return asyncio.run(_run_streaming(args, rubric, samples_path, options))
         return asyncio.run(_run_whole(args, rubric, samples_path, options, labels))
     except RubricError as exc:
         print_problems(exc.problems)
         return 2
+    except KeyboardInterrupt:
+        if getattr(args, "batch_api", False):
+            echo("interrupted: a submitted batch job keeps running; collect it with `rubric-studio jobs wait`",
+                 sys.stderr)
+        raise
 
 
 async def _run_whole(args: Namespace, rubric, samples_path: Path, options: dict, labels) -> int:
-    from rubric_studio.cli import formats
     from rubric_studio.core.samples import load_samples
     from rubric_studio.engine.api import make_grader
 
     sample_set = load_samples(samples_path, extractor=args.extract)
     print_problems(sample_set.problems)
     grader = make_grader(rubric, **options)
+    if getattr(args, "batch_api", False):
+        from rubric_studio.cli.jobs import through_batch_api
+
+        grader = await through_batch_api(args, grader, rubric, sample_set.samples, str(samples_path))
+        if grader is None:  # submitted, not waited for (--no-wait), or the job could not be run
+            return 0 if args.no_wait else 2
+    return await report_run(args, grader, rubric, sample_set, labels)
+
+
+async def report_run(args: Namespace, grader, rubric, sample_set, labels) -> int:
+    """Grade ``sample_set`` with ``grader`` and write the report in ``args.format``."""
+    from rubric_studio.cli import formats
+
+    grader.one_invocation()
     try:
         with formats.progress_for(args, grader) as on_event:
             report = await grader.run(rubric, sample_set.samples, on_event)
     finally:
         await grader.aclose()
     report.problems = [str(p) for p in sample_set.problems]
+    if getattr(grader.judge, "on_done", None) is not None:  # replies from a batch job are in the cache now
+        grader.judge.on_done()
+    say_stopped(report.judge_stopped)
     if args.format == "json":
         text = json_safe(json.dumps(report.to_dict(), indent=2, ensure_ascii=False))
     elif args.format == "markdown":
@@ -113,7 +150,8 @@ async def _run_whole(args: Namespace, rubric, samples_path: Path, options: dict,
         text = formats.junit(report, rubric)
     else:
         text = formats.table(report, rubric, labels, to_file=args.output is not None)
-    write_output(text, args.output)
+    if not write_output(text, args.output):
+        return 2
     return report.exit_code()
 
 
@@ -133,11 +171,14 @@ async def _run_streaming(args: Namespace, rubric, samples_path: Path, options: d
 
     out = sys.stdout if args.output in (None, "-") else open(args.output, "w", encoding="utf-8")  # noqa: SIM115
     grader = make_grader(rubric, memo=False, **options)
+    grader.one_invocation()  # one breaker and one deadline across the chunks
     summary = usage = None
+    stopped = None
     errored = 0
     try:
         async for results, running_summary, running_usage in stream_grade(grader, rubric, only_samples()):
             summary, usage = running_summary, running_usage
+            stopped = stopped or grader.last_stopped
             for result in results:
                 errored += sum(1 for c in result.criteria if c.status == "error")
                 out.write(json_safe(json.dumps(result.to_dict(), ensure_ascii=False)) + "\n")
@@ -145,12 +186,14 @@ async def _run_streaming(args: Namespace, rubric, samples_path: Path, options: d
             "rubric": {"name": rubric.name, "path": rubric.path, "hash": rubric.content_hash()},
             "summary": summary.to_dict() if summary else {"samples": 0},
             "usage": usage.to_dict() if usage else {},
+            **({"judge_stopped": stopped} if stopped else {}),
         }
         out.write(json.dumps(tail) + "\n")
     finally:
         await grader.aclose()
         if out is not sys.stdout:
             out.close()
+    say_stopped(stopped)
     if summary is None or summary.samples == 0:
         return 2
     if errored:

@@ -33,9 +33,4 @@ def run(args: Namespace) -> int:
     title = FORMATS[result.detected].title if result.detected in FORMATS else "rubric-studio"
     where = "standard input" if args.file == "-" else f"file {Path(args.file).name}"
     header = f"Imported by rubric-studio from {title} {where}."
-    try:
-        write_output(rubric_to_yaml(result.rubric, header), args.output)
-    except OSError as exc:
-        sys.stderr.write(f"rubric-studio: error: cannot write {args.output}: {exc.strerror or exc}\n")
-        return 2
-    return 0
+    return 0 if write_output(rubric_to_yaml(result.rubric, header), args.output) else 2

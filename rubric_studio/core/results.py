@@ -77,9 +77,14 @@ class Evidence:
     found: bool
     start: int | None = None
     end: int | None = None
+    #: Why a quote was not found (e.g. too short to be evidence); None when found.
+    reason: str | None = None
 
     def to_dict(self) -> dict[str, Any]:
-        return {"quote": self.quote, "found": self.found}
+        data: dict[str, Any] = {"quote": self.quote, "found": self.found}
+        if self.reason is not None:
+            data["reason"] = self.reason
+        return data
 
 
 @dataclass(slots=True)

@@ -55,10 +55,16 @@ class JudgeSettings(BaseModel):
     temperature: Number = Field(default=0.0, ge=0, le=2)
     timeout: Number = Field(default=60.0, gt=0, le=3600)
     max_retries: Integer = Field(default=3, ge=0, le=20)
+    #: Longest wait honoured between retries (a longer Retry-After stops the run instead).
+    max_retry_wait: Number = Field(default=30.0, gt=0, le=3600)
     concurrency: Integer = Field(default=8, ge=1, le=256)
     max_tokens: Integer = Field(default=1024, ge=16, le=65536)
     mode: Literal["per_criterion", "batch"] = "per_criterion"
     reasoning_effort: Literal["minimal", "low", "medium", "high"] | None = None
+    #: How the reply's JSON shape is enforced; default: the provider's strongest (OpenAI json_schema, Anthropic tool).
+    structured_output: Literal["json_schema", "json_object", "tool", "none"] | None = None
+    #: Seconds a whole grading run may take; calls still unanswered then end as errors.
+    deadline: Number | None = Field(default=None, gt=0, le=604800)
     prompt: str | None = None
     prompt_path: str | None = None
 

@@ -80,12 +80,15 @@ def make_grader(
     batch: bool = False,
     env: Mapping[str, str] | None = None,
     memo: bool = True,
+    timeout: float | None = None,
+    deadline: float | None = None,
 ) -> Grader:
     """A grader for ``rubric``: the judge resolved from the rubric, flags, user config and environment.
 
     Trust (:mod:`rubric_studio.core.trust`): ``allow_code`` trusts every gated setting of the
     rubric for this grader; otherwise what the trust store holds for the rubric's path, plus
-    ``trust``. Code checks run only when every one of them is trusted.
+    ``trust``. Code checks run only when every one of them is trusted. ``timeout`` and
+    ``deadline`` (seconds) override the rubric's ``judge.timeout`` / ``judge.deadline``.
     """
     from rubric_studio.judges import NoJudge, make_judge, resolve_judge
     from rubric_studio.judges.user_config import load_user_config
@@ -104,6 +107,10 @@ def make_grader(
             config = replace(config, mode="batch")
         if concurrency:
             config = replace(config, concurrency=concurrency)
+        if timeout:
+            config = replace(config, timeout=timeout)
+        if deadline:
+            config = replace(config, deadline=deadline)
         judge_obj, reason = make_judge(config), None
     cache = ReplyCache(cache_path) if use_cache and judge_obj is not None else None
     return Grader(

@@ -16,61 +16,28 @@ Judge errors end as ``error`` cells with a one-line reason, never as fails.
 from __future__ import annotations
 
 import asyncio
-import contextlib
-import statistics
 import threading
 import time
-from collections import defaultdict
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass, field
 from typing import Any
 
 from rubric_studio.core.checks import CheckRunner
 from rubric_studio.core.results import CriterionResult, SampleResult, Status
 from rubric_studio.core.rubric import Criterion, Rubric
 from rubric_studio.core.samples import Sample
-from rubric_studio.core.scoring import cell_status, score_sample
+from rubric_studio.core.scoring import score_sample
 from rubric_studio.engine.cache import ReplyCache
+from rubric_studio.engine.dispatch import Dispatcher, RequestResult, Work, error_result
 from rubric_studio.engine.events import Event, Progress, RunFinished, RunStarted, SamplesUpdated
 from rubric_studio.engine.offloop import in_daemon_thread
-from rubric_studio.engine.plan import CellKey, Snapshot, combine, plan
+from rubric_studio.engine.plan import Snapshot, combine, plan
 from rubric_studio.engine.report import Report
 from rubric_studio.engine.usage import Usage
+from rubric_studio.engine.votes import aggregate_votes
+
+__all__ = ["EventSink", "Grader", "aggregate_votes"]
 
 EventSink = Callable[[Event], Any]
-
-
-@dataclass
-class _RequestResult:
-    results: dict[str, CriterionResult]
-    valid: bool = True
-    #: (calls, input tokens, output tokens, cost) of a fresh call, counted once then cleared.
-    usage: tuple[int, int, int, float | None] | None = None
-    failure: str | None = None
-
-
-@dataclass
-class _Work:
-    """The judge requests one run needs, grouped by cell."""
-
-    requests: dict[str, Any] = field(default_factory=dict)  # key -> JudgeRequest
-    #: key -> every sample whose cells that request answers. Samples with identical text
-    #: make identical requests: one request serves all of them (the first is sent).
-    samples_of: dict[str, list[Sample]] = field(default_factory=dict)
-    cell_keys: dict[CellKey, list[str]] = field(default_factory=lambda: defaultdict(list))
-
-    def add(self, key: str, request: Any, sample: Sample) -> None:
-        """Record that ``sample``'s cells for ``request.criterion_ids`` are answered by request ``key``."""
-        self.requests[key] = request
-        sharing = self.samples_of.setdefault(key, [])
-        if not sharing or sharing[-1] is not sample:
-            sharing.append(sample)
-        for criterion_id in request.criterion_ids:
-            self.cell_keys[(sample.id, criterion_id)].append(key)
-
-    def sample_for(self, key: str) -> Sample:
-        """The sample a request is built from (any of those sharing it has the same text)."""
-        return self.samples_of[key][0]
 
 
 class Grader:
@@ -86,6 +53,7 @@ class Grader:
         repeat: int = 1,
         concurrency: int | None = None,
         memo: bool = True,
+        deadline: float | None = None,
     ):
         self.judge = judge
         self.config = judge.config if judge is not None else None
@@ -94,15 +62,16 @@ class Grader:
         self.allow_code = allow_code
         self.repeat = max(1, repeat)
         limit = concurrency or (self.config.concurrency if self.config else 8)
-        self._slots: asyncio.Semaphore | None = None  # created in the running loop
-        self._limit = limit
+        self.dispatch = Dispatcher(judge, cache, limit, use_memo=memo)
         self._use_memo = memo
-        self._memo: dict[str, _RequestResult] = {}
         self._check_memo: dict[tuple[str, str], CriterionResult] = {}
-        self._inflight: dict[str, asyncio.Task[_RequestResult]] = {}
         self.session_usage = Usage()
         self.previous: Snapshot | None = None
-        self.cancelled_requests = 0
+        #: Seconds a run may take (judge.deadline unless given); calls unanswered then end as errors.
+        self.deadline = deadline if deadline is not None else (self.config.deadline if self.config else None)
+        self._shared: tuple[Any, float | None] | None = None  # (breaker, deadline time) across runs
+        #: Why the last run stopped judging early (breaker, deadline), or None.
+        self.last_stopped: str | None = None
 
     # -- public ------------------------------------------------------------
     def trust(self, allow: bool = True) -> None:
@@ -113,10 +82,38 @@ class Grader:
 
     def forget_errors(self) -> int:
         """Drop memoised error results so the next run retries them."""
-        bad = [key for key, value in self._memo.items() if not value.valid]
+        memo = self.dispatch.memo
+        bad = [key for key, value in memo.items() if not value.valid]
         for key in bad:
-            del self._memo[key]
+            del memo[key]
         return len(bad)
+
+    def one_invocation(self) -> None:
+        """From now on every run shares one circuit breaker and one deadline (a command that
+        grades in chunks); by default each run gets its own (a studio re-grade tries again)."""
+        from rubric_studio.judges.breaker import Breaker
+
+        deadline_at = time.monotonic() + self.deadline if self.deadline else None
+        self._shared = (Breaker(), deadline_at)
+
+    def hand_over(self, successor: Grader) -> None:
+        """Pass the judge memo and calls in flight to ``successor`` (same rubric, edited judge
+        settings): requests it would send again are adopted, not re-sent."""
+        self.dispatch.hand_over(successor.dispatch)
+
+    @property
+    def cancelled_requests(self) -> int:
+        return self.dispatch.cancelled_requests
+
+    def uncached(self, rubric: Rubric, samples: Sequence[Sample]) -> dict[str, Any]:
+        """The judge requests (cache key -> request) a run would have to send: neither the
+        session memo nor the persistent cache answers them."""
+        work = self._judge_work(rubric, list(samples))
+        if work is None:
+            return {}
+        usage = Usage()
+        return {key: request for key, request in work.requests.items()
+                if self.dispatch.lookup(key, request, rubric, work.sample_for(key), usage, remember=False) is None}  # fmt: skip
 
     def snapshot(self, rubric: Rubric, samples: Sequence[Sample]) -> Snapshot:
         """Fingerprints of every cell (see :mod:`rubric_studio.engine.plan`)."""
@@ -140,7 +137,7 @@ class Grader:
         self.previous = snapshot
 
         cells: dict[str, dict[str, CriterionResult]] = {s.id: dict(check_results[s.id]) for s in samples}
-        resolved: dict[str, _RequestResult] = {}
+        resolved: dict[str, RequestResult] = {}
         to_send: list[str] = []
         if work is None:
             for sample in samples:
@@ -150,12 +147,12 @@ class Grader:
                     )
         else:
             for key, request in work.requests.items():
-                found = self._lookup(key, request, rubric, work.sample_for(key), usage)
+                found = self.dispatch.lookup(key, request, rubric, work.sample_for(key), usage)
                 if found is not None:
                     resolved[key] = found
                 else:
                     to_send.append(key)
-            self._cancel_unwanted(set(to_send))
+            self.dispatch.cancel_unwanted(set(to_send), usage)
             for sample in samples:
                 for criterion in rubric.judge_criteria:
                     cells[sample.id][criterion.key] = self._cell_from(criterion, sample.id, work, resolved)
@@ -164,29 +161,12 @@ class Grader:
         emit(RunStarted(total_requests=len(work.requests) if work else 0, to_send=len(to_send),
                         stale_cells=len(stale.stale), plan=stale))
         emit(SamplesUpdated(list(results.values()), final=not to_send))
-
+        stopped = None
         if to_send:
             assert work is not None
-            tasks = {key: self._task_for(key, work.requests[key], rubric, work.sample_for(key)) for key in to_send}
-            key_of = {task: key for key, task in tasks.items()}
-            pending = set(tasks.values())
-            emit(Progress(done=0, total=len(tasks), in_flight=self.in_flight))
-            # If the caller cancels this run, the tasks live on in ``_inflight``: the next
-            # run adopts the ones it still wants and cancels the rest.
-            while pending:
-                finished, pending = await asyncio.wait(pending, return_when=asyncio.FIRST_COMPLETED)
-                touched: set[str] = set()
-                for task in finished:
-                    key = key_of[task]
-                    resolved[key] = self._collect(task, key, usage)
-                    touched.update(sample.id for sample in work.samples_of[key])
-                for sample_id in touched:
-                    for criterion in rubric.judge_criteria:
-                        cells[sample_id][criterion.key] = self._cell_from(criterion, sample_id, work, resolved)
-                    results[sample_id] = self._score(rubric, sample_id, cells[sample_id])
-                emit(SamplesUpdated([results[i] for i in touched], final=not pending))
-                emit(Progress(done=len(tasks) - len(pending), total=len(tasks), in_flight=self.in_flight))
+            stopped = await self._send(rubric, work, to_send, resolved, cells, results, usage, emit)
 
+        self.last_stopped = stopped
         usage.wall_seconds = time.perf_counter() - started
         self.session_usage.merge(usage)
         report = Report(
@@ -197,21 +177,76 @@ class Grader:
             samples=[results[s.id] for s in samples],
             usage=usage,
             judge_note=None if work is not None or not rubric.judge_criteria else self.no_judge_reason,
+            judge_stopped=stopped,
             repeat=self.repeat,
         )
         emit(RunFinished(report))
         return report
 
+    async def _send(
+        self,
+        rubric: Rubric,
+        work: Work,
+        to_send: list[str],
+        resolved: dict[str, RequestResult],
+        cells: dict[str, dict[str, CriterionResult]],
+        results: dict[str, SampleResult],
+        usage: Usage,
+        emit: EventSink,
+    ) -> str | None:
+        """Send what the run needs, updating cells as replies arrive; the reason judging
+        stopped early (breaker, deadline), or None."""
+        breaker, deadline_at = self._breaker_and_deadline()
+        tasks = self.dispatch.start(to_send, work, rubric, breaker)
+        waiting = dict(tasks)
+        emit(Progress(done=0, total=len(tasks), in_flight=self.in_flight))
+        overdue = None
+        # Finished keys arrive through a queue fed by done-callbacks: O(1) per reply, where
+        # asyncio.wait over everything pending would cost O(pending) per reply.
+        arrived: asyncio.Queue[str] = asyncio.Queue()
+        for key, task in tasks.items():
+            task.add_done_callback(lambda _task, key=key: arrived.put_nowait(key))
+        # If the caller cancels this run, the tasks live on in the dispatcher: the next
+        # run adopts the ones it still wants and cancels the rest.
+        while waiting:
+            finished = await _next_arrivals(arrived, deadline_at)
+            if not finished:
+                overdue = f"the run's deadline ({self.deadline:g} s) passed; raise judge.deadline (or --deadline)"
+                for task in set(waiting.values()):
+                    self.dispatch.abort(task, usage)
+                for key in waiting:
+                    resolved[key] = error_result(work.requests[key].criterion_ids, f"not judged: {overdue}", stopped=True)
+                finished, waiting = list(waiting), {}
+            touched: set[str] = set()
+            for key in finished:
+                task = waiting.pop(key, None)
+                if task is not None:
+                    resolved[key] = self.dispatch.collect(task, key, usage)
+                touched.update(sample.id for sample in work.samples_of[key])
+            for sample_id in touched:
+                for criterion in rubric.judge_criteria:
+                    cells[sample_id][criterion.key] = self._cell_from(criterion, sample_id, work, resolved)
+                results[sample_id] = self._score(rubric, sample_id, cells[sample_id])
+            emit(SamplesUpdated([results[i] for i in touched], final=not waiting))
+            emit(Progress(done=len(tasks) - len(waiting), total=len(tasks), in_flight=self.in_flight))
+        if breaker.tripped:
+            return f"{breaker.reason} ({breaker.not_sent} calls not sent)"
+        return overdue
+
+    def _breaker_and_deadline(self) -> tuple[Any, float | None]:
+        if self._shared is not None:
+            return self._shared
+        from rubric_studio.judges.breaker import Breaker
+
+        return Breaker(), (time.monotonic() + self.deadline if self.deadline else None)
+
     @property
     def in_flight(self) -> int:
-        return sum(1 for task in self._inflight.values() if not task.done())
+        return self.dispatch.in_flight
 
     async def aclose(self) -> None:
-        """Cancel everything in flight and close the judge."""
-        self._cancel_unwanted(set())
-        if self.judge is not None:
-            with contextlib.suppress(Exception):
-                await self.judge.aclose()
+        """Cancel everything in flight (calls handed to a successor finish first) and close the judge."""
+        await self.dispatch.aclose()
 
     # -- checks ------------------------------------------------------------
     def _run_checks(
@@ -249,21 +284,26 @@ class Grader:
         return out
 
     # -- judge work --------------------------------------------------------
-    def _judge_work(self, rubric: Rubric, samples: Iterable[Sample]) -> _Work | None:
+    def _judge_work(self, rubric: Rubric, samples: Iterable[Sample]) -> Work | None:
+        """One per-criterion request per judge cell (and repeat), whatever the mode: batch mode
+        only sends them together (:mod:`rubric_studio.engine.dispatch`)."""
         if self.judge is None or not rubric.judge_criteria:
             return None
+        from dataclasses import replace
+
         from rubric_studio.judges import build_requests
 
-        work = _Work()
+        config = self.config if self.config.mode == "per_criterion" else replace(self.config, mode="per_criterion")
+        work = Work()
         criteria = rubric.judge_criteria
         for sample in samples:
             for repeat_index in range(self.repeat):
-                for request in build_requests(rubric, sample, criteria, self.config, repeat_index):
-                    work.add(request.cache_key(self.config), request, sample)
+                for request in build_requests(rubric, sample, criteria, config, repeat_index):
+                    work.add(request.cache_key(config), request, sample)
         return work
 
     def _snapshot_from(
-        self, rubric: Rubric, samples: list[Sample], work: _Work | None, sample_fps: dict[str, str]
+        self, rubric: Rubric, samples: list[Sample], work: Work | None, sample_fps: dict[str, str]
     ) -> Snapshot:
         snap = Snapshot()
         trusted = str(self.allow_code)
@@ -280,77 +320,8 @@ class Grader:
                     snap.cells[cell] = combine("judge", *work.cell_keys.get(cell, []))
         return snap
 
-    def _lookup(self, key: str, request: Any, rubric: Rubric, sample: Sample, usage: Usage) -> _RequestResult | None:
-        if self._use_memo and key in self._memo:
-            return self._memo[key]
-        if self.cache is None:
-            return None
-        cached = self.cache.get(key)
-        if cached is None:
-            return None
-        from rubric_studio.judges import JudgeError, interpret
-
-        try:
-            results = interpret(request, cached.text, rubric, sample)
-        except JudgeError:
-            return None  # a reply the current parser rejects: ask again
-        for result in results.values():
-            result.source = "cache"
-            result.detail.setdefault("reply", cached.text)
-            result.detail["input_tokens"] = cached.input_tokens
-            result.detail["output_tokens"] = cached.output_tokens
-        usage.cache_hits += 1
-        outcome = _RequestResult(results)
-        if self._use_memo:
-            self._memo[key] = outcome
-        return outcome
-
-    def _task_for(self, key: str, request: Any, rubric: Rubric, sample: Sample) -> asyncio.Task[_RequestResult]:
-        task = self._inflight.get(key)
-        if task is not None and not task.cancelled():
-            return task
-        task = asyncio.ensure_future(self._call(key, request, rubric, sample))
-        self._inflight[key] = task
-        return task
-
-    async def _call(self, key: str, request: Any, rubric: Rubric, sample: Sample) -> _RequestResult:
-        from rubric_studio.judges import judge_request
-
-        if self._slots is None:
-            self._slots = asyncio.Semaphore(self._limit)
-        async with self._slots:
-            outcome = await judge_request(self.judge, request, rubric, sample)
-        valid = outcome.error is None and outcome.reply is not None
-        if valid and self.cache is not None:
-            reply = outcome.reply
-            self.cache.put(key, self.config.provider, self.config.model, reply.text, reply.input_tokens, reply.output_tokens)
-        usage = (outcome.calls, outcome.input_tokens, outcome.output_tokens, outcome.cost_usd)
-        return _RequestResult(outcome.results, valid=valid, usage=usage)
-
-    def _collect(self, task: asyncio.Task[_RequestResult], key: str, usage: Usage) -> _RequestResult:
-        self._inflight.pop(key, None)
-        try:
-            outcome = task.result()
-        except asyncio.CancelledError:
-            return _RequestResult({}, valid=False, failure="cancelled: superseded by a newer edit")
-        except Exception as exc:  # a bug in a provider must not take down the run
-            outcome = _RequestResult({}, valid=False, failure=f"internal error: {type(exc).__name__}: {exc}")
-        if outcome.usage is not None:
-            usage.add_call(*outcome.usage)
-            outcome.usage = None  # count each paid call once
-        if self._use_memo:
-            self._memo[key] = outcome
-        return outcome
-
-    def _cancel_unwanted(self, wanted: set[str]) -> None:
-        for key, task in list(self._inflight.items()):
-            if key not in wanted and not task.done():
-                task.cancel()
-                self.cancelled_requests += 1
-                del self._inflight[key]
-
     # -- cells -------------------------------------------------------------
-    def _cell_from(self, criterion: Criterion, sample_id: str, work: _Work, resolved: dict[str, _RequestResult]) -> CriterionResult:
+    def _cell_from(self, criterion: Criterion, sample_id: str, work: Work, resolved: dict[str, RequestResult]) -> CriterionResult:
         keys = work.cell_keys.get((sample_id, criterion.key), [])
         votes: list[CriterionResult] = []
         for key in keys:
@@ -372,41 +343,18 @@ class Grader:
         return SampleResult.from_outcome(sample_id, score_sample(rubric, cells))
 
 
-def aggregate_votes(criterion: Criterion, votes: list[CriterionResult]) -> CriterionResult:
-    """One cell from K repeated judgements: majority (checklist) or median (analytic)."""
-    errors = [v for v in votes if v.status is Status.ERROR]
-    if errors:
-        return CriterionResult(
-            criterion.key,
-            Status.ERROR,
-            source=errors[0].source,
-            error=f"{len(errors)} of {len(votes)} repeats failed: {errors[0].error}",
-            votes=[str(v.status) for v in votes],
-        )
-    source = "cache" if all(v.source == "cache" for v in votes) else "judge"
-    if criterion.kind == "analytic":
-        raws = [v.raw_score if v.raw_score is not None else (v.score or 0.0) * 10 for v in votes]
-        median = float(statistics.median(raws))
-        score = median / 10
-        status = cell_status(criterion, score)
-        statuses = [cell_status(criterion, r / 10) for r in raws]
-        agreement = statuses.count(status) / len(statuses)
-        representative = min(votes, key=lambda v: abs((v.raw_score or 0) - median))
-        return CriterionResult(
-            criterion.key, status, score=score, raw_score=median, rationale=representative.rationale,
-            evidence=representative.evidence, source=source, votes=raws, agreement=agreement,
-            tie=False, detail=representative.detail,
-        )
-    met = sum(1 for v in votes if v.status is Status.MET)
-    unmet = len(votes) - met
-    tie = met == unmet
-    status = Status.MET if met > unmet else Status.UNMET
-    representative = next(v for v in votes if v.status is status) if not tie else votes[0]
-    rationale = representative.rationale
-    if tie:
-        rationale = f"[tie {met}–{unmet}: counted as unmet] {rationale}"
-    return CriterionResult(
-        criterion.key, status, score=1.0 if status is Status.MET else 0.0, raw_score=None, rationale=rationale,
-        evidence=representative.evidence, source=source, votes=[str(v.status) for v in votes],
-        agreement=max(met, unmet) / len(votes), tie=tie, detail=representative.detail,
-    )
+async def _next_arrivals(arrived: asyncio.Queue[str], deadline_at: float | None) -> list[str]:
+    """Every key that has finished by now (waiting for at least one); [] once the deadline passes."""
+    try:
+        if deadline_at is None:
+            first = await arrived.get()
+        else:
+            async with asyncio.timeout_at(asyncio.get_running_loop().time() + max(0.0, deadline_at - time.monotonic())):
+                first = await arrived.get()
+    except TimeoutError:
+        return []
+    keys = [first]
+    while not arrived.empty():
+        keys.append(arrived.get_nowait())
+    return keys
+

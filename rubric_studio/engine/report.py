@@ -92,6 +92,8 @@ class Report:
     usage: Usage = field(default_factory=Usage)
     summary: Summary | None = None
     judge_note: str | None = None  # e.g. why judge criteria are unjudged
+    #: Why judging stopped before every call was sent (circuit breaker, deadline), said once.
+    judge_stopped: str | None = None
     repeat: int = 1
     problems: list[str] = field(default_factory=list)
 
@@ -150,6 +152,8 @@ class Report:
         }
         if self.judge_note:
             data["judge_note"] = self.judge_note
+        if self.judge_stopped:
+            data["judge_stopped"] = self.judge_stopped
         if self.repeat > 1:
             data["repeat"] = self.repeat
             data["flip_rates"] = {

@@ -1,6 +1,9 @@
 """Token, call and cost accounting for a run or a session.
 
-Cost comes from the price table (:mod:`rubric_studio.judges.pricing`); calls to a
+``judge_calls`` counts the cells sent to the judge (a batch call for 3 criteria is 3, a
+re-ask adds none), ``requests`` the HTTP requests actually sent (retries, re-asks and
+calls aborted mid-flight included), and the
+tokens include replies that were cut off or refused (providers bill them). Cost comes from the price table (:mod:`rubric_studio.judges.pricing`); calls to a
 model with no known price are counted in ``unpriced_calls`` so a report never
 shows a made-up total.
 """
@@ -13,6 +16,7 @@ from dataclasses import dataclass
 @dataclass
 class Usage:
     judge_calls: int = 0
+    requests: int = 0
     cache_hits: int = 0
     input_tokens: int = 0
     output_tokens: int = 0
@@ -20,17 +24,19 @@ class Usage:
     unpriced_calls: int = 0
     wall_seconds: float = 0.0
 
-    def add_call(self, calls: int, input_tokens: int, output_tokens: int, cost: float | None) -> None:
-        self.judge_calls += calls
+    def add_call(self, cells: int, requests: int, input_tokens: int, output_tokens: int, cost: float | None) -> None:
+        self.judge_calls += cells
+        self.requests += requests
         self.input_tokens += input_tokens
         self.output_tokens += output_tokens
         if cost is None:
-            self.unpriced_calls += calls
+            self.unpriced_calls += cells
         else:
             self.cost_usd += cost
 
     def merge(self, other: Usage) -> None:
         self.judge_calls += other.judge_calls
+        self.requests += other.requests
         self.cache_hits += other.cache_hits
         self.input_tokens += other.input_tokens
         self.output_tokens += other.output_tokens
@@ -51,6 +57,7 @@ class Usage:
     def to_dict(self) -> dict:
         return {
             "judge_calls": self.judge_calls,
+            "requests": self.requests,
             "cache_hits": self.cache_hits,
             "input_tokens": self.input_tokens,
             "output_tokens": self.output_tokens,

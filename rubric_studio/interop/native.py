@@ -40,8 +40,8 @@ def _text(value: str) -> Any:
     return folded
 
 
-_JUDGE_ORDER = ("model", "base_url", "temperature", "timeout", "max_retries", "concurrency", "max_tokens", "mode",
-                "reasoning_effort", "prompt", "prompt_path")
+_JUDGE_ORDER = ("model", "base_url", "temperature", "timeout", "max_retries", "max_retry_wait", "concurrency",
+                "max_tokens", "mode", "structured_output", "deadline", "reasoning_effort", "prompt", "prompt_path")
 
 
 def _judge(judge: JudgeSettings) -> dict[str, Any]:

@@ -18,7 +18,17 @@ Exception tree::
      ├── kind="refusal"     the model declined to judge
      ├── kind="malformed"   reply not parsable / schema-violating after one repair
      ├── kind="omitted"     the reply left out a criterion it was asked about
-     └── kind="request"     400/404/422: the server rejected the request (not retried)
+     ├── kind="request"     400/404/422: the server rejected the request (not retried)
+     └── kind="stopped"     not sent: the run stopped judging (see below)
+
+An error with ``stops_run`` set (a rejected key, a missing model, a refused connection,
+a server without the structured output asked for, a rate limit longer than the run can
+wait) will fail every other call of the run the same way: the grader's circuit breaker
+(:mod:`rubric_studio.judges.breaker`) then ends the calls not yet sent as ``stopped``.
+
+Accounting travels with the outcome: ``requests`` is how many HTTP requests a call made
+(retries included) and a reply that arrived but was unusable (cut off, refused) keeps its
+tokens in ``input_tokens`` / ``output_tokens``, because providers bill them.
 """
 
 from __future__ import annotations
@@ -29,8 +39,14 @@ from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
 from typing import Any
 
-ERROR_KINDS = ("config", "auth", "rate_limit", "server", "timeout", "connection", "refusal", "malformed", "omitted", "request")
-RETRYABLE_KINDS = ("rate_limit", "server", "timeout", "connection")
+ERROR_KINDS = (
+    "config", "auth", "rate_limit", "server", "timeout", "connection", "refusal", "malformed", "omitted", "request",
+    "stopped",
+)  # fmt: skip
+#: Timeouts are not retried: a slow server usually drops the work when the client gives up,
+#: so a retry re-sends the same long generation from the start.
+RETRYABLE_KINDS = ("rate_limit", "server", "connection")
+STRUCTURED_OUTPUTS = ("json_schema", "json_object", "tool", "none")
 
 
 class JudgeError(Exception):
@@ -44,6 +60,7 @@ class JudgeError(Exception):
         raw: str | None = None,
         status: int | None = None,
         retry_after: float | None = None,
+        stops_run: bool = False,
     ):
         super().__init__(message)
         self.kind = kind
@@ -52,6 +69,18 @@ class JudgeError(Exception):
         self.status = status
         #: Seconds the server asked us to wait (Retry-After / retry-after-ms), if it said.
         self.retry_after = retry_after
+        #: Every other call of this run would fail the same way: stop sending.
+        self.stops_run = stops_run or kind in ("auth", "config")
+        #: HTTP requests this call made (retries included); 0 when nothing was sent.
+        self.requests = 1
+        #: Tokens of a reply that arrived but could not be used (billed all the same).
+        self.input_tokens = 0
+        self.output_tokens = 0
+
+    def reword(self, message: str) -> None:
+        """Replace the one-line message (keeps kind and accounting)."""
+        self.message = message
+        self.args = (message,)
 
     @property
     def retryable(self) -> bool:
@@ -76,12 +105,19 @@ class JudgeConfig:
     concurrency: int = 8
     max_tokens: int = 1024
     mode: str = "per_criterion"  # "per_criterion" | "batch"
+    #: How the reply format is enforced: "json_schema" | "json_object" | "tool" | "none";
+    #: None = the provider's default (OpenAI json_schema, Anthropic tool).
+    structured_output: str | None = None
+    #: Bound on a whole grading run in seconds (None: unbounded). Not part of identity().
+    deadline: float | None = None
     reasoning_effort: str | None = None
     prompt_template: str | None = None  # resolved text of judge.prompt / prompt_path
     max_retry_wait: float = 30.0  # cap on any single Retry-After / backoff wait (seconds)
     #: The provider name the user wrote when it maps onto another one: "ollama" and
     #: "openai-compatible" both run on the openai provider. Not part of identity().
     alias: str | None = None
+    #: Multiplier on list prices (0.5 for the providers' Batch APIs). Not part of identity().
+    price_factor: float = 1.0
 
     @property
     def label(self) -> str:
@@ -97,6 +133,7 @@ class JudgeConfig:
             "temperature": self.temperature,
             "max_tokens": self.max_tokens,
             "reasoning_effort": self.reasoning_effort,
+            **({"structured_output": self.structured_output} if self.structured_output else {}),
         }
 
 
@@ -139,6 +176,8 @@ class JudgeReply:
     output_tokens: int = 0
     latency_s: float = 0.0
     model: str | None = None
+    #: HTTP requests it took (retries included).
+    requests: int = 1
     #: Wire-level detail for the inspector: request body (keys redacted), reply body.
     wire: dict[str, Any] = field(default_factory=dict)
 

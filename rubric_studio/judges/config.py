@@ -46,6 +46,7 @@ if TYPE_CHECKING:
 
 PROVIDERS = ("openai", "anthropic", "ollama", "openai-compatible")
 DEFAULT_MODELS = {"openai": "gpt-4o-mini", "anthropic": "claude-haiku-4-5"}
+PROVIDER_DEFAULT_OUTPUT = {"openai": "json_schema", "anthropic": "tool"}
 OLLAMA_BASE_URL = "http://localhost:11434/v1"
 NO_KEY_PLACEHOLDER = "not-needed"  # OpenAI-compatible servers usually ignore the key
 HOW_TO = "set OPENAI_API_KEY or ANTHROPIC_API_KEY, pass --judge openai:gpt-4o-mini, or --base-url URL for a local server"
@@ -183,11 +184,16 @@ def resolve_judge(
             "temperature": settings.temperature,
             "timeout": settings.timeout,
             "max_retries": settings.max_retries,
+            "max_retry_wait": settings.max_retry_wait,
             "concurrency": settings.concurrency,
             "max_tokens": settings.max_tokens,
             "mode": settings.mode,
             "reasoning_effort": settings.reasoning_effort,
+            "deadline": settings.deadline,
         }
+    structured = _structured_output(provider, settings.structured_output if settings else None)
+    if isinstance(structured, NoJudge):
+        return structured
     return JudgeConfig(
         provider=provider,
         model=model,
@@ -195,8 +201,18 @@ def resolve_judge(
         api_key=api_key,
         prompt_template=prompt,
         alias=alias,
+        structured_output=structured,
         **params,
     )
+
+
+def _structured_output(provider: str, mode: str | None) -> str | None | NoJudge:
+    """``judge.structured_output`` for ``provider``; None when it is the provider's default."""
+    if mode is None or mode == PROVIDER_DEFAULT_OUTPUT[provider]:
+        return None
+    if provider == "anthropic" and mode not in ("tool", "none"):
+        return NoJudge(f"judge.structured_output {mode!r}: an anthropic judge supports tool or none", invalid=True)
+    return mode
 
 
 def _endpoint(

@@ -1,40 +1,83 @@
-"""The OpenAI judge: chat completions with a strict JSON schema, via the official SDK.
+"""The OpenAI judge: chat completions via the official SDK, the reply's shape enforced.
 
-Also serves every OpenAI-compatible server (vLLM, llama.cpp, LM Studio, Ollama ...)
-through ``base_url``. The SDK is imported when a judge is made, never at package import.
-The SDK's own retries are off; :mod:`rubric_studio.judges.retry` retries instead, and a
-``timeout`` is always passed (the SDK default is 600 s). The reply text is kept raw
-(``chat.completions.create``, not ``parse``) so a malformed reply can be shown and repaired;
-a refusal arrives as ``message.refusal``.
+``judge.structured_output`` picks how: ``json_schema`` (default; strict schema),
+``json_object`` (JSON mode), ``tool`` (a forced function call whose arguments are the
+reply) or ``none`` (the prompt's format description only; parsed tolerantly). A server
+that answers 400 to the chosen mode says so once and stops the run (never a silent switch:
+a small model may give garbage in another mode). Also serves every OpenAI-compatible
+server (vLLM, llama.cpp, LM Studio, Ollama ...) through ``base_url``. The SDK is imported
+when a request is first sent, never at package import. The SDK's own retries are off;
+:mod:`rubric_studio.judges.retry` retries instead, and a ``timeout`` is always passed (the
+SDK default is 600 s). The request goes through the SDK's generic ``post`` with the body
+as built here (plain JSON, so ``create``'s per-call typed transform is skipped); the reply
+text is kept raw (not ``parse``d) so a malformed reply can be shown and repaired; a refusal
+arrives as ``message.refusal``.
 """
 
 from __future__ import annotations
 
+import json
 import re
-import time
 from typing import Any
 
-from rubric_studio.judges.base import Judge, JudgeConfig, JudgeError, JudgeReply, JudgeRequest
-from rubric_studio.judges.retry import guard, with_retries
-from rubric_studio.judges.sdk_errors import map_sdk_error
+from rubric_studio.judges.base import (
+    STRUCTURED_OUTPUTS,
+    JudgeConfig,
+    JudgeError,
+    JudgeReply,
+    JudgeRequest,
+)
+from rubric_studio.judges.replies import cut_off, refused, with_tokens
+from rubric_studio.judges.sdk_judge import SDKJudge
 
 OFFICIAL_BASE_URL = "https://api.openai.com/v1"
 # Reasoning models accept only the default temperature.
 _REASONING = re.compile(r"^(o\d|gpt-5)")
+# How servers word "I cannot do that response_format" in a 400.
+_UNSUPPORTED = re.compile(r"response_format|json_schema|structured|grammar|tool|function", re.I)
+TOOL_DESCRIPTION = "Record your judgement of the submission against the criteria, in the required format."
 
 
-class OpenAIJudge(Judge):
+def _reply_format(mode: str, request: JudgeRequest) -> dict[str, Any]:
+    """The body fields that enforce the reply's shape (``judge.structured_output``)."""
+    if mode == "json_schema":
+        schema = {"name": request.schema_name, "schema": request.schema, "strict": True}
+        return {"response_format": {"type": "json_schema", "json_schema": schema}}
+    if mode == "json_object":
+        return {"response_format": {"type": "json_object"}}
+    if mode == "tool":
+        function = {"name": request.schema_name, "description": TOOL_DESCRIPTION, "parameters": request.schema,
+                    "strict": True}
+        return {"tools": [{"type": "function", "function": function}],
+                "tool_choice": {"type": "function", "function": {"name": request.schema_name}}}
+    return {}  # "none": the prompt describes the format; the reply is parsed tolerantly
+
+
+def _dump(response: Any) -> str:
+    try:
+        return json.dumps(response.model_dump(mode="json"))
+    except Exception:
+        return repr(response)
+
+
+class OpenAIJudge(SDKJudge):
     """A judge on the OpenAI chat-completions API (or a compatible server)."""
+
+    sdk_module = "openai"
+    endpoint = "/chat/completions"
+    key_var = "OPENAI_API_KEY"
 
     def __init__(self, config: JudgeConfig):
         super().__init__(config)
-        import openai
-
-        self._sdk = openai
         self.base_url = (config.base_url or OFFICIAL_BASE_URL).rstrip("/")
-        self._client = openai.AsyncOpenAI(
-            api_key=config.api_key or "not-needed", base_url=self.base_url, max_retries=0, timeout=config.timeout
+
+    def new_client(self, sdk: Any) -> Any:
+        return sdk.AsyncOpenAI(
+            api_key=self.config.api_key or "not-needed", base_url=self.base_url, max_retries=0, timeout=self.config.timeout
         )
+
+    def reply_type(self, sdk: Any) -> Any:
+        return sdk.types.chat.ChatCompletion
 
     @property
     def official(self) -> bool:
@@ -46,10 +89,7 @@ class OpenAIJudge(Judge):
         body: dict[str, Any] = {
             "model": config.model,
             "messages": [{"role": "system", "content": request.system}, {"role": "user", "content": request.user}],
-            "response_format": {
-                "type": "json_schema",
-                "json_schema": {"name": request.schema_name, "schema": request.schema, "strict": True},
-            },
+            **_reply_format(config.structured_output or "json_schema", request),
         }
         if not _REASONING.match(config.model):
             body["temperature"] = config.temperature
@@ -59,52 +99,42 @@ class OpenAIJudge(Judge):
             body["reasoning_effort"] = config.reasoning_effort
         return body
 
-    async def complete(self, request: JudgeRequest) -> JudgeReply:
-        body = self.body(request)
-
-        async def attempt() -> tuple[Any, float]:
-            started = time.perf_counter()
-            try:
-                async with guard(self.config.timeout):
-                    response = await self._client.chat.completions.create(**body, timeout=self.config.timeout)
-            except Exception as exc:
-                raise map_sdk_error(exc, self._sdk, self.base_url, self.config.timeout, "OPENAI_API_KEY") from None
-            return response, time.perf_counter() - started
-
-        response, latency = await with_retries(attempt, self.config)
-        return self._reply(response, latency, body)
+    def _error(self, exc: Exception) -> JudgeError:
+        error = super()._error(exc)
+        mode = self.config.structured_output or "json_schema"
+        if error.status == 400 and mode in ("json_schema", "tool") and _UNSUPPORTED.search(error.message):
+            what = "json_schema structured output" if mode == "json_schema" else "tool calls"
+            error.reword(
+                f"this server does not support {what} ({error.message}); set judge.structured_output to "
+                + ", ".join(m for m in STRUCTURED_OUTPUTS if m != mode)
+            )
+            error.stops_run = True
+        return error
 
     def _reply(self, response: Any, latency: float, body: dict[str, Any]) -> JudgeReply:
-        try:
-            dump = response.model_dump(mode="json")
-        except Exception:
-            dump = {"repr": repr(response)}
-        wire = {"url": f"{self.base_url}/chat/completions", "request": body, "response": dump}
+        wire = {"url": f"{self.base_url}/chat/completions", "request": body, "response": response}
         if not getattr(response, "choices", None):
-            raise JudgeError("malformed", f"{self.base_url} sent a reply with no choices", raw=str(dump))
+            raise JudgeError("malformed", f"{self.base_url} sent a reply with no choices", raw=_dump(response))
+        usage = response.usage
+        tokens = (getattr(usage, "prompt_tokens", 0) or 0, getattr(usage, "completion_tokens", 0) or 0)
         choice = response.choices[0]
         message = choice.message
         refusal = getattr(message, "refusal", None)
         if refusal:
-            raise JudgeError("refusal", f"the judge refused: {' '.join(refusal.split())[:200]}", raw=refusal)
-        text = message.content or ""
+            raise refused(refusal, refusal, *tokens)
+        calls = getattr(message, "tool_calls", None) or []
+        text = calls[0].function.arguments if calls and getattr(calls[0], "function", None) else message.content or ""
         if choice.finish_reason == "length":
-            raise JudgeError(
-                "malformed", f"reply cut off at max_tokens ({self.config.max_tokens}); raise judge.max_tokens", raw=text
-            )
+            raise cut_off(text, self.config.max_tokens, *tokens)
         if choice.finish_reason == "content_filter":
-            raise JudgeError("refusal", "the provider's content filter stopped the reply", raw=text)
+            raise with_tokens(JudgeError("refusal", "the provider's content filter stopped the reply", raw=text), *tokens)
         if not text.strip():
-            raise JudgeError("malformed", "the judge sent an empty reply", raw=text)
-        usage = response.usage
+            raise with_tokens(JudgeError("malformed", "the judge sent an empty reply", raw=text), *tokens)
         return JudgeReply(
             text=text,
-            input_tokens=getattr(usage, "prompt_tokens", 0) or 0,
-            output_tokens=getattr(usage, "completion_tokens", 0) or 0,
+            input_tokens=tokens[0],
+            output_tokens=tokens[1],
             latency_s=latency,
             model=getattr(response, "model", None) or self.config.model,
             wire=wire,
         )
-
-    async def aclose(self) -> None:
-        await self._client.close()

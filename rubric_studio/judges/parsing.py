@@ -118,22 +118,24 @@ def read_single(data: Any, analytic: bool) -> Judgement:
     return judgement
 
 
-def batch_entries(data: Any) -> dict[str, Any]:
-    """``{"criteria": [{"id": ...}, ...]}`` (or ``{id: {...}}``) as a mapping id -> entry."""
+def batch_entries(data: Any, ids: tuple[str, ...] | list[str]) -> dict[str, Any]:
+    """The entries of a batch reply for the criteria ``ids``, as a mapping id -> entry.
+
+    The reply is keyed by id (``{"<id>": {...}}``, what the schema asks for); the older list
+    shape ``{"criteria": [{"id": ...}, ...]}`` is read too. Ids the reply lacks are absent.
+    """
     if not isinstance(data, dict):
-        raise ValueError(f"expected a JSON object with a \"criteria\" list, got {type(data).__name__}")
+        raise ValueError(f"expected a JSON object keyed by criterion id, got {type(data).__name__}")
+    keyed = {cid: data[cid] for cid in ids if cid in data}
+    if keyed:
+        return keyed
     items = data.get("criteria")
-    if items is None:
-        if data and all(isinstance(v, dict) for v in data.values()):
-            return dict(data)
-        raise ValueError('the reply has no "criteria" list')
     if isinstance(items, dict):
-        return dict(items)
-    if not isinstance(items, list):
-        raise ValueError('"criteria" must be a list of {"id", ...} objects')
-    entries: dict[str, Any] = {}
-    for item in items:
-        if not isinstance(item, dict) or not isinstance(item.get("id"), str):
-            raise ValueError('every entry of "criteria" needs a string "id"')
-        entries.setdefault(item["id"], item)
-    return entries
+        return {cid: items[cid] for cid in ids if cid in items}
+    if isinstance(items, list):
+        entries: dict[str, Any] = {}
+        for item in items:
+            if isinstance(item, dict) and item.get("id") in ids:
+                entries.setdefault(item["id"], item)
+        return entries
+    return {}

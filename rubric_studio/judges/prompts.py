@@ -5,8 +5,8 @@ sample, the reference answer), then the criterion or criteria, then the reply fo
 All requests for one sample therefore share a long identical prefix, which provider
 prompt caching reuses across criteria (``JudgeRequest.cache_prefix`` marks where it ends).
 
-Fences: ``<sample-NONCE>...</sample-NONCE>`` where NONCE is an HMAC of the sample under a
-per-user secret (:mod:`rubric_studio.judges.userdir`): whoever wrote the sample cannot
+Fences: ``<sample-NONCE>...</sample-NONCE>`` where NONCE is an HMAC of the sample under the
+fence secret (per user, or shared by a team or CI: :mod:`rubric_studio.judges.userdir`): whoever wrote the sample cannot
 forge a closing tag, yet the same sample always gets the same fence, so requests stay
 byte-identical and cacheable. The system prompt says fenced text is data, not instructions.
 
@@ -27,7 +27,7 @@ from rubric_studio.core.rubric import Criterion, Rubric
 from rubric_studio.core.samples import Sample
 from rubric_studio.judges.base import JudgeConfig, JudgeRequest
 from rubric_studio.judges.schemas import batch_schema, criterion_schema
-from rubric_studio.judges.userdir import user_secret
+from rubric_studio.judges.userdir import fence_secret
 
 SYSTEM = """\
 You are a careful, impartial evaluator applying a rubric to a piece of text written by someone else.
@@ -61,7 +61,7 @@ _PLACEHOLDER = re.compile(r"\{(input|submission|ground_truth|criterion|score_ran
 def sample_nonce(sample: Sample) -> str:
     """16 hex chars: HMAC-SHA256 of the sample's judged text under the per-user secret."""
     payload = json.dumps([sample.output, sample.input, sample.ground_truth], ensure_ascii=False)
-    return hmac.new(user_secret(), payload.encode(), hashlib.sha256).hexdigest()[:16]
+    return hmac.new(fence_secret(), payload.encode(), hashlib.sha256).hexdigest()[:16]
 
 
 def fence(tag: str, nonce: str, text: str) -> str:
@@ -109,23 +109,34 @@ def _instruction(criterion: Criterion) -> str:
     return 'Verdict "met" if the submission meets the outcome above, "unmet" if it does not.'
 
 
-def criterion_block(criterion: Criterion) -> str:
-    """How one criterion is put to the judge (also what ``{criterion}`` expands to)."""
+def outcome_text(criterion: Criterion) -> str:
+    """The outcome as sent: trailing spaces and surrounding blank lines dropped, so an
+    edit that only changes those does not change the request (and is not re-judged)."""
+    return "\n".join(line.rstrip() for line in criterion.outcome.strip().splitlines())
+
+
+def criterion_block(criterion: Criterion, with_id: bool = True) -> str:
+    """How one criterion is put to the judge (also what ``{criterion}`` expands to).
+
+    A request about one criterion leaves its id out (``with_id=False``): the id is a name
+    for the user, and renaming it must not re-judge its cells. A batch names each id,
+    because the reply is keyed by them.
+    """
     kind = "score 0-10" if criterion.kind == "analytic" else "met / unmet"
     label = "Statement" if criterion.operator == "contradiction" else "Outcome"
-    return f"### Criterion `{criterion.key}` ({kind})\n{label}: {criterion.outcome}\n{_instruction(criterion)}"
+    name = f" `{criterion.key}`" if with_id else ""
+    return f"### Criterion{name} ({kind})\n{label}: {outcome_text(criterion)}\n{_instruction(criterion)}"
 
 
 def _reply_format(criteria: list[Criterion], batch: bool) -> str:
-    def entry(c: Criterion, with_id: bool) -> str:
+    def entry(c: Criterion) -> str:
         decision = '"score": <integer 0-10>' if c.kind == "analytic" else '"verdict": "met" | "unmet"'
-        ident = f'"id": "{c.key}", ' if with_id else ""
-        return f'{{{ident}"rationale": "...", "evidence": ["verbatim quote", ...], {decision}}}'
+        return f'{{"rationale": "...", "evidence": ["verbatim quote", ...], {decision}}}'
 
     if not batch:
-        return "Reply with one JSON object in this format:\n" + entry(criteria[0], False)
-    rows = ",\n  ".join(entry(c, True) for c in criteria)
-    return f'Reply with one JSON object in this format, one entry per criterion:\n{{"criteria": [\n  {rows}\n]}}'
+        return "Reply with one JSON object in this format:\n" + entry(criteria[0])
+    rows = ",\n  ".join(f'"{c.key}": {entry(c)}' for c in criteria)
+    return f"Reply with one JSON object in this format, one entry per criterion id, every id present:\n{{\n  {rows}\n}}"
 
 
 def _sample_blocks(sample: Sample, nonce: str) -> dict[str, str]:
@@ -172,32 +183,41 @@ def build_requests(
     if not judged:
         return []
     blocks = _sample_blocks(sample, sample_nonce(sample))
-    batch = config.mode == "batch" and len(judged) > 1
-    groups = [judged] if batch else [[c] for c in judged]
-    requests = []
-    for group in groups:
-        criteria_text = "\n\n".join(criterion_block(c) for c in group)
-        ranges = "\n\n".join(
-            (f"`{c.key}`:\n" if batch else "") + score_ranges_text(c) for c in group if c.kind == "analytic"
-        )
-        if config.prompt_template is not None:
-            user, prefix = _template_user(config.prompt_template, blocks, criteria_text, ranges), 0
-        else:
-            user, prefix = _default_user(blocks, criteria_text, batch, len(group))
-        user = user.rstrip() + "\n\n" + _reply_format(group, batch)
-        requests.append(
-            JudgeRequest(
-                sample_id=sample.id,
-                criterion_ids=tuple(c.key for c in group),
-                system=SYSTEM,
-                user=user,
-                schema=batch_schema(group) if batch else criterion_schema(group[0]),
-                schema_name="judgements" if batch else "judgement",
-                repeat_index=repeat_index,
-                cache_prefix=prefix,
-            )
-        )
-    return requests
+    if config.mode == "batch" and len(judged) > 1:
+        return [_request(sample, judged, config, blocks, repeat_index)]
+    return [_request(sample, [c], config, blocks, repeat_index) for c in judged]
+
+
+def batch_request(
+    sample: Sample, criteria: list[Criterion], config: JudgeConfig, repeat_index: int = 0
+) -> JudgeRequest:
+    """One request judging ``criteria`` together (a single criterion gets its own request,
+    identical to the per-criterion one, so its cache entry is shared)."""
+    return _request(sample, criteria, config, _sample_blocks(sample, sample_nonce(sample)), repeat_index)
+
+
+def _request(
+    sample: Sample, group: list[Criterion], config: JudgeConfig, blocks: dict[str, str], repeat_index: int
+) -> JudgeRequest:
+    batch = len(group) > 1
+    criteria_text = "\n\n".join(criterion_block(c, with_id=batch) for c in group)
+    ranges = "\n\n".join(
+        (f"`{c.key}`:\n" if batch else "") + score_ranges_text(c) for c in group if c.kind == "analytic"
+    )
+    if config.prompt_template is not None:
+        user, prefix = _template_user(config.prompt_template, blocks, criteria_text, ranges), 0
+    else:
+        user, prefix = _default_user(blocks, criteria_text, batch, len(group))
+    return JudgeRequest(
+        sample_id=sample.id,
+        criterion_ids=tuple(c.key for c in group),
+        system=SYSTEM,
+        user=user.rstrip() + "\n\n" + _reply_format(group, batch),
+        schema=batch_schema(group) if batch else criterion_schema(group[0]),
+        schema_name="judgements" if batch else "judgement",
+        repeat_index=repeat_index,
+        cache_prefix=prefix,
+    )
 
 
 def repair_request(request: JudgeRequest, reply_text: str, error: str) -> JudgeRequest:

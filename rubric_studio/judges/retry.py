@@ -1,10 +1,13 @@
-"""Retries for provider calls: exponential backoff with jitter, Retry-After honoured but capped.
+"""Retries for provider calls: exponential backoff with jitter, Retry-After honoured but bounded.
 
 The SDKs' own retries are switched off (``max_retries=0``) so there is one policy for
-both providers: retry rate limits (429), 5xx, timeouts and connection failures up to
-``config.max_retries`` times; never retry 400/401/403/404. A server's Retry-After (or
-``retry-after-ms``) is obeyed, but no single wait exceeds ``config.max_retry_wait``, so
-a ``Retry-After: 3600`` cannot hang a run.
+both providers: retry rate limits (429), 5xx and connection failures up to
+``config.max_retries`` times; never retry 400/401/403/404, and never a timeout (a slow
+server drops the work when the client gives up, so a retry would re-send the same long
+generation from the start). A server's Retry-After (or ``retry-after-ms``) is obeyed
+when it is within ``config.max_retry_wait``; a longer one (``Retry-After: 86400``: a
+quota, not a burst) fails the call at once and stops the run, so it cannot hang.
+The final error carries ``requests``: how many attempts were sent.
 """
 
 from __future__ import annotations
@@ -68,20 +71,29 @@ async def with_retries(
     attempt: Callable[[], Awaitable[T]],
     config: JudgeConfig,
     sleep: Callable[[float], Awaitable[object]] = asyncio.sleep,
-) -> T:
+) -> tuple[T, int]:
     """Run ``attempt`` (which raises JudgeError) until it succeeds or retrying is pointless.
 
-    The final JudgeError's message says how many attempts were made.
+    Returns the value and the number of attempts sent. The final JudgeError's message says
+    how many attempts were made and its ``requests`` holds that number.
     """
     tries = 0
     while True:
         tries += 1
         try:
-            return await attempt()
+            return await attempt(), tries
         except JudgeError as error:
+            error.requests = tries
+            wait = backoff(tries, error, config.max_retry_wait)
+            if error.retryable and error.retry_after is not None and error.retry_after > config.max_retry_wait:
+                error.stops_run = True
+                error.reword(
+                    f"{error.message}; the server asks to wait {error.retry_after:g} s, more than judge.max_retry_wait "
+                    f"({config.max_retry_wait:g} s)"
+                )
+                raise
             if not error.retryable or tries > config.max_retries:
                 if tries > 1:
-                    error.message = f"{error.message} (after {tries} attempts)"
-                    error.args = (error.message,)
+                    error.reword(f"{error.message} (after {tries} attempts)")
                 raise
-            await sleep(backoff(tries, error, config.max_retry_wait))
+            await sleep(wait)

@@ -1,18 +1,25 @@
-"""From a request to cells: call the judge, read its reply, repair once, never crash.
+"""From a request to cells: call the judge, read its reply, re-ask once, never crash.
 
-:func:`interpret` turns reply text into one :class:`CriterionResult` per criterion of the
-request (the engine also uses it on cached replies). :func:`judge_request` calls the
-judge, interprets, and when the reply is malformed or breaks the schema makes exactly
-one repair call showing the judge its reply and what was wrong. Whatever still goes
-wrong becomes ``error`` cells with a one-line reason and the raw reply kept for the
-inspector: never ``unmet``, never a score of 0. Only a reply that produced a result for
-every criterion is returned as ``reply`` (the one the cache may store).
+:func:`read_reply` turns reply text into a cell per criterion it answers, the text to
+cache for each (a criterion's own verdict, so a later per-criterion or batch run can reuse
+it) and a problem per criterion it does not answer usably. :func:`judge_cells` asks about
+a set of criteria of one sample (one per-criterion request, or a batch); when the reply is
+malformed, or leaves out or garbles some criteria, it makes exactly one more call asking
+only for those, showing the judge its reply and what was wrong. Whatever still goes wrong
+becomes ``error`` cells with a one-line reason and the raw reply kept for the inspector:
+never ``unmet``, never a score of 0.
+
+Accounting (:class:`JudgeOutcome`): ``calls`` judge calls made (the first ask, the re-ask),
+``requests`` HTTP requests they took (retries included), and every token the provider
+billed, also for replies that were cut off or refused.
 """
 
 from __future__ import annotations
 
+import json
 import time
-from dataclasses import dataclass
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
 from typing import Any
 
 from rubric_studio.core.results import CriterionResult, Status
@@ -25,14 +32,20 @@ from rubric_studio.judges.parsing import Judgement, batch_entries, extract_json,
 from rubric_studio.judges.pricing import cost_usd
 from rubric_studio.judges.prompts import repair_request
 
+#: Builds the request asking about these criterion ids (one id: the per-criterion request).
+Asker = Callable[[Sequence[str]], JudgeRequest]
+
 
 @dataclass
 class JudgeOutcome:
-    """Cells for every criterion of one request, plus what producing them cost."""
+    """Cells for every criterion asked about, plus what producing them cost."""
 
     results: dict[str, CriterionResult]
-    reply: JudgeReply | None = None  # set only when every cell has a result
+    #: Criterion id -> reply text to cache under that criterion's own request (valid cells only).
+    texts: dict[str, str] = field(default_factory=dict)
+    reply: JudgeReply | None = None  # the last reply, when every cell has a result
     calls: int = 0
+    requests: int = 0
     input_tokens: int = 0
     output_tokens: int = 0
     cost_usd: float | None = 0.0  # None: calls with tokens to a model without a known price
@@ -40,12 +53,17 @@ class JudgeOutcome:
     latency_s: float = 0.0
 
 
+@dataclass
+class ReadReply:
+    """What one reply answered: cells and cacheable texts per criterion, problems for the rest."""
+
+    cells: dict[str, CriterionResult] = field(default_factory=dict)
+    texts: dict[str, str] = field(default_factory=dict)
+    problems: dict[str, JudgeError] = field(default_factory=dict)
+
+
 def _request_detail(request: JudgeRequest) -> dict[str, Any]:
     return {"request": {"system": request.system, "user": request.user, "schema": request.schema}}
-
-
-def _is_batch(request: JudgeRequest) -> bool:
-    return "criteria" in request.schema.get("properties", {})
 
 
 def _cell(criterion: Criterion, judgement: Judgement, sample: Sample, detail: dict[str, Any]) -> CriterionResult:
@@ -78,43 +96,53 @@ def _malformed(message: str, text: str) -> JudgeError:
     return JudgeError("malformed", message, raw=text)
 
 
-def interpret(request: JudgeRequest, reply_text: str, rubric: Rubric, sample: Sample) -> dict[str, CriterionResult]:
-    """One cell per criterion of ``request``. Raises JudgeError(kind="malformed") when
-    nothing usable is in the reply; criteria a batch reply left out become error cells."""
+def read_reply(request: JudgeRequest, reply_text: str, rubric: Rubric, sample: Sample) -> ReadReply:
+    """Every criterion of ``request`` ends in ``cells`` (with its text in ``texts``) or in ``problems``."""
+    read = ReadReply()
     detail = {**_request_detail(request), "reply": reply_text}
+    ids = request.criterion_ids
     try:
         data = extract_json(reply_text)
     except ValueError as exc:
-        raise _malformed(str(exc), reply_text) from None
-    criteria = [rubric.criterion(cid) for cid in request.criterion_ids]
-    if not _is_batch(request):
-        criterion = criteria[0]
-        if isinstance(data, dict) and isinstance(data.get("criteria"), list) and len(data["criteria"]) == 1:
+        read.problems = {cid: _malformed(str(exc), reply_text) for cid in ids}
+        return read
+    if len(ids) == 1:
+        if isinstance(data, dict) and isinstance(data.get(ids[0]), dict) and not {"verdict", "score"} & set(data):
+            data = data[ids[0]]
+        elif isinstance(data, dict) and isinstance(data.get("criteria"), list) and len(data["criteria"]) == 1:
             data = data["criteria"][0]
+        entries, single_text = {ids[0]: data}, reply_text
+    else:
         try:
-            judgement = read_single(data, criterion.kind == "analytic")
+            entries = batch_entries(data, ids)
         except ValueError as exc:
-            raise _malformed(str(exc), reply_text) from None
-        return {criterion.key: _cell(criterion, judgement, sample, detail)}
-    try:
-        entries = batch_entries(data)
-    except ValueError as exc:
-        raise _malformed(str(exc), reply_text) from None
-    if not any(c.key in entries for c in criteria):
-        wanted = ", ".join(request.criterion_ids)
-        raise _malformed(f"the reply has none of the criteria asked about ({wanted})", reply_text)
-    results: dict[str, CriterionResult] = {}
-    for criterion in criteria:
-        if criterion.key not in entries:
-            omitted = JudgeError("omitted", f"judge omitted criterion {criterion.key}", raw=reply_text)
-            results[criterion.key] = error_cell(criterion.key, omitted, detail)
+            read.problems = {cid: _malformed(str(exc), reply_text) for cid in ids}
+            return read
+        single_text = None
+    for cid in ids:
+        criterion = rubric.criterion(cid)
+        if cid not in entries:
+            read.problems[cid] = JudgeError("omitted", f"the reply left out criterion {cid}", raw=reply_text)
             continue
         try:
-            judgement = read_single(entries[criterion.key], criterion.kind == "analytic")
+            judgement = read_single(entries[cid], criterion.kind == "analytic")
         except ValueError as exc:
-            raise _malformed(f"criterion {criterion.key}: {exc}", reply_text) from None
-        results[criterion.key] = _cell(criterion, judgement, sample, detail)
-    return results
+            where = f"criterion {cid}: " if single_text is None else ""
+            read.problems[cid] = _malformed(f"{where}{exc}", reply_text)
+            continue
+        read.cells[cid] = _cell(criterion, judgement, sample, detail)
+        entry = {k: v for k, v in entries[cid].items() if k != "id"} if single_text is None else None
+        read.texts[cid] = single_text if entry is None else json.dumps(entry, ensure_ascii=False)
+    return read
+
+
+def interpret(request: JudgeRequest, reply_text: str, rubric: Rubric, sample: Sample) -> dict[str, CriterionResult]:
+    """One cell per criterion of ``request`` from a stored reply. Raises JudgeError when
+    any criterion has no usable answer in it (the caller asks again)."""
+    read = read_reply(request, reply_text, rubric, sample)
+    if read.problems:
+        raise next(iter(read.problems.values()))
+    return read.cells
 
 
 async def _call(judge: Judge, request: JudgeRequest, outcome: JudgeOutcome) -> JudgeReply:
@@ -122,55 +150,92 @@ async def _call(judge: Judge, request: JudgeRequest, outcome: JudgeOutcome) -> J
     started = time.perf_counter()
     try:
         reply = await judge.complete(request)
+    except JudgeError as error:
+        outcome.requests += error.requests
+        outcome.input_tokens += error.input_tokens
+        outcome.output_tokens += error.output_tokens
+        raise
     finally:
         outcome.latency_s += time.perf_counter() - started
+    outcome.requests += reply.requests
     outcome.input_tokens += reply.input_tokens
     outcome.output_tokens += reply.output_tokens
     return reply
 
 
-async def judge_request(judge: Judge, request: JudgeRequest, rubric: Rubric, sample: Sample) -> JudgeOutcome:
-    """Call the judge for one request; every criterion of it ends with a cell, never an exception."""
+def _problem_text(problems: dict[str, JudgeError]) -> str:
+    messages = list(dict.fromkeys(p.message for p in problems.values()))
+    return "; ".join(messages[:5])
+
+
+async def judge_cells(judge: Judge, ask: Asker, ids: Sequence[str], rubric: Rubric, sample: Sample) -> JudgeOutcome:
+    """Judge criteria ``ids`` of ``sample``; every one ends with a cell, never an exception."""
     outcome = JudgeOutcome(results={})
+    missing = list(ids)
     extra: dict[str, Any] = {}
-    reply: JudgeReply | None = None
+    request = ask(missing)
+    problems: dict[str, JudgeError] = {}
     try:
-        reply = await _call(judge, request, outcome)
-        try:
-            results = interpret(request, reply.text, rubric, sample)
-        except JudgeError as exc:
-            extra = {"first_reply": reply.text, "repair_reason": exc.message}
-            reply = await _call(judge, repair_request(request, reply.text, exc.message), outcome)
-            try:
-                results = interpret(request, reply.text, rubric, sample)
-            except JudgeError as again:
-                raise JudgeError("malformed", f"malformed reply after one repair: {again.message}", raw=reply.text) from None
+        for attempt in range(2):
+            if attempt:
+                previous = outcome.reply.text if outcome.reply else ""
+                extra = {"first_reply": previous, "repair_reason": _problem_text(problems)}
+                request = repair_request(ask(missing), previous, extra["repair_reason"])
+            outcome.reply = await _call(judge, request, outcome)
+            read = read_reply(request, outcome.reply.text, rubric, sample)
+            outcome.results.update(read.cells)
+            outcome.texts.update(read.texts)
+            problems, missing = read.problems, [cid for cid in missing if cid in read.problems]
+            if not missing:
+                break
     except JudgeError as exc:
         outcome.error = exc
+        if extra:  # the re-ask itself failed
+            exc.reword(f"{exc.message} (re-asking after: {extra['repair_reason']})")
         info = {**_request_detail(request), **extra, "raw_reply": exc.raw or extra.get("first_reply")}
-        results = {cid: error_cell(cid, exc, info) for cid in request.criterion_ids}
-    except Exception as exc:  # a provider bug must not become a traceback in the user's face
-        outcome.error = JudgeError("request", f"internal error in the {judge.config.provider} judge: {type(exc).__name__}: {exc}")
-        results = {cid: error_cell(cid, outcome.error, _request_detail(request)) for cid in request.criterion_ids}
+        outcome.results.update({cid: error_cell(cid, exc, info) for cid in missing})
+        missing = []
+    for cid in missing:  # still unanswered after the re-ask
+        problem = problems[cid]
+        reason = "left out by the judge again after a re-ask" if problem.kind == "omitted" else problem.message
+        failure = JudgeError(problem.kind, f"malformed reply after one repair: {reason}", raw=problem.raw)
+        outcome.error = outcome.error or failure
+        outcome.results[cid] = error_cell(cid, failure, {**_request_detail(request), **extra})
+    _finish(judge, outcome, extra)
+    return outcome
 
+
+def _finish(judge: Judge, outcome: JudgeOutcome, extra: dict[str, Any]) -> None:
+    """Usage into every cell's detail; cost; ``reply`` kept only when nothing failed."""
+    reply = outcome.reply
     usage = {
         "input_tokens": outcome.input_tokens,
         "output_tokens": outcome.output_tokens,
         "latency_s": round(outcome.latency_s, 4),
         "model": (reply.model if reply else None) or judge.config.model,
         "calls": outcome.calls,
+        "requests": outcome.requests,
         **extra,
     }
     if reply is not None and reply.wire:
         usage["wire"] = reply.wire
-    for result in results.values():
+    for result in outcome.results.values():
         result.detail.update(usage)
-    omitted = [r for r in results.values() if r.status is Status.ERROR]
-    if outcome.error is None and omitted:
-        outcome.error = JudgeError("omitted", "; ".join(r.error or "" for r in omitted))
-    outcome.results = results
-    outcome.reply = reply if outcome.error is None else None
+    if outcome.error is not None:
+        outcome.reply = None
     config = judge.config
     if outcome.input_tokens or outcome.output_tokens:
-        outcome.cost_usd = cost_usd(config.alias or config.provider, config.model, outcome.input_tokens, outcome.output_tokens)
-    return outcome
+        cost = cost_usd(config.alias or config.provider, config.model, outcome.input_tokens, outcome.output_tokens)
+        outcome.cost_usd = None if cost is None else cost * config.price_factor
+
+
+async def judge_request(judge: Judge, request: JudgeRequest, rubric: Rubric, sample: Sample) -> JudgeOutcome:
+    """Call the judge for one request (per-criterion or batch); every criterion ends with a cell."""
+    from rubric_studio.judges.prompts import batch_request
+
+    def ask(ids: Sequence[str]) -> JudgeRequest:
+        if tuple(ids) == request.criterion_ids:
+            return request
+        return batch_request(sample, [rubric.criterion(cid) for cid in ids], judge.config, request.repeat_index)
+
+    return await judge_cells(judge, ask, request.criterion_ids, rubric, sample)

@@ -2,8 +2,8 @@
 
 Per criterion: ``{"rationale", "evidence": [quote], "verdict": "met"|"unmet"}`` for a
 checklist criterion, ``{"rationale", "evidence", "score": 0..10}`` for an analytic one.
-Rationale comes first so the model reasons before it decides. Batch:
-``{"criteria": [{"id", "rationale", "evidence", "verdict"|"score"}]}``.
+Rationale comes first so the model reasons before it decides. Batch: one such object
+per criterion, keyed by criterion id, every id required: ``{"<id>": {...}, ...}``.
 
 The schemas stay inside the subset every provider accepts: OpenAI strict ``json_schema``
 (every property required, ``additionalProperties: false``, no numeric bounds — the 0..10
@@ -44,12 +44,6 @@ def criterion_schema(criterion: Criterion) -> dict[str, Any]:
 
 
 def batch_schema(criteria: list[Criterion]) -> dict[str, Any]:
-    """The reply schema for several criteria judged in one call."""
-    shapes: list[dict[str, Any]] = []
-    for kind in ("checklist", "analytic"):
-        ids = [c.key for c in criteria if c.kind == kind]
-        if ids:
-            name, decision = _decision(next(c for c in criteria if c.kind == kind))
-            shapes.append(_object({"id": {"type": "string", "enum": ids}, "rationale": _RATIONALE, "evidence": _EVIDENCE, name: decision}))
-    items = shapes[0] if len(shapes) == 1 else {"anyOf": shapes}
-    return _object({"criteria": {"type": "array", "items": items, "description": "One entry per criterion, each id once."}})
+    """The reply schema for several criteria judged in one call: an object keyed by
+    criterion id, every id required (so a schema-enforcing server cannot leave one out)."""
+    return _object({c.key: criterion_schema(c) for c in criteria})

@@ -67,9 +67,12 @@ def map_sdk_error(exc: Exception, sdk: ModuleType, where: str, timeout: float, k
     if isinstance(exc, JudgeError):
         return exc
     if isinstance(exc, sdk.APITimeoutError | TimeoutError):
-        return JudgeError("timeout", f"no reply from {where} within {timeout:g} s")
+        return JudgeError("timeout", f"no reply from {where} within {timeout:g} s; raise judge.timeout (or --timeout)")
     if isinstance(exc, sdk.APIConnectionError):
-        return JudgeError("connection", f"cannot connect to {where}: {_one_line(_connection_reason(exc))}")
+        reason = _connection_reason(exc)
+        # Nothing listens there, or the name does not resolve: every call would fail alike.
+        final = reason == "connection refused" or "name" in reason or "resolution" in reason
+        return JudgeError("connection", f"cannot connect to {where}: {_one_line(reason)}", stops_run=final)
     if isinstance(exc, sdk.APIStatusError):
         status = exc.status_code
         message = _server_message(exc.body) or exc.message
@@ -85,6 +88,7 @@ def map_sdk_error(exc: Exception, sdk: ModuleType, where: str, timeout: float, k
             raw=str(exc.body) if exc.body is not None else None,
             status=status,
             retry_after=retry_after_seconds(headers),
+            stops_run=status == 404,  # no such model or endpoint: the same for every call
         )
     if isinstance(exc, sdk.APIError):
         return JudgeError("request", f"{where}: {_one_line(str(exc))}")

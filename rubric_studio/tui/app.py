@@ -516,6 +516,7 @@ class StudioApp(App[int]):
         old = self.grader
         self.grader = message.grader  # type: ignore[assignment]
         if old is not None and old is not self.grader:
+            old.hand_over(self.grader)  # calls in flight for unchanged requests are adopted, not re-sent
             self.run_worker(old.aclose(), group="close", exit_on_error=False)
         self.judge_label = message.judge_label
         self.judge_note = message.judge_note
@@ -603,6 +604,8 @@ class StudioApp(App[int]):
         self.progress = (0, 0, 0)
         self.calibration.graded(message.report, consistency=self.consistency_k)
         self._refresh_bars()
+        if message.report.judge_stopped:  # said once here; the cells carry it for the inspector
+            self.notify(message.report.judge_stopped, title="Judging stopped", severity="warning", timeout=12)
         self._offer_trust()
 
     def _offer_trust(self) -> None:

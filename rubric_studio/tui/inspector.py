@@ -134,6 +134,11 @@ def _exchange(cell: CriterionResult) -> Text | None:
 def _json(value: Any) -> str:
     if isinstance(value, str):
         return value
+    if hasattr(value, "model_dump"):  # an SDK reply object, dumped only when shown
+        try:
+            value = value.model_dump(mode="json")
+        except Exception:
+            return repr(value)
     try:
         return json.dumps(value, indent=2, ensure_ascii=False)
     except (TypeError, ValueError):
@@ -285,7 +290,7 @@ class Inspector(VerticalScroll, can_focus=True):
                 else:
                     quotes.append("  ✗ ", style="bold red")
                     quotes.append(f"“{_lines(item.quote)}”", style="strike")
-                    quotes.append("  not found in the sample\n", style="bold red")
+                    quotes.append(f"  {_lines(item.reason or 'not in the sample')}\n", style="bold red")
             parts.append(quotes)
         return Group(*parts)
 

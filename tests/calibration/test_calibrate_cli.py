@@ -83,11 +83,11 @@ class FlippingTone:
 
     def __call__(self, call):
         item = call.criteria[0]
-        if item.id != "tone":
+        if item.kind != "analytic":  # `tone` is the rubric's one analytic criterion (requests carry no ids)
             return judge_one(item, call.sample)
         with self.lock:
-            self.seen[(call.sample, item.id)] += 1
-            odd = self.seen[(call.sample, item.id)] % 2
+            self.seen[(call.sample, item.outcome)] += 1
+            odd = self.seen[(call.sample, item.outcome)] % 2
         return {"rationale": "coin toss", "evidence": [], "score": 9 if odd else 2}
 
 

@@ -67,13 +67,19 @@ def test_read_single_rejects_what_is_ambiguous(data, analytic, message):
 
 
 def test_batch_entries_shapes():
-    entries = batch_entries({"criteria": [{"id": "a", "verdict": "met"}, {"id": "b", "score": 3}, {"id": "a", "verdict": "unmet"}]})
-    assert entries["a"]["verdict"] == "met" and entries["b"]["score"] == 3  # first entry for an id wins
-    assert batch_entries({"a": {"verdict": "met"}}) == {"a": {"verdict": "met"}}
-    with pytest.raises(ValueError, match='"id"'):
-        batch_entries({"criteria": [{"verdict": "met"}]})
-    with pytest.raises(ValueError, match="criteria"):
-        batch_entries({"verdict": "met"})
+    # keyed by criterion id (what the schema asks for); ids not asked about are ignored
+    assert batch_entries({"a": {"verdict": "met"}, "zz": {"verdict": "met"}}, ("a", "b")) == {"a": {"verdict": "met"}}
+    # the older list shape: first entry for an id wins, entries without an id are skipped
+    entries = batch_entries(
+        {"criteria": [{"id": "a", "verdict": "met"}, {"id": "b", "score": 3}, {"id": "a", "verdict": "unmet"}, {"x": 1}]},
+        ("a", "b"),
+    )
+    assert entries["a"]["verdict"] == "met" and entries["b"]["score"] == 3
+    # a criterion whose id is "criteria" is read as keyed, not as the list shape
+    assert batch_entries({"criteria": {"verdict": "met"}}, ("criteria", "b")) == {"criteria": {"verdict": "met"}}
+    assert batch_entries({"verdict": "met"}, ("a", "b")) == {}
+    with pytest.raises(ValueError, match="keyed by criterion id"):
+        batch_entries(["a"], ("a",))
 
 
 TEXT = "Hello Sam,\n\nOur  refund policy gives you \u201c30 days\u201d \u2014 no questions asked.\n**Warm** regards"

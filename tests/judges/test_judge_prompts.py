@@ -41,8 +41,10 @@ def test_batch_mode_one_request(rubric, sample):
     config = replace(CONFIG, mode="batch")
     (request,) = build_requests(rubric, sample, rubric.judge_criteria, config)
     assert request.criterion_ids == ("refund", "password", "tone")
-    assert request.schema_name == "judgements" and "criteria" in request.schema["properties"]
-    assert request.user.count("### Criterion") == 3
+    # the reply is keyed by criterion id, every id required: a schema-enforcing server cannot drop one
+    assert request.schema_name == "judgements" and request.schema["required"] == ["refund", "password", "tone"]
+    assert request.schema["properties"]["tone"]["properties"]["score"]["enum"] == list(range(11))
+    assert request.user.count("### Criterion `") == 3  # a batch names each id its reply is keyed by
     single = build_requests(rubric, sample, [rubric.criterion("refund")], config)
     assert single == build_requests(rubric, sample, [rubric.criterion("refund")], CONFIG)  # same request, same cache key
 
@@ -98,11 +100,11 @@ def test_template_placeholders_by_plain_replacement(rubric):
     nonce = sample_nonce(sample)
     assert tone.startswith(f"Q: <input-{nonce}>\nRefund?\n</input-{nonce}>\nA: <sample-{nonce}>\nI said {{criterion}} literally")
     assert f"Ref: <reference-{nonce}>\n30 days" in tone
-    assert "Check: ### Criterion `tone`" in tone and "Bands:\n- 0-3: Rude" in tone
+    assert "Check: ### Criterion (score 0-10)" in tone and "Bands:\n- 0-3: Rude" in tone
     assert 'Reply like {"score": 7}' in tone  # JSON braces untouched
     assert "{input}" not in tone and "{ground_truth}" not in tone
     bare = build_requests(rubric, Sample(id="t", output="x"), [rubric.criterion("refund")], replace(CONFIG, prompt_template="Be strict."))[0]
-    assert bare.user.index("<sample-") < bare.user.index("Be strict.") < bare.user.index("### Criterion `refund`")
+    assert bare.user.index("<sample-") < bare.user.index("Be strict.") < bare.user.index("### Criterion (met / unmet)")
 
 
 def _objects(schema):

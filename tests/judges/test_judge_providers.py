@@ -85,13 +85,21 @@ async def test_detail_keeps_request_reply_and_usage_but_never_the_key(config, ru
         assert "<sample-" in first_block["text"] and first_block["cache_control"] == {"type": "ephemeral"}
 
 
-async def test_429_retry_after_is_capped(config, rubric, sample, fake_llm):
+async def test_429_retry_after_beyond_the_cap_fails_at_once_and_stops_the_run(config, rubric, sample, fake_llm):
     fake_llm.queue(rate_limited(retry_after=3600))
     started = time.monotonic()
     cells, outcomes = await run(config, rubric, sample, one(rubric, "refund"))
     assert time.monotonic() - started < 10  # the server asked for 3600 s
+    assert cells["refund"].status is Status.ERROR and "asks to wait 3600 s" in cells["refund"].error
+    assert outcomes[0].error.stops_run  # a day-long quota will not lift within the run
+    assert fake_llm.calls() == 1 and outcomes[0].requests == 1
+
+
+async def test_retries_are_counted_as_requests(config, rubric, sample, fake_llm):
+    fake_llm.queue(rate_limited(retry_after_ms=10), server_error())
+    cells, outcomes = await run(config, rubric, sample, one(rubric, "refund"))
     assert cells["refund"].status is Status.MET
-    assert fake_llm.calls() == 2 and outcomes[0].calls == 1  # one logical call, two HTTP attempts
+    assert fake_llm.calls() == 3 and outcomes[0].calls == 1 and outcomes[0].requests == 3
 
 
 async def test_429_retry_after_is_honoured_below_the_cap(config, rubric, sample, fake_llm):
@@ -165,12 +173,25 @@ async def test_refusal_is_an_error_cell(config, rubric, sample, fake_llm):
 
 
 async def test_batch_omitted_criterion_errors_alone(config, rubric, sample, fake_llm):
+    fake_llm.queue(Omit(criterion="password"), Omit(field="verdict"))
+    cells, outcomes = await run(replace(config, mode="batch"), rubric, sample)
+    assert fake_llm.calls() == 2 and len(outcomes) == 1  # one re-ask, then it gives up
+    error = cells["password"].error
+    assert cells["password"].status is Status.ERROR and error.startswith("malformed reply after one repair") and "verdict" in error
+    assert cells["refund"].status is Status.MET and cells["tone"].raw_score == 7
+    # the criteria it did answer are kept, each as a text to cache on its own
+    assert outcomes[0].error.kind == "malformed" and set(outcomes[0].texts) == {"refund", "tone"}
+
+
+async def test_batch_reasks_only_for_what_is_missing(config, rubric, sample, fake_llm):
     fake_llm.queue(Omit(criterion="password"))
     cells, outcomes = await run(replace(config, mode="batch"), rubric, sample)
-    assert fake_llm.calls() == 1 and len(outcomes) == 1
-    assert cells["password"].status is Status.ERROR and cells["password"].error == "judge omitted criterion password"
-    assert cells["refund"].status is Status.MET and cells["tone"].raw_score == 7
-    assert outcomes[0].error.kind == "omitted" and outcomes[0].reply is None  # a partial reply is not cached
+    assert fake_llm.calls() == 2
+    second = fake_llm.requests[1].body
+    asked_again = json.dumps(second)
+    assert "left out criterion password" in asked_again  # the judge is told what was missing
+    assert [cells[c].status for c in ("refund", "password", "tone")] == [Status.MET, Status.UNMET, Status.MET]
+    assert outcomes[0].error is None and set(outcomes[0].texts) == {"refund", "password", "tone"}
 
 
 async def test_batch_happy_path_one_call(config, rubric, sample, fake_llm):

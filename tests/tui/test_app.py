@@ -530,7 +530,7 @@ async def test_unfound_quotes_are_flagged_in_the_inspector(studio: Path, fake_ll
         await pilot.press("enter")
         await pilot.pause()
         body = shown(app.query_one(Inspector).query_one("#insp-body"))
-        assert "“this sentence is not there”  not found in the sample" in body
+        assert "“this sentence is not there”  not in the sample" in body
         assert "✓ “thanks”" in body
 
 

@@ -36,6 +36,7 @@ from tests.tui.studio_helpers import ROOT, RUBRIC, SIZE, copy_bundled, graded, u
 
 LABELS = RUBRIC.with_name("support_reply.labels.yaml")
 JUDGED = ("resolves-issue", "policy-accurate", "tone", "asks-for-credentials")
+CREDENTIALS = "password"  # a word of asks-for-credentials' outcome
 
 
 def scripted_brain(flip_tone: bool = False) -> Callable[[Call], dict]:
@@ -45,11 +46,11 @@ def scripted_brain(flip_tone: bool = False) -> Callable[[Call], dict]:
 
     def brain(call: Call) -> dict:
         item = call.criteria[0]
-        seen[(item.id, call.sample)] += 1
+        seen[(item.outcome, call.sample)] += 1  # requests about one criterion carry its outcome, not its id
         if item.kind == "analytic":
-            wavers = flip_tone and "refund" in call.sample.lower() and seen[(item.id, call.sample)] % 2 == 0
+            wavers = flip_tone and "refund" in call.sample.lower() and seen[(item.outcome, call.sample)] % 2 == 0
             return {"score": 3 if wavers else 8, "rationale": "tone", "evidence": []}
-        met = "password" in call.sample.lower() if item.id == "asks-for-credentials" else True
+        met = "password" in call.sample.lower() if CREDENTIALS in item.outcome else True
         return {"verdict": "met" if met else "unmet", "rationale": "scripted", "evidence": []}
 
     return brain

@@ -1,0 +1,57 @@
+"""What the providers say when a reply arrived but cannot be used: cut off, refused, looping.
+
+Such replies are billed, so the errors carry their tokens. A reply cut off at
+``max_tokens`` usually means the limit is too low, but small local models also fall into
+loops (the same phrase over and over until the limit): raising ``max_tokens`` does not help
+then, so the message says which it was.
+"""
+
+from __future__ import annotations
+
+from rubric_studio.judges.base import JudgeError
+
+LOOP_MIN_REPEATS = 3
+LOOP_MIN_SPAN = 60  # characters the repetition must cover
+LOOP_MAX_UNIT = 200
+_TAIL = 1200
+
+
+def repeated_unit(text: str) -> str | None:
+    """The phrase the text ends by repeating (≥3 times over ≥60 characters), or None."""
+    tail = text[-_TAIL:]
+    for size in range(1, min(LOOP_MAX_UNIT, len(tail) // LOOP_MIN_REPEATS) + 1):
+        unit = tail[-size:]
+        if not unit.strip():
+            continue
+        repeats, end = 1, len(tail) - size
+        while end >= size and tail[end - size : end] == unit:
+            repeats += 1
+            end -= size
+        if repeats >= LOOP_MIN_REPEATS and repeats * size >= LOOP_MIN_SPAN:
+            return unit
+    return None
+
+
+def with_tokens(error: JudgeError, input_tokens: int, output_tokens: int) -> JudgeError:
+    error.input_tokens, error.output_tokens = input_tokens, output_tokens
+    return error
+
+
+def cut_off(text: str, max_tokens: int, input_tokens: int = 0, output_tokens: int = 0) -> JudgeError:
+    """The error for a reply that stopped at ``max_tokens``."""
+    unit = repeated_unit(text)
+    if unit is not None:
+        shown = " ".join(unit.split())[:40] or repr(unit)
+        message = (
+            f"reply cut off at max_tokens ({max_tokens}): the model was repeating itself ({shown!r} over and over); "
+            "a larger max_tokens will not help: try judge.structured_output, a lower temperature or a larger model"
+        )
+    else:
+        message = f"reply cut off at max_tokens ({max_tokens}); raise judge.max_tokens"
+    return with_tokens(JudgeError("malformed", message, raw=text), input_tokens, output_tokens)
+
+
+def refused(reason: str, raw: str | None, input_tokens: int = 0, output_tokens: int = 0) -> JudgeError:
+    """The error for a reply in which the model declined to judge."""
+    shown = " ".join(reason.split())[:200] or "no reason given"
+    return with_tokens(JudgeError("refusal", f"the judge refused: {shown}", raw=raw), input_tokens, output_tokens)

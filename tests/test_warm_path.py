@@ -1,0 +1,84 @@
+"""A fully cached run sends no request, so it imports no provider SDK (``grade``,
+``calibrate`` and the studio's first screen). Each warm run is a fresh process so
+``sys.modules`` shows exactly what it imported."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from rubric_studio.cli import main
+from tests.fakellm import FakeLLM
+
+ROOT = Path(__file__).resolve().parent
+pytestmark = pytest.mark.timeout(120)
+
+RUBRIC = "name: warm\njudge: {model: 'openai:gpt-4o-mini'}\ncriteria:\n  - {id: hello, outcome: Says hello}\n  - {id: short, check: {type: length, max_words: 20}}\n"
+WARM_CLI = """
+import sys
+from rubric_studio.cli import main
+code = main(sys.argv[1:])
+print("SDKS", sorted({m.split('.')[0] for m in sys.modules} & {'openai', 'anthropic', 'httpx2'}), code, file=sys.stderr)
+"""
+WARM_STUDIO = """
+import asyncio, sys
+from rubric_studio.tui.app import StudioApp
+
+async def first_screen():
+    app = StudioApp(sys.argv[1], sys.argv[2], base_url=sys.argv[3], watch=False)
+    async with app.run_test() as pilot:
+        for _ in range(500):
+            if app.report is not None:
+                break
+            await pilot.pause(0.02)
+        print("CALLS", app.report.usage.judge_calls, app.report.usage.cache_hits, file=sys.stderr)
+        await pilot.pause(0.5)  # let the first screen settle before leaving
+asyncio.run(first_screen())
+print("SDKS", sorted({m.split('.')[0] for m in sys.modules} & {'openai', 'anthropic', 'httpx2'}), file=sys.stderr)
+"""
+
+
+@pytest.fixture
+def warm(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
+    """A rubric, samples and labels whose judge replies are all in the cache."""
+    env = {"RUBRIC_STUDIO_HOME": str(tmp_path / "home"), "RUBRIC_STUDIO_CACHE": str(tmp_path / "c.sqlite"),
+           "OPENAI_API_KEY": "k"}  # fmt: skip
+    for name, value in env.items():
+        monkeypatch.setenv(name, value)
+    (tmp_path / "r.yaml").write_text(RUBRIC)
+    (tmp_path / "r.samples.jsonl").write_text(
+        "".join(json.dumps({"id": f"s{i}", "output": f"hello number {i}"}) + "\n" for i in range(4))
+    )
+    (tmp_path / "r.labels.yaml").write_text("s0: {verdict: pass}\ns1: {verdict: fail}\n")
+    with FakeLLM() as server:
+        assert main(["grade", str(tmp_path / "r.yaml"), "--base-url", server.base_url_openai, "--format", "json",
+                     "-o", str(tmp_path / "cold.json")]) == 0  # fmt: skip
+        assert server.calls() == 4
+        yield tmp_path, server, {**os.environ, **env, "PYTHONPATH": str(ROOT.parent)}
+
+
+def run_warm(code: str, args: list[str], env: dict[str, str]) -> str:
+    done = subprocess.run([sys.executable, "-c", code, *args], capture_output=True, text=True, timeout=90, env=env)
+    assert "Traceback" not in done.stderr, done.stderr
+    return done.stderr
+
+
+def test_a_warm_grade_and_calibrate_import_no_sdk(warm):
+    folder, server, env = warm
+    rubric = str(folder / "r.yaml")
+    for command in (["grade", rubric, "--base-url", server.base_url_openai],
+                    ["calibrate", rubric, "--base-url", server.base_url_openai]):  # fmt: skip
+        err = run_warm(WARM_CLI, command, env)
+        assert "SDKS [] " in err, err
+    assert server.calls() == 4  # nothing was sent by the warm runs
+
+
+def test_the_studio_first_screen_on_a_warm_cache_imports_no_sdk(warm):
+    folder, server, env = warm
+    err = run_warm(WARM_STUDIO, [str(folder / "r.yaml"), str(folder / "r.samples.jsonl"), server.base_url_openai], env)
+    assert "CALLS 0 4" in err and "SDKS []" in err, err
