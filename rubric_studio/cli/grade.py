@@ -61,6 +61,17 @@ def grader_options(args: Namespace) -> dict:
     }
 
 
+def jsonl_tail(rubric, summary, usage, stopped: str | None) -> str:
+    """The closing line of ``--format jsonl``: rubric, summary, usage (and why judging stopped)."""
+    tail = {
+        "rubric": {"name": rubric.name, "path": rubric.path, "hash": rubric.content_hash()},
+        "summary": summary.to_dict() if summary else {"samples": 0},
+        "usage": usage.to_dict() if usage else {},
+        **({"judge_stopped": stopped} if stopped else {}),
+    }
+    return json.dumps(tail)
+
+
 def say_stopped(reason: str | None) -> None:
     """Once, on stderr: why judging stopped before every call was sent."""
     if reason:
@@ -144,6 +155,9 @@ async def report_run(args: Namespace, grader, rubric, sample_set, labels) -> int
     say_stopped(report.judge_stopped)
     if args.format == "json":
         text = json_safe(json.dumps(report.to_dict(), indent=2, ensure_ascii=False))
+    elif args.format == "jsonl":  # the whole report at once (a batch job's), in the streaming shape
+        lines = [json_safe(json.dumps(sample.to_dict(), ensure_ascii=False)) for sample in report.samples]
+        text = "\n".join([*lines, jsonl_tail(rubric, report.summary, report.usage, report.judge_stopped)])
     elif args.format == "markdown":
         text = formats.markdown(report, rubric, labels)
     elif args.format == "junit":
@@ -182,13 +196,7 @@ async def _run_streaming(args: Namespace, rubric, samples_path: Path, options: d
             for result in results:
                 errored += sum(1 for c in result.criteria if c.status == "error")
                 out.write(json_safe(json.dumps(result.to_dict(), ensure_ascii=False)) + "\n")
-        tail = {
-            "rubric": {"name": rubric.name, "path": rubric.path, "hash": rubric.content_hash()},
-            "summary": summary.to_dict() if summary else {"samples": 0},
-            "usage": usage.to_dict() if usage else {},
-            **({"judge_stopped": stopped} if stopped else {}),
-        }
-        out.write(json.dumps(tail) + "\n")
+        out.write(jsonl_tail(rubric, summary, usage, stopped) + "\n")
     finally:
         await grader.aclose()
         if out is not sys.stdout:

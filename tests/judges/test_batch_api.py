@@ -119,6 +119,15 @@ def test_jobs_wait_collects_a_job_and_cancel_cancels_one(project, provider, caps
     assert main(["jobs", "wait", "job-nope", "--cache-path", str(project / "c.sqlite")]) == 2
 
 
+def test_batch_api_with_jsonl_prints_the_streaming_shape(project, provider, capsys):
+    with FakeBatches() as fake:
+        code = main(["grade", str(project / "r.yaml"), "--base-url", url_of(fake, provider), "--cache-path",
+                     str(project / "c.sqlite"), "--format", "jsonl", "--batch-api"])  # fmt: skip
+    lines = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+    assert code == 1 and [line["id"] for line in lines[:-1]] == [f"s{i}" for i in range(6)]
+    assert lines[-1]["summary"]["samples"] == 6 and lines[-1]["usage"]["judge_calls"] == 12
+
+
 def test_requests_are_split_at_the_providers_limits():
     lines = [(f"r{i}", {"text": "x" * 100}) for i in range(10)]
     assert [len(c) for c in split(lines, "openai", (4, 10**9))] == [4, 4, 2]
