@@ -74,12 +74,14 @@ class SDKJudge(Judge):
         timeout = self.config.timeout
 
         async def attempt() -> tuple[Any, float]:
+            # Import the SDK (first request only) before the clock starts: under load the import
+            # can take longer than a short timeout, and it is not the server being slow.
+            client, reply_type = self.client, self.reply_type(self.sdk)
             started = time.perf_counter()
             try:
                 async with guard(timeout):
-                    reply_type = self.reply_type(self.sdk)
-                    response = await self.client.post(self.endpoint, body=body, cast_to=reply_type,
-                                                      options={"timeout": timeout})  # fmt: skip
+                    response = await client.post(self.endpoint, body=body, cast_to=reply_type,
+                                                 options={"timeout": timeout})  # fmt: skip
             except Exception as exc:
                 raise self._error(exc) from None
             return response, time.perf_counter() - started
