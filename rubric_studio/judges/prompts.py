@@ -59,7 +59,7 @@ _PLACEHOLDER = re.compile(r"\{(input|submission|ground_truth|criterion|score_ran
 
 
 def sample_nonce(sample: Sample) -> str:
-    """16 hex chars: HMAC-SHA256 of the sample's judged text under the per-user secret."""
+    """16 hex chars: HMAC-SHA256 of the sample's judged text under the fence secret (per user or shared)."""
     payload = json.dumps([sample.output, sample.input, sample.ground_truth], ensure_ascii=False)
     return hmac.new(fence_secret(), payload.encode(), hashlib.sha256).hexdigest()[:16]
 

@@ -8,18 +8,34 @@ Because the fence is part of every request, the secret is part of every cache ke
 machines share judge replies only when they share the secret. :func:`fence_secret` picks,
 in order: ``$RUBRIC_STUDIO_SECRET`` (the value, e.g. a CI secret; at least 32 characters),
 ``$RUBRIC_STUDIO_SECRET_FILE`` (a file holding it, e.g. a team's secret outside the
-repository), else the per-user secret (32 random bytes, hex, file mode 0600, made on first
-use). Keep a shared secret like a credential: anyone who knows it can forge fences.
+repository; a regular file, read bounded, with a warning when every user may read it), else
+the per-user secret (32 random bytes, hex, file mode 0600, made on first use). A shared
+secret that cannot be used (too short, unreadable) is named in a one-line warning and the
+next source is used: grading never stops over it. Keep a shared secret like a credential:
+anyone who knows it can forge fences. For that reason no secret file is picked up from the
+rubric's folder or repository: a folder someone else wrote could ship one along with the
+samples it fences.
 """
 
 from __future__ import annotations
 
-import logging
 import os
 import secrets
+import stat
+import sys
 from pathlib import Path
 
+from rubric_studio.core.problems import RubricError
+from rubric_studio.core.textstream import open_regular_file
+
+#: Shortest secret accepted: 32 characters (``secrets.token_hex(16)``; ``token_hex(32)`` is advised).
+MIN_SECRET = 32
+#: Largest secret file read: a secret is one line, so anything bigger is the wrong file.
+SECRET_FILE_LIMIT = 4096
+
 _SECRETS: dict[Path, bytes] = {}
+_FILE_SECRETS: dict[tuple, bytes | str] = {}  # by file version: the secret, or why not
+_WARNED: set[str] = set()
 
 
 def config_dir() -> Path:
@@ -62,70 +78,98 @@ def user_secret() -> bytes:
         if not path.exists():
             _create(path)
         value = path.read_text(encoding="ascii").strip().encode()
-        if len(value) < 32:
-            raise ValueError(f"{path} is too short to be a secret")
+        if len(value) < MIN_SECRET:
+            raise ValueError("too short to be a secret")
     except (OSError, ValueError) as exc:
-        logging.getLogger(__name__).warning("cannot use %s (%s); sample fences will change between runs", path, exc)
+        _warn_once(f"cannot use {path} ({exc}); sample fences will change between runs")
         value = secrets.token_hex(32).encode()
     _SECRETS[path] = value
     return value
 
 
-MIN_SECRET = 32
-SECRET_FILE_LIMIT = 4096
-_WARNED: set[str] = set()
-
-
 def _warn_once(message: str) -> None:
+    """One ``warning:`` line on stderr per distinct message and process (a run judges many samples)."""
     if message not in _WARNED:
         _WARNED.add(message)
-        logging.getLogger(__name__).warning("%s", message)
-        import sys
-
-        sys.stderr.write(f"rubric-studio: warning: {message}\n")
+        sys.stderr.write(f"warning: {message}\n")
 
 
-def _shared_from_file(path_text: str) -> bytes | None:
-    path = Path(path_text).expanduser()
+def _read_secret_file(path: Path) -> bytes:
+    """The secret held in ``path``: a regular file (never blocks on a FIFO), bounded, ≥ MIN_SECRET chars."""
     try:
-        if not path.is_file():  # never a FIFO or a device
-            raise OSError("not a regular file")
-        with path.open("rb") as handle:
+        with open_regular_file(path, "secret") as handle:
+            mode = os.fstat(handle.fileno()).st_mode
             raw = handle.read(SECRET_FILE_LIMIT + 1)
-        if len(raw) > SECRET_FILE_LIMIT:
-            raise OSError(f"longer than {SECRET_FILE_LIMIT} bytes")
+    except RubricError as exc:
+        raise ValueError(exc.problems[0].message) from None
+    if len(raw) > SECRET_FILE_LIMIT:
+        raise ValueError(f"longer than {SECRET_FILE_LIMIT} bytes; a secret is one line")
+    try:
         value = raw.decode("utf-8").strip()
-    except (OSError, UnicodeDecodeError) as exc:
-        _warn_once(f"RUBRIC_STUDIO_SECRET_FILE {path}: {exc}; using the per-user secret")
-        return None
+    except UnicodeDecodeError:
+        raise ValueError("not UTF-8 text") from None
     if len(value) < MIN_SECRET:
-        _warn_once(f"RUBRIC_STUDIO_SECRET_FILE {path}: shorter than {MIN_SECRET} characters; using the per-user secret")
-        return None
+        raise ValueError(f"shorter than {MIN_SECRET} characters")
+    if mode & stat.S_IROTH:
+        _warn_once(f"RUBRIC_STUDIO_SECRET_FILE {path} is readable by every user of this machine "
+                   f"(chmod o-r {path})")  # fmt: skip
     return value.encode()
 
 
-def secret_source() -> str:
-    """Where the fence secret comes from (never the value): for ``cache stats`` and docs."""
-    value = os.environ.get("RUBRIC_STUDIO_SECRET", "").strip()
-    if len(value) >= MIN_SECRET:
-        return "RUBRIC_STUDIO_SECRET (shared)"
-    file = os.environ.get("RUBRIC_STUDIO_SECRET_FILE")
-    if file and _shared_from_file(file) is not None:
-        return f"RUBRIC_STUDIO_SECRET_FILE {file} (shared)"
-    return f"per-user {config_dir() / 'secret'}"
+def _secret_from_file(path_text: str) -> tuple[bytes | None, str]:
+    """:func:`_read_secret_file` as ``(secret, "")`` or ``(None, why not)``; read again only when
+    the file changes, since a fence is made for every sample."""
+    path = Path(path_text).expanduser()
+    try:
+        info = os.stat(path)
+    except OSError as exc:
+        return None, (exc.strerror or str(exc)).lower()
+    key = (str(path), info.st_dev, info.st_ino, info.st_size, info.st_mtime_ns, info.st_mode)
+    if key not in _FILE_SECRETS:
+        try:
+            _FILE_SECRETS[key] = _read_secret_file(path)
+        except ValueError as exc:
+            _FILE_SECRETS[key] = str(exc)
+    found = _FILE_SECRETS[key]
+    return (found, "") if isinstance(found, bytes) else (None, found)
+
+
+def _shared_secret() -> tuple[bytes | None, str]:
+    """The shared secret the environment configures and where it comes from, else ``(None, why
+    none is used)`` (empty when none is configured). Each one skipped is named in a warning."""
+    skipped: list[str] = []
+    chosen: tuple[bytes, str] | None = None
+    value = os.environ.get("RUBRIC_STUDIO_SECRET")
+    if value is not None:
+        value = value.strip()
+        if len(value) >= MIN_SECRET:
+            chosen = value.encode(), "RUBRIC_STUDIO_SECRET"
+        else:
+            why = "is set but empty" if not value else f"is shorter than {MIN_SECRET} characters"
+            skipped.append(f"RUBRIC_STUDIO_SECRET {why}")
+    file = os.environ.get("RUBRIC_STUDIO_SECRET_FILE", "").strip()
+    if chosen is None and file:
+        secret, problem = _secret_from_file(file)
+        if secret is not None:
+            chosen = secret, f"RUBRIC_STUDIO_SECRET_FILE {file}"
+        else:
+            skipped.append(f"RUBRIC_STUDIO_SECRET_FILE {file}: {problem}")
+    for reason in skipped:
+        _warn_once(f"{reason}; using {chosen[1] if chosen else 'the per-user secret'}")
+    if chosen is not None:
+        return chosen[0], f"{chosen[1]} (shared)"
+    return None, "; ".join(f"ignored: {reason}" for reason in skipped)
 
 
 def fence_secret() -> bytes:
-    """The secret keying sample fences: a shared one when configured, else the per-user one."""
-    value = os.environ.get("RUBRIC_STUDIO_SECRET", "").strip()
-    if value:
-        if len(value) >= MIN_SECRET:
-            return value.encode()
-        _warn_once(f"RUBRIC_STUDIO_SECRET is shorter than {MIN_SECRET} characters; using the per-user secret")
-    file = os.environ.get("RUBRIC_STUDIO_SECRET_FILE")
-    if file:
-        shared = _shared_from_file(file)
-        if shared is not None:
-            return shared
-    return user_secret()
+    """The secret keying sample fences: the shared one when configured and usable, else the per-user one."""
+    shared, _ = _shared_secret()
+    return shared if shared is not None else user_secret()
 
+
+def secret_source() -> str:
+    """Where the fence secret comes from, never its value (``cache stats`` prints it)."""
+    shared, label = _shared_secret()
+    if shared is not None:
+        return label
+    return f"per-user {config_dir() / 'secret'}" + (f" ({label})" if label else "")
