@@ -44,7 +44,7 @@ def cut_off(text: str, max_tokens: int, input_tokens: int = 0, output_tokens: in
         shown = " ".join(unit.split())[:40] or repr(unit)
         message = (
             f"reply cut off at max_tokens ({max_tokens}): the model was repeating itself ({shown!r} over and over); "
-            "a larger max_tokens will not help: try judge.structured_output, a lower temperature or a larger model"
+            "a larger max_tokens will not help: a larger model or another temperature may"
         )
     else:
         message = f"reply cut off at max_tokens ({max_tokens}); raise judge.max_tokens"
