@@ -101,10 +101,15 @@ def build_parser(command: str | None) -> argparse.ArgumentParser:
     elif command == "jobs":
         parser.description = "Provider Batch API jobs submitted by grade --batch-api."
         parser.add_argument("action", choices=("status", "wait", "cancel"))
-        parser.add_argument("job", metavar="JOB", nargs="?", help="job id (default: status lists all; wait/cancel the latest pending)")
+        parser.add_argument("job", metavar="JOB", nargs="?", help="job id (default: status lists all, wait takes the latest pending, cancel the only pending)")
         parser.add_argument("--cache-path", metavar="FILE", help="the cache the jobs belong to (default: the user cache)")
-        parser.add_argument("--format", choices=("table", "json", "jsonl", "markdown", "junit"), default="table")
-        parser.add_argument("-o", "--output", metavar="FILE")
+        parser.add_argument("--format", choices=("table", "json", "jsonl", "markdown", "junit"), default="table",
+                            help="jobs wait: the report's format, as grade")
+        parser.add_argument("-o", "--output", metavar="FILE", help="jobs wait: write the report to FILE")
+        parser.add_argument("--allow-code", action="store_true",
+                            help="jobs wait: run the rubric's python/command checks (trust it for this run)")
+        parser.add_argument("--base-url", metavar="URL",
+                            help="use this endpoint for a job someone else made (your API key is sent there)")
     elif command == "validate":
         parser.description = "Check rubric files; print every problem with file:line:column."
         parser.add_argument("rubrics", metavar="RUBRIC", nargs="+")

@@ -61,13 +61,15 @@ def grader_options(args: Namespace) -> dict:
     }
 
 
-def jsonl_tail(rubric, summary, usage, stopped: str | None) -> str:
-    """The closing line of ``--format jsonl``: rubric, summary, usage (and why judging stopped)."""
+def jsonl_tail(rubric, summary, usage, stopped: str | None, batch_jobs: list[str] | None = None) -> str:
+    """The closing line of ``--format jsonl``: rubric, summary, usage (and why judging stopped,
+    and the Batch API jobs the replies came from)."""
     tail = {
         "rubric": {"name": rubric.name, "path": rubric.path, "hash": rubric.content_hash()},
         "summary": summary.to_dict() if summary else {"samples": 0},
         "usage": usage.to_dict() if usage else {},
         **({"judge_stopped": stopped} if stopped else {}),
+        **({"batch_jobs": batch_jobs} if batch_jobs else {}),
     }
     return json.dumps(tail)
 
@@ -116,11 +118,6 @@ def run(args: Namespace) -> int:
     except RubricError as exc:
         print_problems(exc.problems)
         return 2
-    except KeyboardInterrupt:
-        if getattr(args, "batch_api", False):
-            echo("interrupted: a submitted batch job keeps running; collect it with `rubric-studio jobs wait`",
-                 sys.stderr)
-        raise
 
 
 async def _run_whole(args: Namespace, rubric, samples_path: Path, options: dict, labels) -> int:
@@ -134,8 +131,8 @@ async def _run_whole(args: Namespace, rubric, samples_path: Path, options: dict,
         from rubric_studio.cli.jobs import through_batch_api
 
         grader = await through_batch_api(args, grader, rubric, sample_set.samples, str(samples_path))
-        if grader is None:  # submitted, not waited for (--no-wait), or the job could not be run
-            return 0 if args.no_wait else 2
+        if isinstance(grader, int):  # submitted, not waited for (--no-wait), or refused
+            return grader
     return await report_run(args, grader, rubric, sample_set, labels)
 
 
@@ -153,17 +150,21 @@ async def report_run(args: Namespace, grader, rubric, sample_set, labels) -> int
     if getattr(grader.judge, "on_done", None) is not None:  # replies from a batch job are in the cache now
         grader.judge.on_done()
     say_stopped(report.judge_stopped)
+    batch_jobs = getattr(grader.judge, "batch_jobs", None)  # replies from the Batch API
     if args.format == "json":
-        text = json_safe(json.dumps(report.to_dict(), indent=2, ensure_ascii=False))
+        data = {**report.to_dict(), **({"batch_jobs": batch_jobs} if batch_jobs else {})}
+        text = json_safe(json.dumps(data, indent=2, ensure_ascii=False))
     elif args.format == "jsonl":  # the whole report at once (a batch job's), in the streaming shape
         lines = [json_safe(json.dumps(sample.to_dict(), ensure_ascii=False)) for sample in report.samples]
-        text = "\n".join([*lines, jsonl_tail(rubric, report.summary, report.usage, report.judge_stopped)])
+        text = "\n".join([*lines, jsonl_tail(rubric, report.summary, report.usage, report.judge_stopped, batch_jobs)])
     elif args.format == "markdown":
         text = formats.markdown(report, rubric, labels)
     elif args.format == "junit":
         text = formats.junit(report, rubric)
     else:
         text = formats.table(report, rubric, labels, to_file=args.output is not None)
+        if batch_jobs:
+            text = text.rstrip("\n") + f"\nnote: judge replies from batch job {', '.join(batch_jobs)} (Batch API, half price)\n"
     if not write_output(text, args.output):
         return 2
     return report.exit_code()

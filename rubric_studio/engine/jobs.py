@@ -1,181 +1,287 @@
-"""Batch API jobs: plan what the cache lacks, submit it, survive a stop, collect the replies.
+"""Batch API jobs on disk: what was submitted, so a stopped process or machine loses nothing.
 
-A job is a JSON file in ``batch-jobs/`` beside the judge cache: provider, model and base URL
-(never the key), the provider batch ids, and which cache key each request answers. So
-``rubric-studio jobs wait`` — or running ``grade --batch-api`` again — picks a job up after
-the process or the machine stopped, and a request already submitted is never submitted
-twice. Collected replies go through the normal grader (:class:`PrefetchedJudge` serves them
-as if they had just arrived): validated, cached and scored exactly like live replies, at
-the batch price; a line that errored, expired or was cancelled is an ``error`` cell with
-its reason.
+A job is a JSON file in ``batch-jobs/`` beside the judge cache (written atomically): the
+judge it was sent with (provider, model, base URL and parameters — never the key), the
+provider batch ids, for each request line the cache key it answers, its sample and its
+criteria, the rubric (path and hash), the samples, and its state:
+
+* ``submitted`` — batches created at the provider, replies not collected yet;
+* ``cancelled`` — cancel requested; what finished before is still collected;
+* ``collected`` — its replies went through a grading run into the cache.
+
+A job lists only batches the provider accepted, so a request in a job was sent exactly
+once; a request that never made it into a batch is in no job, and a later ``grade
+--batch-api`` submits it. :meth:`JobStore.pending_for` finds the uncollected jobs that
+carry some of a run's requests (matched on cache keys, which name the judge too): that is
+how ``jobs wait`` and a re-run of ``grade --batch-api`` resume instead of submitting again.
 """
 
 from __future__ import annotations
 
-import asyncio
+import hashlib
+import hmac
 import json
 import os
+import re
 import secrets
 import time
-from collections.abc import Callable
-from dataclasses import asdict, dataclass, field, replace
+from dataclasses import asdict, dataclass, field, fields
 from pathlib import Path
 from typing import Any
 
-from rubric_studio.judges.base import Judge, JudgeError, JudgeReply, JudgeRequest
+from rubric_studio.judges.base import JudgeConfig
 
-POLL_START, POLL_MAX = 5.0, 60.0
+STATES = ("submitted", "cancelled", "collected")
+JOB_ID = re.compile(r"job-\d{8}-[0-9a-f]{6}")
+FOLDER = "batch-jobs"
+
+
+class JobFileError(ValueError):
+    """A job id that names no job, or a job file that cannot be used (the message says which and why)."""
+
+
+@dataclass
+class RequestRef:
+    """What one request line answers: a cache key, for a sample's criteria."""
+
+    key: str
+    sample: str
+    criteria: list[str]
+
+
+@dataclass
+class SubmittedBatch:
+    """One provider batch and the custom ids of the lines it carries."""
+
+    id: str
+    custom_ids: list[str]
 
 
 @dataclass
 class Job:
-    """One submitted set of requests (one or more provider batches)."""
+    """One submission of judge requests (one or more provider batches)."""
 
     id: str
-    provider: str
-    model: str
-    base_url: str | None
-    rubric_path: str | None
+    judge: dict[str, Any]  # JudgeConfig fields, without the key
+    cache_path: str
+    rubric_path: str
     rubric_hash: str
-    samples_path: str | None
-    batches: list[str] = field(default_factory=list)
-    #: custom id -> cache key of the request it carries
-    requests: dict[str, str] = field(default_factory=dict)
-    state: str = "submitted"  # submitted | collected | cancelled
+    samples_path: str
+    extract: str = "last_assistant"
+    repeat: int = 1
+    state: str = "submitted"
     created: float = field(default_factory=time.time)
+    requests: dict[str, RequestRef] = field(default_factory=dict)  # custom id -> what it answers
+    batches: list[SubmittedBatch] = field(default_factory=list)
+    #: HMAC of the judge's endpoint under the user's own secret: this user chose that endpoint.
+    endpoint_seal: str = ""
 
-    @classmethod
-    def from_dict(cls, data: dict[str, Any]) -> Job:
-        known = {name: data[name] for name in cls.__dataclass_fields__ if name in data}
-        return cls(**known)
+    @property
+    def config(self) -> JudgeConfig:
+        """The judge the job was sent with (no key: add it with ``dataclasses.replace``)."""
+        return JudgeConfig(**self.judge)
+
+    @property
+    def label(self) -> str:
+        return self.config.label
+
+    @property
+    def pending(self) -> bool:
+        return self.state != "collected"
+
+    def keys(self) -> set[str]:
+        return {ref.key for ref in self.requests.values()}
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"format": 1, **asdict(self)}
 
 
-class JobStore:
-    """The job files beside a cache file."""
+def judge_fields(config: JudgeConfig) -> dict[str, Any]:
+    """What a job keeps of a judge: everything but the key."""
+    return {f.name: getattr(config, f.name) for f in fields(config) if f.name != "api_key"}
 
-    def __init__(self, cache_path: str | Path):
-        self.folder = Path(cache_path).parent / "batch-jobs"
 
-    def save(self, job: Job) -> None:
-        from rubric_studio.core.atomic import write_text_safely
+def endpoint_seal(job_id: str, config: JudgeConfig) -> str:
+    """A seal over the job's endpoint, under the per-user secret (never shared, unlike the fence
+    secret): a job file from anyone else cannot claim an endpoint this user chose."""
+    from rubric_studio.judges.userdir import user_secret
 
-        self.folder.mkdir(parents=True, exist_ok=True)
-        write_text_safely(self.folder / f"{job.id}.json", json.dumps(asdict(job), indent=1))
+    payload = json.dumps([job_id, config.provider, config.base_url]).encode()
+    return hmac.new(user_secret(), payload, hashlib.sha256).hexdigest()[:32]
 
-    def load(self, job_id: str) -> Job:
-        """The job ``job_id``; raises ValueError with a message a user can act on."""
-        if not job_id.replace("-", "").isalnum():
-            raise ValueError(f"no batch job {job_id!r} (job ids look like job-20261122-ab12cd)")
-        path = self.folder / f"{job_id}.json"
-        if not path.is_file():
-            raise ValueError(f"no batch job {job_id!r} in {self.folder}")
-        try:
-            return Job.from_dict(json.loads(path.read_text(encoding="utf-8")))
-        except (ValueError, TypeError) as exc:
-            raise ValueError(f"{path}: not a batch job file ({exc})") from None
 
-    def all(self) -> list[Job]:
-        jobs = []
-        for path in sorted(self.folder.glob("job-*.json")):
-            try:
-                jobs.append(self.load(path.stem))
-            except ValueError:
-                continue
-        return sorted(jobs, key=lambda job: job.created)
+def endpoint_refusal(job: Job, chosen_url: str | None = None) -> str | None:
+    """Why ``job``'s endpoint must not get the user's API key, or None.
 
-    def pending_covering(self, keys: set[str], provider: str, model: str) -> Job | None:
-        """A submitted, uncollected job for this judge that already carries some of ``keys``."""
-        for job in reversed(self.all()):
-            same_judge = (job.provider, job.model) == (provider, model)
-            if job.state == "submitted" and same_judge and keys & set(job.requests.values()):
-                return job
+    Job files are data beside the cache, and a team may share that folder: a job's base URL is
+    used only when it is the provider's own, the user chose it (``chosen_url`` from
+    ``--base-url``, the user config, the environment), or the job carries this user's seal."""
+    from rubric_studio.core.trust import normalize_url
+    from rubric_studio.engine.api import user_choices
+    from rubric_studio.judges.anthropic import OFFICIAL_BASE_URL as ANTHROPIC_URL
+    from rubric_studio.judges.openai import OFFICIAL_BASE_URL as OPENAI_URL
+
+    url = job.config.base_url
+    if url is None or normalize_url(url) in (OPENAI_URL, ANTHROPIC_URL, ANTHROPIC_URL + "/v1"):
         return None
+    if hmac.compare_digest(job.endpoint_seal, endpoint_seal(job.id, job.config)):
+        return None
+    if user_choices(None, chosen_url).chose_url(url):
+        return None
+    return (f"batch job {job.id} was not made by you and names the endpoint {url}; your API key would be sent "
+            f"there: pass --base-url {url} if you trust it")  # fmt: skip
 
 
 def new_job_id() -> str:
     return f"job-{time.strftime('%Y%m%d')}-{secrets.token_hex(3)}"
 
 
-async def submit(judge: Any, requests: dict[str, JudgeRequest], store: JobStore, rubric: Any,
-                 samples_path: str | None, limits: tuple[int, int] | None = None) -> Job:
-    """Submit ``requests`` (cache key -> request), split at the provider's limits; the job is
-    saved before and after each batch is created, so a stop never loses a submitted batch."""
-    from rubric_studio.judges.batch_api import batch_client, bodies, split
-
-    config = judge.config
-    job = Job(new_job_id(), config.provider, config.model, config.base_url, rubric.path, rubric.content_hash(),
-              samples_path)  # fmt: skip
-    job.requests = {f"r{index}": key for index, key in enumerate(requests)}
-    lines = bodies(judge, ((cid, requests[key]) for cid, key in job.requests.items()))
-    store.save(job)
-    client = batch_client(judge)
-    for chunk in split(lines, config.provider, limits):
-        job.batches.append(await client.submit(chunk))
-        store.save(job)
-    return job
+# -- reading a job file, strictly ------------------------------------------------------
 
 
-async def wait(job: Job, judge: Any, on_status: Callable[[Job, list[Any]], None] | None = None) -> list[Any]:
-    """Poll every batch of ``job`` until all have ended; returns their last statuses."""
-    from rubric_studio.judges.batch_api import batch_client
-
-    client = batch_client(judge)
-    fixed = os.environ.get("RUBRIC_STUDIO_BATCH_POLL")
-    delay = float(fixed) if fixed else POLL_START
-    while True:
-        statuses = [await client.status(batch_id) for batch_id in job.batches]
-        if on_status is not None:
-            on_status(job, statuses)
-        if all(status.ended for status in statuses):
-            return statuses
-        await asyncio.sleep(delay)
-        if not fixed:
-            delay = min(POLL_MAX, delay * 1.5)
+def _need(data: dict[str, Any], name: str, kind: type | tuple[type, ...], what: str, where: str) -> Any:
+    value = data.get(name)
+    if not isinstance(value, kind) or isinstance(value, bool) and kind is not bool:
+        raise JobFileError(f"{where}: field {name!r}: expected {what}, found {type(value).__name__}")
+    return value
 
 
-async def collect(job: Job, judge: Any, statuses: list[Any]) -> tuple[dict[str, JudgeReply], dict[str, JudgeError]]:
-    """Replies and errors of every request of ``job``, keyed by cache key."""
-    from rubric_studio.judges.batch_api import batch_client
-
-    client = batch_client(judge)
-    replies: dict[str, JudgeReply] = {}
-    errors: dict[str, JudgeError] = {}
-    for batch_id, status in zip(job.batches, statuses, strict=True):
-        results = await client.results(batch_id)
-        replies.update({job.requests[cid]: reply for cid, reply in results.replies.items() if cid in job.requests})
-        errors.update({job.requests[cid]: error for cid, error in results.errors.items() if cid in job.requests})
-        if status.state != "ended":
-            why = {"expired": "the batch expired (24 h) before this request ran",
-                   "cancelled": "the batch was cancelled before this request ran"}.get(
-                status.state, f"the batch failed: {status.detail}")  # fmt: skip
-            for key in job.requests.values():
-                if key not in replies and key not in errors:
-                    errors[key] = JudgeError("stopped", why)
-    for key in job.requests.values():
-        if key not in replies and key not in errors:
-            errors[key] = JudgeError("malformed", "the batch returned no result for this request")
-    return replies, errors
+_NUMBER = (int, float)
+#: The judge fields a job keeps that are not text (text fields may also be null).
+_JUDGE_TYPES: dict[str, tuple[type, ...]] = {
+    "temperature": _NUMBER, "timeout": _NUMBER, "max_retry_wait": _NUMBER, "price_factor": _NUMBER,
+    "deadline": (*_NUMBER, type(None)), "max_retries": (int,), "concurrency": (int,), "max_tokens": (int,),
+}  # fmt: skip
 
 
-class PrefetchedJudge(Judge):
-    """A judge whose replies already arrived through a Batch API: the grader validates,
-    caches and scores them exactly as live replies (cost at the batch price)."""
+def _judge(data: Any, where: str) -> dict[str, Any]:
+    if not isinstance(data, dict):
+        raise JobFileError(f"{where}: field 'judge': expected an object")
+    known = {f.name for f in fields(JudgeConfig)} - {"api_key"}
+    judge = {name: value for name, value in data.items() if name in known}
+    if judge.get("provider") not in ("openai", "anthropic") or not isinstance(judge.get("model"), str):
+        raise JobFileError(f"{where}: field 'judge': expected a provider (openai or anthropic) and a model")
+    for name, value in judge.items():
+        kinds = _JUDGE_TYPES.get(name, (str, type(None)))
+        if not isinstance(value, kinds) or isinstance(value, bool):
+            raise JobFileError(f"{where}: field 'judge.{name}': expected {'a number' if int in kinds else 'text'}, "
+                               f"found {type(value).__name__}")  # fmt: skip
+    return judge
 
-    def __init__(self, live: Judge, replies: dict[str, JudgeReply], errors: dict[str, JudgeError],
-                 on_done: Callable[[], None] | None = None):
-        from rubric_studio.judges.batch_api import BATCH_PRICE
 
-        super().__init__(replace(live.config, price_factor=BATCH_PRICE))
-        self.replies, self.errors = replies, errors
-        #: Called once the run through this judge is over (its replies are in the cache).
-        self.on_done = on_done
+def _requests(data: Any, where: str) -> dict[str, RequestRef]:
+    if not isinstance(data, dict):
+        raise JobFileError(f"{where}: field 'requests': expected an object of custom id -> request")
+    out = {}
+    for custom_id, ref in data.items():
+        ok = isinstance(ref, dict) and isinstance(ref.get("key"), str) and isinstance(ref.get("sample"), str)
+        criteria = ref.get("criteria") if isinstance(ref, dict) else None
+        if not ok or not isinstance(criteria, list) or not all(isinstance(c, str) for c in criteria):
+            raise JobFileError(f"{where}: request {custom_id!r}: expected {{key, sample, criteria: [ids]}}")
+        out[custom_id] = RequestRef(ref["key"], ref["sample"], list(criteria))
+    return out
 
-    async def complete(self, request: JudgeRequest) -> JudgeReply:
-        key = request.cache_key(self.config)
-        if key in self.replies:
-            return self.replies[key]
-        if key in self.errors:
-            error = self.errors[key]
-            raise JudgeError(error.kind, error.message, raw=error.raw)
-        raise JudgeError("stopped", "not part of the batch job (a re-ask after a malformed batch reply, or a "
-                                    "request added since): run grade --batch-api again, or grade live")  # fmt: skip
+
+def _batches(data: Any, requests: dict[str, RequestRef], where: str) -> list[SubmittedBatch]:
+    if not isinstance(data, list):
+        raise JobFileError(f"{where}: field 'batches': expected a list")
+    out = []
+    for index, item in enumerate(data):
+        ids = item.get("custom_ids") if isinstance(item, dict) else None
+        if not isinstance(item, dict) or not isinstance(item.get("id"), str) or not isinstance(ids, list):
+            raise JobFileError(f"{where}: batch {index + 1}: expected {{id, custom_ids: [...]}}")
+        unknown = [cid for cid in ids if cid not in requests]
+        if unknown:
+            raise JobFileError(f"{where}: batch {item['id']!r}: custom id {unknown[0]!r} is not in 'requests'")
+        out.append(SubmittedBatch(item["id"], list(ids)))
+    return out
+
+
+def parse_job(data: Any, where: str) -> Job:
+    """A :class:`Job` from a job file's JSON; raises JobFileError naming ``where`` and the field."""
+    if not isinstance(data, dict):
+        raise JobFileError(f"{where}: expected a JSON object")
+    job_id = _need(data, "id", str, "a job id", where)
+    if not JOB_ID.fullmatch(job_id):
+        raise JobFileError(f"{where}: field 'id': expected a job id like job-20261122-ab12cd, found {job_id!r}")
+    state = _need(data, "state", str, "a state", where)
+    if state not in STATES:
+        raise JobFileError(f"{where}: field 'state': expected one of {', '.join(STATES)}, found {state!r}")
+    requests = _requests(data.get("requests"), where)
+    return Job(
+        id=job_id, judge=_judge(data.get("judge"), where),
+        cache_path=_need(data, "cache_path", str, "a path", where),
+        rubric_path=_need(data, "rubric_path", str, "a path", where),
+        rubric_hash=_need(data, "rubric_hash", str, "a hash", where),
+        samples_path=_need(data, "samples_path", str, "a path", where),
+        extract=_need(data, "extract", str, "an extractor name", where),
+        repeat=_need(data, "repeat", int, "a whole number", where), state=state,
+        created=float(_need(data, "created", (int, float), "a time", where)),
+        requests=requests, batches=_batches(data.get("batches"), requests, where),
+        endpoint_seal=data["endpoint_seal"] if isinstance(data.get("endpoint_seal"), str) else "",
+    )  # fmt: skip
+
+
+class JobStore:
+    """The job files of one cache: ``<cache folder>/batch-jobs/<job id>.json``."""
+
+    def __init__(self, cache_path: str | Path):
+        self.cache_path = str(Path(cache_path).expanduser().resolve())
+        self.folder = Path(self.cache_path).parent / FOLDER
+
+    def path(self, job_id: str) -> Path:
+        return self.folder / f"{job_id}.json"
+
+    def save(self, job: Job) -> None:
+        """Write ``job`` atomically (a crash leaves the previous version, never half a file)."""
+        from rubric_studio.core.atomic import write_text_safely
+
+        self.folder.mkdir(parents=True, exist_ok=True)
+        write_text_safely(self.path(job.id), json.dumps(job.to_dict(), ensure_ascii=False, indent=1) + "\n")
+
+    def load(self, job_id: str) -> Job:
+        """The job ``job_id``; raises JobFileError with a message a user can act on."""
+        if not JOB_ID.fullmatch(job_id):
+            raise JobFileError(f"no batch job {job_id!r}: job ids look like job-20261122-ab12cd "
+                               "(rubric-studio jobs status lists them)")  # fmt: skip
+        path = self.path(job_id)
+        if not path.is_file():
+            raise JobFileError(f"no batch job {job_id!r} in {self.folder} (rubric-studio jobs status lists them; "
+                               "a job made with --cache-path FILE is found with the same --cache-path)")  # fmt: skip
+        return self.read(path)
+
+    def read(self, path: Path) -> Job:
+        try:
+            data = json.loads(path.read_text(encoding="utf-8"))
+        except json.JSONDecodeError as exc:
+            raise JobFileError(f"{path}:{exc.lineno}:{exc.colno}: not a batch job file: {exc.msg}") from None
+        except (OSError, UnicodeDecodeError) as exc:
+            raise JobFileError(f"{path}: cannot read the batch job file: {exc}") from None
+        job = parse_job(data, str(path))
+        if job.id != path.stem:
+            raise JobFileError(f"{path}: field 'id': the file of job {path.stem} holds job {job.id}")
+        return job
+
+    def scan(self) -> tuple[list[Job], list[str]]:
+        """Every job (oldest first) and a message per job file that cannot be used."""
+        jobs, problems = [], []
+        paths = sorted(self.folder.glob("job-*.json")) if self.folder.is_dir() else []
+        for path in paths:
+            try:
+                jobs.append(self.read(path))
+            except JobFileError as exc:
+                problems.append(str(exc))
+        return sorted(jobs, key=lambda job: job.created), problems
+
+    def pending_for(self, keys: set[str]) -> tuple[list[Job], list[str]]:
+        """Uncollected jobs of this cache that carry some of ``keys``, and unusable job files."""
+        jobs, problems = self.scan()
+        same_cache = [job for job in jobs if job.pending and _same_path(job.cache_path, self.cache_path)]
+        return [job for job in same_cache if keys & job.keys()], problems
+
+
+def _same_path(a: str, b: str) -> bool:
+    try:
+        return os.path.samefile(a, b)
+    except OSError:
+        return a == b

@@ -53,7 +53,11 @@ __all__ = [
 
 
 def make_judge(config: JudgeConfig) -> Judge:
-    """The provider for ``config`` (imports its SDK now). Raises JudgeError(kind="config")."""
+    """The provider for ``config``. Raises JudgeError(kind="config").
+
+    Imports no SDK: the provider imports it and builds its client on the first request,
+    so a fully cached run never pays for the import.
+    """
     if config.provider == "openai":
         from rubric_studio.judges.openai import OpenAIJudge
 

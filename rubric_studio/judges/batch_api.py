@@ -2,45 +2,67 @@
 
 OpenAI Batch: the requests go up as a JSONL file (``/v1/files``, purpose ``batch``), a batch
 runs them against ``/v1/chat/completions`` (``/v1/batches``), and the results come back as
-output and error files. Anthropic Message Batches: the requests go in the create call
-(``/v1/messages/batches``) and the results come back as JSONL from the batch's
-``results_url``. Both within 24 hours, both at half the list price.
+an output file and an error file. Anthropic Message Batches: the requests go in the create
+call (``/v1/messages/batches``) and the results come back as JSONL. Both within 24 hours,
+both at half the list price (:data:`BATCH_PRICE`).
 
-Each request body is exactly what the live judge sends (``OpenAIJudge.body`` /
-``AnthropicJudge.body``), so a result is read, validated and cached exactly like a live
-reply. Requests are split at the providers' limits (requests and bytes per batch).
-Everything goes through the official SDKs (:class:`~rubric_studio.judges.sdk_judge.SDKJudge`:
-imported on first use), with their retries off and ours on.
+Each line's body is exactly what the live judge sends (``OpenAIJudge.body`` /
+``AnthropicJudge.body``), and each result is read by the live judge's own reply reader
+(``_reply`` on the SDK's parsed object), so cut-off, refused and empty replies are the same
+errors as live. Requests are split at the providers' limits (:data:`LIMITS`).
+
+Everything goes through the official SDKs, imported on first use, with a timeout on every
+call and the SDKs' retries off: reads are retried by
+:func:`~rubric_studio.judges.retry.with_retries`; creating a batch is never retried (a
+retry after an answer that got lost would start and bill the same batch twice).
 """
 
 from __future__ import annotations
 
+import importlib
 import json
-from collections.abc import Iterable
-from dataclasses import dataclass, field
+from collections.abc import Awaitable, Callable, Sequence
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from rubric_studio.judges.base import JudgeError, JudgeReply
-from rubric_studio.judges.retry import with_retries
+from rubric_studio.judges.retry import guard, with_retries
 from rubric_studio.judges.sdk_errors import map_sdk_error
-from rubric_studio.judges.sdk_judge import SDKJudge
 
-BATCH_PRICE = 0.5  # both providers bill batch requests at half the list price
-LIMITS = {  # (requests, bytes) per batch
-    "openai": (50_000, 200 * 1024 * 1024),
-    "anthropic": (100_000, 256 * 1024 * 1024),
+#: Both providers bill Batch API requests at half the list price.
+BATCH_PRICE = 0.5
+OPENAI_MAX_REQUESTS = 50_000
+OPENAI_MAX_BYTES = 200 * 1024 * 1024  # per input file
+ANTHROPIC_MAX_REQUESTS = 100_000
+ANTHROPIC_MAX_BYTES = 256 * 1024 * 1024  # per create call
+#: (requests, bytes) per provider batch.
+LIMITS = {
+    "openai": (OPENAI_MAX_REQUESTS, OPENAI_MAX_BYTES),
+    "anthropic": (ANTHROPIC_MAX_REQUESTS, ANTHROPIC_MAX_BYTES),
 }
+#: Bytes kept free under a limit for what wraps the lines (multipart framing, the create call).
+ENVELOPE_BYTES = 64 * 1024
+#: Uploads and result downloads move up to hundreds of MB: never bounded below this (seconds).
+TRANSFER_TIMEOUT = 600.0
 ENDED = ("ended", "expired", "cancelled", "failed")
+#: Anthropic's error types as the HTTP status a live call would have got.
+_ANTHROPIC_STATUS = {
+    "invalid_request_error": 400, "authentication_error": 401, "permission_error": 403, "not_found_error": 404,
+    "request_too_large": 413, "rate_limit_error": 429, "api_error": 500, "overloaded_error": 529,
+}  # fmt: skip
+_OPENAI_STATE = {"completed": "ended", "expired": "expired", "cancelled": "cancelled", "failed": "failed"}
+
+Line = tuple[str, dict[str, Any]]  # (custom id, request body)
 
 
 @dataclass
 class BatchStatus:
-    """Where one provider batch stands: ``state`` is in_progress, ended, expired, cancelled or failed."""
+    """Where one provider batch stands. ``state``: in_progress, ended, expired, cancelled or failed."""
 
     state: str
-    done: int = 0
-    failed: int = 0
-    total: int = 0
+    succeeded: int = 0
+    errored: int = 0
+    processing: int = 0
     detail: str = ""
 
     @property
@@ -56,40 +78,102 @@ class BatchResults:
     errors: dict[str, JudgeError] = field(default_factory=dict)
 
 
-def split(lines: list[tuple[str, dict[str, Any]]], provider: str, limits: tuple[int, int] | None = None
-          ) -> list[list[tuple[str, dict[str, Any]]]]:
-    """``lines`` in chunks within the provider's request and size limits per batch."""
-    max_count, max_bytes = limits or LIMITS[provider]
-    chunks: list[list[tuple[str, dict[str, Any]]]] = [[]]
-    size = 0
-    for custom_id, body in lines:
-        line_size = len(json.dumps(body, ensure_ascii=False).encode()) + 200  # the line's envelope
-        if chunks[-1] and (len(chunks[-1]) >= max_count or size + line_size > max_bytes):
+def line_error(kind: str, message: str, *, raw: str | None = None, requests: int = 1) -> JudgeError:
+    """The error one batch line ended with (``requests``: 1 if the line was sent, else 0)."""
+    error = JudgeError(kind, message, raw=raw)
+    error.requests = requests
+    return error
+
+
+def encode_line(provider: str, custom_id: str, body: dict[str, Any]) -> bytes:
+    """One request as it goes into the batch: an OpenAI JSONL line, or an Anthropic ``requests`` entry."""
+    if provider == "openai":
+        entry = {"custom_id": custom_id, "method": "POST", "url": "/v1/chat/completions", "body": body}
+    else:
+        entry = {"custom_id": custom_id, "params": body}
+    return json.dumps(entry, ensure_ascii=False).encode() + b"\n"
+
+
+def split(sizes: Sequence[tuple[str, int]], limits: tuple[int, int]) -> list[list[str]]:
+    """Custom ids in chunks of at most ``limits`` = (requests, bytes), given each line's size.
+    A line too large for any batch must be left out by the caller (see :func:`too_large`)."""
+    max_count, room = limits[0], _room(limits)
+    chunks: list[list[str]] = []
+    used = 0
+    for custom_id, size in sizes:
+        if not chunks or len(chunks[-1]) >= max_count or used + size > room:
             chunks.append([])
-            size = 0
-        chunks[-1].append((custom_id, body))
-        size += line_size
-    return [chunk for chunk in chunks if chunk]
+            used = 0
+        chunks[-1].append(custom_id)
+        used += size
+    return chunks
+
+
+def too_large(size: int, limits: tuple[int, int]) -> bool:
+    """True when one line alone exceeds what a batch may hold."""
+    return size > _room(limits)
+
+
+def _room(limits: tuple[int, int]) -> int:
+    """Bytes of lines a batch may hold (small limits, as tests inject, are taken as they are)."""
+    max_bytes = limits[1]
+    return max_bytes - ENVELOPE_BYTES if max_bytes > 2 * ENVELOPE_BYTES else max_bytes
 
 
 class BatchClient:
-    """One provider's Batch API, on the judge's own SDK client."""
+    """One provider's Batch API for a live judge (its config, endpoint, key and reply reader)."""
 
-    def __init__(self, judge: SDKJudge):
+    def __init__(self, judge: Any):
         self.judge = judge
         self.config = judge.config
+        self.where = judge.base_url
+        self._connection: tuple[Any, Any] | None = None
 
-    async def _call(self, make: Any) -> Any:
+    def _connect(self) -> tuple[Any, Any]:
+        if self._connection is None:
+            sdk = importlib.import_module(self.judge.sdk_module)
+            client_class = sdk.AsyncOpenAI if self.judge.sdk_module == "openai" else sdk.AsyncAnthropic
+            client = client_class(api_key=self.config.api_key or "not-needed", base_url=self.where, max_retries=0,
+                                  timeout=self.config.timeout)  # fmt: skip
+            self._connection = (sdk, client)
+        return self._connection
+
+    @property
+    def sdk(self) -> Any:
+        return self._connect()[0]
+
+    @property
+    def client(self) -> Any:
+        return self._connect()[1]
+
+    def timeout(self, transfer: bool = False) -> float:
+        return max(self.config.timeout, TRANSFER_TIMEOUT) if transfer else self.config.timeout
+
+    async def call(self, make: Callable[[], Awaitable[Any]], *, transfer: bool = False, retry: bool = True) -> Any:
+        """``make()`` bounded in time, SDK errors as JudgeError; retried unless ``retry`` is False."""
+        timeout = self.timeout(transfer)
+
         async def attempt() -> Any:
             try:
-                return await make()
+                async with guard(timeout):
+                    return await make()
             except Exception as exc:
-                raise map_sdk_error(exc, self.judge.sdk, self.judge.base_url, self.config.timeout) from None
+                raise map_sdk_error(exc, self.sdk, self.where, timeout, self.judge.key_var) from None
 
-        value, _ = await with_retries(attempt, self.config)
+        config = self.config if retry else replace(self.config, max_retries=0)
+        value, _ = await with_retries(attempt, config)
         return value
 
-    async def submit(self, lines: list[tuple[str, dict[str, Any]]]) -> str:
+    def reply(self, response: Any) -> JudgeReply:
+        """A result's message read exactly as a live reply (raises JudgeError like a live call)."""
+        return self.judge._reply(response, 0.0, {})
+
+    async def aclose(self) -> None:
+        if self._connection is not None:
+            await self._connection[1].close()
+            self._connection = None
+
+    async def submit(self, job_id: str, lines: list[bytes]) -> str:
         raise NotImplementedError
 
     async def status(self, batch_id: str) -> BatchStatus:
@@ -103,109 +187,140 @@ class BatchClient:
 
 
 class OpenAIBatches(BatchClient):
-    """OpenAI Batch: a JSONL file of chat-completion requests."""
+    """OpenAI Batch: a JSONL file of chat-completion requests, results as output and error files."""
 
-    async def submit(self, lines: list[tuple[str, dict[str, Any]]]) -> str:
-        payload = "".join(
-            json.dumps({"custom_id": cid, "method": "POST", "url": "/v1/chat/completions", "body": body},
-                       ensure_ascii=False) + "\n"
-            for cid, body in lines
-        ).encode()  # fmt: skip
-        client, timeout = self.judge.client, self.config.timeout
-        uploaded = await self._call(lambda: client.files.create(
-            file=("rubric-studio-batch.jsonl", payload), purpose="batch", timeout=timeout))
-        batch = await self._call(lambda: client.batches.create(
-            input_file_id=uploaded.id, endpoint="/v1/chat/completions", completion_window="24h", timeout=timeout))
+    async def submit(self, job_id: str, lines: list[bytes]) -> str:
+        payload = b"".join(lines)
+        files, batches = self.client.files, self.client.batches
+        uploaded = await self.call(lambda: files.create(
+            file=(f"{job_id}.jsonl", payload), purpose="batch", timeout=self.timeout(True)), transfer=True)
+        batch = await self.call(lambda: batches.create(
+            input_file_id=uploaded.id, endpoint="/v1/chat/completions", completion_window="24h",
+            metadata={"rubric_studio_job": job_id}, timeout=self.timeout()), retry=False)  # fmt: skip
         return batch.id
 
     async def status(self, batch_id: str) -> BatchStatus:
-        batch = await self._call(lambda: self.judge.client.batches.retrieve(batch_id, timeout=self.config.timeout))
+        batch = await self.call(lambda: self.client.batches.retrieve(batch_id, timeout=self.timeout()))
         counts = batch.request_counts
-        state = {"completed": "ended", "expired": "expired", "cancelled": "cancelled", "failed": "failed"}.get(
-            batch.status, "in_progress")
+        done, failed = (getattr(counts, "completed", 0) or 0), (getattr(counts, "failed", 0) or 0)
+        total = getattr(counts, "total", 0) or 0
         errors = getattr(getattr(batch, "errors", None), "data", None) or []
-        detail = "; ".join(str(getattr(e, "message", e)) for e in errors)[:300]
-        return BatchStatus(state, getattr(counts, "completed", 0) or 0, getattr(counts, "failed", 0) or 0,
-                           getattr(counts, "total", 0) or 0, detail or batch.status)  # fmt: skip
+        detail = "; ".join(str(getattr(e, "message", e)) for e in errors)[:300] or batch.status
+        return BatchStatus(_OPENAI_STATE.get(batch.status, "in_progress"), done, failed, max(0, total - done - failed),
+                           detail)  # fmt: skip
 
-    async def _lines(self, file_id: str | None) -> list[dict[str, Any]]:
+    async def _lines(self, file_id: str | None) -> list[Any]:
         if not file_id:
             return []
-        content = await self._call(lambda: self.judge.client.files.content(file_id, timeout=self.config.timeout))
-        return [json.loads(line) for line in content.text.splitlines() if line.strip()]
-
-    async def results(self, batch_id: str) -> BatchResults:
-        batch = await self._call(lambda: self.judge.client.batches.retrieve(batch_id, timeout=self.config.timeout))
-        out = BatchResults()
-        chat = self.judge.sdk.types.chat.ChatCompletion
-        for line in await self._lines(batch.output_file_id) + await self._lines(batch.error_file_id):
-            cid = line.get("custom_id", "")
-            response, error = line.get("response") or {}, line.get("error")
-            if error or response.get("status_code", 200) >= 400:
-                body = response.get("body") or {}
-                message = (error or {}).get("message") or (body.get("error") or {}).get("message") or "request failed"
-                out.errors[cid] = JudgeError("request", f"batch request failed ({response.get('status_code', '')}): {message}")
-                continue
+        content = await self.call(
+            lambda: self.client.files.content(file_id, timeout=self.timeout(True)), transfer=True)
+        out = []
+        for text in content.text.splitlines():
             try:
-                reply = chat.model_validate(response.get("body"))
-            except Exception as exc:  # pydantic's ValidationError: a line not shaped like a chat completion
-                out.errors[cid] = JudgeError("malformed", f"batch result is not a chat completion: {str(exc)[:200]}")
-                continue
-            try:
-                out.replies[cid] = self.judge._reply(reply, 0.0, {})
-            except JudgeError as exc:
-                out.errors[cid] = exc
+                out.append(json.loads(text))
+            except ValueError:
+                continue  # blank, or garbled: a request without a line ends as "no result"
         return out
 
+    async def results(self, batch_id: str) -> BatchResults:
+        batch = await self.call(lambda: self.client.batches.retrieve(batch_id, timeout=self.timeout()))
+        out = BatchResults()
+        for line in await self._lines(batch.output_file_id) + await self._lines(batch.error_file_id):
+            if isinstance(line, dict) and isinstance(line.get("custom_id"), str):
+                self._read_line(line, out)
+        return out
+
+    def _read_line(self, line: dict[str, Any], out: BatchResults) -> None:
+        custom_id = line["custom_id"]
+        response = line.get("response") if isinstance(line.get("response"), dict) else {}
+        error = line.get("error") if isinstance(line.get("error"), dict) else None
+        status = response.get("status_code") if isinstance(response.get("status_code"), int) else 200
+        body = response.get("body")
+        if error is not None:
+            out.errors[custom_id] = _openai_line_error(error)
+        elif status >= 400:
+            message = (body.get("error") or {}).get("message") if isinstance(body, dict) else None
+            out.errors[custom_id] = line_error("request", f"{status} {message or 'request failed'}")
+        else:
+            try:
+                completion = self.sdk.types.chat.ChatCompletion.model_validate(body)
+            except Exception as exc:  # pydantic's ValidationError: not shaped like a chat completion
+                raw = json.dumps(body)[:2000]
+                out.errors[custom_id] = line_error("malformed", f"malformed: not a chat completion: {str(exc)[:200]}",
+                                                   raw=raw)  # fmt: skip
+                return
+            try:
+                out.replies[custom_id] = self.reply(completion)
+            except JudgeError as exc:
+                out.errors[custom_id] = exc
+
     async def cancel(self, batch_id: str) -> None:
-        await self._call(lambda: self.judge.client.batches.cancel(batch_id, timeout=self.config.timeout))
+        await self.call(lambda: self.client.batches.cancel(batch_id, timeout=self.timeout()))
+
+
+def _openai_line_error(error: dict[str, Any]) -> JudgeError:
+    code, message = str(error.get("code") or ""), str(error.get("message") or "request failed")
+    if code == "batch_expired":
+        return line_error("stopped", "batch request expired: the batch's 24 h window ended before it ran")
+    if code == "batch_cancelled":
+        return line_error("stopped", "batch request canceled: the batch was cancelled before it ran")
+    return line_error("request", f"batch request failed: {code + ': ' if code else ''}{message}")
 
 
 class AnthropicBatches(BatchClient):
     """Anthropic Message Batches: the requests in the create call, results as JSONL."""
 
-    async def submit(self, lines: list[tuple[str, dict[str, Any]]]) -> str:
-        requests = [{"custom_id": cid, "params": body} for cid, body in lines]
-        batch = await self._call(lambda: self.judge.client.messages.batches.create(
-            requests=requests, timeout=self.config.timeout))
+    async def submit(self, job_id: str, lines: list[bytes]) -> str:
+        requests = [json.loads(line) for line in lines]
+        batches = self.client.messages.batches
+        batch = await self.call(lambda: batches.create(requests=requests, timeout=self.timeout(True)),
+                                transfer=True, retry=False)  # fmt: skip
         return batch.id
 
     async def status(self, batch_id: str) -> BatchStatus:
-        batch = await self._call(lambda: self.judge.client.messages.batches.retrieve(batch_id, timeout=self.config.timeout))
+        batch = await self.call(lambda: self.client.messages.batches.retrieve(batch_id, timeout=self.timeout()))
         counts = batch.request_counts
-        failed = sum(getattr(counts, name, 0) or 0 for name in ("errored", "canceled", "expired"))
-        done = (getattr(counts, "succeeded", 0) or 0) + failed
-        total = done + (getattr(counts, "processing", 0) or 0)
-        state = "ended" if batch.processing_status == "ended" else "in_progress"
-        return BatchStatus(state, done, failed, total, batch.processing_status)
+        count = {name: getattr(counts, name, 0) or 0 for name in ("succeeded", "errored", "canceled", "expired", "processing")}
+        state = "in_progress"
+        if batch.processing_status == "ended":
+            state = "cancelled" if getattr(batch, "cancel_initiated_at", None) else "ended"
+        errored = count["errored"] + count["canceled"] + count["expired"]
+        return BatchStatus(state, count["succeeded"], errored, count["processing"], batch.processing_status)
 
     async def results(self, batch_id: str) -> BatchResults:
+        batches = self.client.messages.batches
+
+        async def download() -> list[Any]:
+            decoder = await batches.results(batch_id, timeout=self.timeout(True))
+            return [entry async for entry in decoder]
+
         out = BatchResults()
-        decoder = await self._call(lambda: self.judge.client.messages.batches.results(batch_id, timeout=self.config.timeout))
-        async for entry in decoder:
+        for entry in await self.call(download, transfer=True):
             result = entry.result
             if result.type == "succeeded":
                 try:
-                    out.replies[entry.custom_id] = self.judge._reply(result.message, 0.0, {})
+                    out.replies[entry.custom_id] = self.reply(result.message)
                 except JudgeError as exc:
                     out.errors[entry.custom_id] = exc
             elif result.type == "errored":
-                error = getattr(getattr(result, "error", None), "error", None)
-                message = getattr(error, "message", None) or "request failed"
-                out.errors[entry.custom_id] = JudgeError("request", f"batch request failed: {message}")
-            else:  # canceled, expired
-                out.errors[entry.custom_id] = JudgeError("stopped", f"batch request {result.type}; not judged")
+                out.errors[entry.custom_id] = _anthropic_line_error(result)
+            else:  # canceled, expired: never ran
+                why = "the batch was cancelled" if result.type == "canceled" else "the batch's 24 h window ended"
+                out.errors[entry.custom_id] = line_error("stopped", f"batch request {result.type}: {why} before it ran")
         return out
 
     async def cancel(self, batch_id: str) -> None:
-        await self._call(lambda: self.judge.client.messages.batches.cancel(batch_id, timeout=self.config.timeout))
+        await self.call(lambda: self.client.messages.batches.cancel(batch_id, timeout=self.timeout()))
 
 
-def batch_client(judge: SDKJudge) -> BatchClient:
+def _anthropic_line_error(result: Any) -> JudgeError:
+    inner = getattr(getattr(result, "error", None), "error", None)
+    kind = str(getattr(inner, "type", "") or "error")
+    message = getattr(inner, "message", None) or "request failed"
+    status = _ANTHROPIC_STATUS.get(kind)
+    return line_error("request", f"{status or ''} {kind}: {message}".strip())
+
+
+def batch_client(judge: Any) -> BatchClient:
     """The Batch API of ``judge``'s provider."""
     return OpenAIBatches(judge) if judge.config.provider == "openai" else AnthropicBatches(judge)
-
-
-def bodies(judge: SDKJudge, requests: Iterable[tuple[str, Any]]) -> list[tuple[str, dict[str, Any]]]:
-    """(custom id, request body as the live judge sends it) for each (custom id, JudgeRequest)."""
-    return [(cid, judge.body(request)) for cid, request in requests]
