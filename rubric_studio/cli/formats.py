@@ -5,7 +5,6 @@ from __future__ import annotations
 import contextlib
 import sys
 from collections.abc import Iterator
-from xml.sax.saxutils import escape, quoteattr
 
 from rubric_studio.core.results import Status, Verdict, cell_mark, score_label
 from rubric_studio.core.rubric import Rubric
@@ -196,11 +195,15 @@ def _flip_lines(report: Report) -> list[str]:
 
 def _attr(value: object) -> str:
     """An XML attribute value that always parses (XML 1.0 characters only, quoted)."""
+    from xml.sax.saxutils import quoteattr  # only JUnit needs it; it pulls in urllib and email
+
     return quoteattr(xml_text(value))
 
 
 def _text(value: object) -> str:
     """XML character data that always parses."""
+    from xml.sax.saxutils import escape
+
     return escape(xml_text(value))
 
 

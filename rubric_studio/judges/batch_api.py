@@ -19,7 +19,6 @@ retry after an answer that got lost would start and bill the same batch twice).
 
 from __future__ import annotations
 
-import importlib
 import json
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field, replace
@@ -127,24 +126,16 @@ class BatchClient:
         self.judge = judge
         self.config = judge.config
         self.where = judge.base_url
-        self._connection: tuple[Any, Any] | None = None
-
-    def _connect(self) -> tuple[Any, Any]:
-        if self._connection is None:
-            sdk = importlib.import_module(self.judge.sdk_module)
-            client_class = sdk.AsyncOpenAI if self.judge.sdk_module == "openai" else sdk.AsyncAnthropic
-            client = client_class(api_key=self.config.api_key or "not-needed", base_url=self.where, max_retries=0,
-                                  timeout=self.config.timeout)  # fmt: skip
-            self._connection = (sdk, client)
-        return self._connection
 
     @property
     def sdk(self) -> Any:
-        return self._connect()[0]
+        """The judge's SDK module (imported on first use)."""
+        return self.judge.sdk
 
     @property
     def client(self) -> Any:
-        return self._connect()[1]
+        """The judge's own SDK client: every call here passes its own timeout."""
+        return self.judge.client
 
     def timeout(self, transfer: bool = False) -> float:
         return max(self.config.timeout, TRANSFER_TIMEOUT) if transfer else self.config.timeout
@@ -169,9 +160,7 @@ class BatchClient:
         return self.judge._reply(response, 0.0, {})
 
     async def aclose(self) -> None:
-        if self._connection is not None:
-            await self._connection[1].close()
-            self._connection = None
+        await self.judge.aclose()
 
     async def submit(self, job_id: str, lines: list[bytes]) -> str:
         raise NotImplementedError

@@ -15,6 +15,7 @@ are unknown unless the user prices them.
 from __future__ import annotations
 
 import logging
+import time
 from pathlib import Path
 from typing import NamedTuple
 
@@ -62,6 +63,8 @@ BUILTIN: dict[str, Price] = {
 PRICED_PROVIDERS = ("openai", "anthropic", "openai-compatible")
 _BOUNDARY = ("-", "@", ":")
 _user_cache: dict[Path, tuple[float, dict[str, Price]]] = {}
+_checked: dict[Path, tuple[float, dict[str, Price]]] = {}  # path -> (when last stat-ed, its table)
+RECHECK_SECONDS = 1.0
 
 
 def prices_path() -> Path:
@@ -71,12 +74,18 @@ def prices_path() -> Path:
 def load_user_prices(path: Path | None = None) -> dict[str, Price]:
     """The user's price table (empty when there is none; bad entries are logged and skipped)."""
     path = path or prices_path()
+    now = time.monotonic()
+    checked = _checked.get(path)
+    if checked is not None and now - checked[0] < RECHECK_SECONDS:
+        return checked[1]  # every judge reply is priced: stat the file at most once a second
     try:
         mtime = path.stat().st_mtime
     except OSError:
+        _checked[path] = (now, {})
         return {}
     cached = _user_cache.get(path)
     if cached is not None and cached[0] == mtime:
+        _checked[path] = (now, cached[1])
         return cached[1]
     import yaml
 
@@ -99,6 +108,7 @@ def load_user_prices(path: Path | None = None) -> dict[str, Price]:
         if price.input >= 0 and price.output >= 0:
             table[str(model)] = price
     _user_cache[path] = (mtime, table)
+    _checked[path] = (now, table)
     return table
 
 

@@ -97,4 +97,5 @@ class SDKJudge(Judge):
 
     async def aclose(self) -> None:
         if self._connection is not None:
-            await self._connection[1].close()
+            connection, self._connection = self._connection, None
+            await connection[1].close()
