@@ -130,6 +130,8 @@ def build_parser(command: str | None) -> argparse.ArgumentParser:
         parser.description = "Write a rubric in another eval tool's format."
         parser.add_argument("rubric", metavar="RUBRIC")
         parser.add_argument("--to", required=True, choices=EXPORT_TARGETS)
+        parser.add_argument("--agentv-version", choices=("4", "5"), default="5",
+                            help="AgentV layout: 5 (default, the newest) or 4 (the 4.x line on npm)")
         parser.add_argument("-o", "--output", metavar="FILE")
     elif command == "import":
         parser.description = "Read a rubric written for another eval tool."

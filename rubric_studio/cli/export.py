@@ -14,14 +14,25 @@ def run(args: Namespace) -> int:
     from rubric_studio.cli.common import echo, print_problems, write_output
     from rubric_studio.core.loading import load_rubric
     from rubric_studio.core.problems import RubricError
-    from rubric_studio.interop import export_rubric
+    from rubric_studio.interop import ExportRefused, export_rubric
 
     try:
         rubric = load_rubric(args.rubric)
     except RubricError as exc:
         print_problems(exc.problems)
         return 2
-    result = export_rubric(rubric, args.to)
+    try:
+        result = export_rubric(rubric, args.to, **_options(args))
+    except ExportRefused as exc:
+        echo(f"error: {args.rubric}: cannot export to {args.to}: {exc}", sys.stderr)
+        return 2
     for warning in result.warnings:
         echo(f"warning: {warning}", sys.stderr)
     return 0 if write_output(result.text, args.output) else 2
+
+
+def _options(args: Namespace) -> dict[str, object]:
+    """The target's own export options given on the command line."""
+    if args.to == "agentv" and getattr(args, "agentv_version", None):
+        return {"agentv_version": int(args.agentv_version)}
+    return {}

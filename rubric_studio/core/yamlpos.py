@@ -28,6 +28,7 @@ from typing import Any
 
 import yaml
 
+from rubric_studio.core import yaml_core
 from rubric_studio.core.files import line_and_column, unprintable_problem
 from rubric_studio.core.problems import Problem, RubricError
 from rubric_studio.core.values import LongNumber, ValueProblem, check_plain_value, max_int_digits
@@ -35,6 +36,7 @@ from rubric_studio.core.values import LongNumber, ValueProblem, check_plain_valu
 _Loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 _MERGE_TAG = "tag:yaml.org,2002:merge"
 _INT_TAG = "tag:yaml.org,2002:int"
+_CORE_TAGS = (yaml_core.NULL_TAG, yaml_core.BOOL_TAG, yaml_core.INT_TAG, yaml_core.FLOAT_TAG)
 Path_ = tuple[Any, ...]
 
 
@@ -118,8 +120,9 @@ class _Anchored:
 class _Composer:
     """Events → node graph (aliases shared, not copied), refusing what :class:`YamlLimits` bounds."""
 
-    def __init__(self, loader: Any, file: str, limits: YamlLimits):
+    def __init__(self, loader: Any, file: str, limits: YamlLimits, resolve: Any = None):
         self.loader, self.file, self.limits = loader, file, limits
+        self.resolve = resolve or loader.resolve
         self.stack: list[_Open] = []
         self.anchors: dict[str, _Anchored] = {}
         self.open_anchors: set[str] = set()
@@ -161,7 +164,7 @@ class _Composer:
         self.own_nodes += 1
         tag = event.tag
         if tag is None or tag == "!":
-            tag = self.loader.resolve(yaml.ScalarNode, event.value, event.implicit)
+            tag = self.resolve(yaml.ScalarNode, event.value, event.implicit)
         node = yaml.ScalarNode(tag, event.value, event.start_mark, event.end_mark, event.style)
         if event.anchor is not None:
             self.remember(event.anchor, node, 1, 0, event.start_mark)
@@ -236,12 +239,12 @@ class _Composer:
                                 f"document of {self.own_nodes:,}; *{name} alone repeats {size:,}); refused")
 
 
-def _compose(text: str, file: str, limits: YamlLimits) -> yaml.Node | None:
+def _compose(text: str, file: str, limits: YamlLimits, core_schema: bool = False) -> yaml.Node | None:
     """The single document of ``text`` as a node graph; RubricError when it is not YAML or out of bounds."""
     loader = _Loader(text)
     try:
         loader.get_event()  # StreamStart
-        composer = _Composer(loader, file, limits)
+        composer = _Composer(loader, file, limits, yaml_core.resolve if core_schema else None)
         root = None
         if not loader.check_event(yaml.StreamEndEvent):
             root = composer.document()
@@ -263,7 +266,8 @@ class _Builder:
     """Node graph → plain data and positions, with an explicit stack (aliases are expanded here,
     within the bounds the composer checked)."""
 
-    def __init__(self, file: str):
+    def __init__(self, file: str, core_schema: bool = False):
+        self.core_schema = core_schema
         self.positions = Positions(file)
         self.problems: list[Problem] = []
         self._constructor = yaml.constructor.SafeConstructor()
@@ -338,7 +342,9 @@ class _Builder:
 
     def _scalar(self, node: yaml.Node) -> Any:
         try:
-            value = self._constructor.construct_object(node, deep=True)
+            value = yaml_core.construct(node) if self.core_schema and node.tag in _CORE_TAGS else None
+            if value is None:
+                value = self._constructor.construct_object(node, deep=True)
             if type(value) is int:
                 check_plain_value(value)
             return value
@@ -377,9 +383,10 @@ def yaml_syntax_problem(file: str, exc: yaml.YAMLError, text: str | None = None)
 
 
 def load_with_positions(
-    text: str, file: str, *, limits: YamlLimits = DEFAULT_LIMITS
+    text: str, file: str, *, limits: YamlLimits = DEFAULT_LIMITS, core_schema: bool = False
 ) -> tuple[Any, Positions, list[Problem]]:
-    """Parse one YAML document within ``limits``.
+    """Parse one YAML document within ``limits``; ``core_schema`` reads plain scalars by YAML 1.2's
+    core schema, as promptfoo and AgentV do (:mod:`.yaml_core`), instead of PyYAML's 1.1 rules.
 
     Raises RubricError when the text is not YAML or is out of bounds (nothing is built then);
     returns the data, its positions, and the problems of single values (duplicate keys,
@@ -391,8 +398,8 @@ def load_with_positions(
     unprintable = unprintable_problem(text, file, yaml=True)
     if unprintable is not None:
         raise RubricError([unprintable])
-    node = _compose(text, file, limits)
-    builder = _Builder(file)
+    node = _compose(text, file, limits, core_schema)
+    builder = _Builder(file, core_schema)
     if node is None:
         return None, builder.positions, builder.problems
     return builder.build(node), builder.positions, builder.problems

@@ -250,6 +250,7 @@ class FitResult:
         for criterion in copy.criteria:
             criterion.weight = self.weights.get(criterion.key, criterion.weight)
         copy._source_text = None
+        copy._scoring_plan = None  # the copy's cached plan holds the old weights
         return copy
 
     def to_dict(self) -> dict[str, Any]:

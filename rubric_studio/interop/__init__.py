@@ -28,8 +28,13 @@ from rubric_studio.core.rubric import Rubric
 from rubric_studio.interop._common import Source, Warnings
 from rubric_studio.interop.native import rubric_to_yaml
 
-__all__ = ["FORMATS", "ExportResult", "FormatInfo", "ImportResult", "export_rubric", "import_rubric",
-           "rubric_to_yaml"]
+__all__ = ["FORMATS", "ExportRefused", "ExportResult", "FormatInfo", "ImportResult", "export_rubric",
+           "import_rubric", "rubric_to_yaml"]
+
+
+class ExportRefused(Exception):
+    """The target cannot hold this rubric at all (e.g. HealthBench with no judged criteria):
+    nothing is written, and the message says why."""
 
 
 @dataclass(frozen=True)
@@ -83,12 +88,13 @@ def _module(name: str):
     return import_module(f"rubric_studio.interop.{name}")
 
 
-def export_rubric(rubric: Rubric, target: str) -> ExportResult:
-    """Write ``rubric`` for ``target`` (a key of :data:`FORMATS`)."""
+def export_rubric(rubric: Rubric, target: str, **options: object) -> ExportResult:
+    """Write ``rubric`` for ``target`` (a key of :data:`FORMATS`); ``options`` are the target's own
+    (``agentv_version=4|5``). Raises :class:`ExportRefused` when the target cannot hold the rubric."""
     info = FORMATS.get(target)
     if info is None or not info.can_export:
         raise ValueError(f"unknown export target {target!r}; expected one of: {', '.join(FORMATS)}")
-    text, warnings = _module(target).export(rubric)
+    text, warnings = _module(target).export(rubric, **options)
     return ExportResult(text, list(warnings), info.suffix)
 
 

@@ -46,13 +46,38 @@ def num(value: float) -> int | float:
 
 
 def snap(value: float) -> float:
-    """Undo float noise from restated thresholds and split weights (0.7999989 → 0.8)."""
-    return round(value, 5) if abs(value - round(value, 5)) < 2e-6 else round(value, 6)
+    """Undo float noise from restated thresholds and split weights, and the boundary nudge
+    (0.7999989 or 0.799998 → 0.8)."""
+    return round(value, 5) if abs(value - round(value, 5)) < 5e-6 else round(value, 6)
 
 
 def floor6(value: float) -> float:
     """Round down to 6 decimals: an exported threshold never fails a boundary sample."""
     return math.floor(value * 1_000_000 + 1e-6) / 1_000_000
+
+
+#: How far below ours an exported threshold is written. promptfoo and AgentV compare a plain
+#: ``score >= threshold``, and a weighted mean that is exactly 0.8 here comes out as
+#: 0.7999999999999999 in JavaScript; 1e-6 is far above that noise and far below the gap
+#: between two scores real weights can produce. Import rounds it back (:func:`snap`).
+BOUNDARY_EPSILON = 1e-6
+BOUNDARY_NOTE = ("thresholds are written 0.000001 below rubric-studio's (e.g. 0.8 as 0.799999) so that a "
+                 "score of exactly the threshold, which JavaScript can compute as 0.7999999999999999, passes "
+                 "there as it does here")
+
+
+def read_threshold(value: float) -> float:
+    """A threshold read from a foreign file, with :data:`BOUNDARY_EPSILON` given back before any
+    restatement; the caller :func:`snap`s the result, which also makes this harmless on values
+    nobody nudged (0.8 → 0.800001 → 0.8)."""
+    return value + BOUNDARY_EPSILON if 0 < value < 1 else value
+
+
+def boundary_safe(threshold: float) -> float:
+    """``threshold`` for a tool that compares without tolerance (see :data:`BOUNDARY_EPSILON`)."""
+    if threshold <= 0:
+        return threshold
+    return max(0.0, round(floor6(threshold) - BOUNDARY_EPSILON, 6))
 
 
 # -- warnings -----------------------------------------------------------------
@@ -219,7 +244,7 @@ class Source:
 
     @classmethod
     def parse_yaml(cls, text: str, file: str, base_dir: Path | None = None) -> Source:
-        data, positions, problems = load_with_positions(text, file)
+        data, positions, problems = load_with_positions(text, file, core_schema=True)
         if problems:
             raise RubricError(problems)
         return cls(text, file, data, positions, base_dir)
@@ -293,9 +318,22 @@ def prepare(value: Any) -> Any:
         return seq
     if isinstance(value, str) and "\n" in value and not any(line != line.rstrip() for line in value.split("\n")):
         return LiteralScalarString(value)  # | keeps a final newline, |- when there is none
+    if isinstance(value, str) and _not_a_string_in_yaml11(value):
+        from ruamel.yaml.scalarstring import DoubleQuotedScalarString
+
+        return DoubleQuotedScalarString(value)  # `yes`, `on`, `012`: strings here, not what YAML 1.1 makes of them
     if isinstance(value, float):
         return num(value)
     return value
+
+
+def _not_a_string_in_yaml11(text: str) -> bool:
+    """Would PyYAML (YAML 1.1, how rubric files are read) read this plain scalar as something else?"""
+    import yaml
+
+    if len(text) > 64 or "\n" in text:
+        return False
+    return yaml.resolver.Resolver().resolve(yaml.ScalarNode, text, (True, False)) != "tag:yaml.org,2002:str"
 
 
 def flow(node: Any) -> Any:

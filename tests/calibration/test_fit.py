@@ -227,3 +227,12 @@ def test_nothing_to_apply_leaves_the_file_alone(bundled):
     stamp = path.stat().st_mtime_ns
     assert apply_fit(path, _fit_result(load_rubric(path), 0.8)) == []
     assert path.stat().st_mtime_ns == stamp
+
+
+def test_fitted_rubric_scores_with_the_fitted_weights_even_after_the_original_was_scored():
+    samples, labels = _signal_set()
+    result = fit(SIGNAL, samples, labels, holdout=0.25, seed=1)
+    SIGNAL.scoring_plan()  # the original has scored samples (its plan is cached) before the fit is applied
+    fitted = result.fitted_rubric(SIGNAL)
+    assert [w for _, w, _ in fitted.scoring_plan()] == [c.weight for c in fitted.criteria]
+    assert any(c.weight != o.weight for c, o in zip(fitted.criteria, SIGNAL.criteria, strict=True))

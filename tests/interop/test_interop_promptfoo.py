@@ -44,7 +44,7 @@ def test_one_llm_rubric_per_criterion_with_weights_and_threshold(support_reply):
     assert rubrics["resolves-issue"]["weight"] == 3
     assert rubrics["policy-accurate"]["value"].startswith("Passes unless the output contradicts")
     tone = rubrics["tone"]
-    assert tone["threshold"] == 0.7 and "- 0.7-0.9: Friendly and professional" in tone["value"]
+    assert tone["threshold"] == 0.699999 and "- 0.7-0.9: Friendly and professional" in tone["value"]
     assert rubrics["asks-for-credentials"]["type"] == "not-llm-rubric"
     assert rubrics["asks-for-credentials"]["weight"] == 3
 
@@ -56,7 +56,8 @@ def test_required_criteria_are_top_level_and_the_rest_is_a_thresholded_set(suppo
     scored = top[-1]
     assert scored["type"] == "assert-set"
     # positive 9, required 5 (always 1 when the test can pass), penalties 3, set weight 7
-    assert scored["threshold"] == pytest.approx((0.8 * 9 - 5 + 3) / 7, abs=1e-6)
+    assert scored["threshold"] == pytest.approx((0.8 * 9 - 5 + 3) / 7 - 1e-6, abs=1e-6)
+    assert scored["threshold"] < (0.8 * 9 - 5 + 3) / 7  # never above ours: boundary scores pass there too
 
 
 def test_deterministic_checks_map_to_native_asserts(support_reply):
