@@ -371,6 +371,8 @@ def yaml_syntax_problem(file: str, exc: yaml.YAMLError, text: str | None = None)
     what = getattr(exc, "problem", None) or getattr(exc, "reason", None) or str(exc)
     context = getattr(exc, "context", None)
     message = f"YAML syntax error: {what}"
+    if "maximum nesting depth" in str(what):  # libyaml's own cap, reached before ours can count
+        message, context = f"YAML nested deeper than {DEFAULT_LIMITS.max_depth} levels; refused", None
     if context:
         message += f" ({context})"
     if mark is not None:

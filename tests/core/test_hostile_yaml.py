@@ -121,7 +121,10 @@ def test_reasonable_aliasing_loads():
 @pytest.mark.parametrize("depth", [101, 600, 5000])
 def test_nesting_deeper_than_the_limit_is_a_message_not_a_recursion_error(depth):
     message = refusal("name: deep\ncriteria: " + "[" * depth + "]" * depth + "\n")
-    assert message.startswith("r.yaml:2:110: YAML nested deeper than 100 levels")
+    # libyaml >= 0.2.6 (PyYAML 6.0.4) stops at its own cap of 1000 levels, before ours counts:
+    # the message is the same, the column is where it stopped.
+    position = "r.yaml:2:110: " if depth < 1000 else "r.yaml:2:"
+    assert message.startswith(position) and "YAML nested deeper than 100 levels" in message
 
 
 def test_nesting_up_to_the_limit_loads():
