@@ -121,6 +121,7 @@ def import_rubric(path_or_text: str | Path, source: str = "auto", *, name: str |
     warn = Warnings()
     fmt = source
     if fmt == "auto":
+        detect.refuse_unknown_suffix(file)
         fmt = detect.detect_text(text, file) or ""
     if fmt == "healthbench":
         rubric = _module("healthbench").import_(Source(text, file, base_dir=base_dir), warn)

@@ -27,9 +27,10 @@ from rubric_studio.core.rubric import Criterion
 from rubric_studio.interop._common import Warnings, num
 
 MARKER = "// rubric-studio: "
+#: Python anchors with an exact JavaScript equivalent (lookarounds that hold only at the very
+#: start / end of the text, whatever the flags).
+_ANCHORS = {"A": "(?<![\\s\\S])", "Z": "(?![\\s\\S])"}
 _PY_ONLY = {
-    r"\A": "\\A (start of text)",
-    r"\Z": "\\Z (end of text)",
     "(?#": "(?#...) comments",
     "(?>": "atomic groups",
     "*+": "possessive quantifiers",
@@ -38,9 +39,36 @@ _PY_ONLY = {
 _INLINE_FLAGS = re.compile(r"\(\?[aiLmsux]+\)")
 
 
+def _translate_anchors(pattern: str) -> str:
+    r"""``\A`` / ``\Z`` outside character classes as JavaScript lookarounds; an escaped backslash
+    (``\\A``, a literal backslash then A) is left alone."""
+    out: list[str] = []
+    i, in_class = 0, False
+    while i < len(pattern):
+        char = pattern[i]
+        if char == "\\" and i + 1 < len(pattern):
+            pair = pattern[i:i + 2]
+            out.append(_ANCHORS.get(pair[1], pair) if not in_class else pair)
+            i += 2
+            continue
+        if char == "[" and not in_class:
+            in_class = True
+            # A "]" first in a Python class is literal; in JavaScript "[]" is an empty class.
+            opener = "[^]" if pattern.startswith("[^]", i) else "[]" if pattern.startswith("[]", i) else "["
+            out.append(opener[:-1] + "\\]" if opener.endswith("]") else opener)
+            i += len(opener)
+            continue
+        elif char == "]" and in_class:
+            in_class = False
+        out.append(char)
+        i += 1
+    return "".join(out)
+
+
 def js_regex(pattern: str, criterion_id: str, warn: Warnings) -> str:
     """Our (Python ``regex``) pattern in JavaScript syntax, warning about what differs."""
-    converted = re.sub(r"\(\?P<([A-Za-z_]\w*)>", r"(?<\1>", pattern)
+    converted = _translate_anchors(pattern)
+    converted = re.sub(r"\(\?P<([A-Za-z_]\w*)>", r"(?<\1>", converted)
     converted = re.sub(r"\(\?P=([A-Za-z_]\w*)\)", r"\\k<\1>", converted)
     found = sorted({label for token, label in _PY_ONLY.items() if token in converted})
     if _INLINE_FLAGS.search(converted):
@@ -208,6 +236,10 @@ def _escape_literal(text: str) -> str:
 
 
 def _py_regex(pattern: str) -> str:
+    """A JavaScript pattern in Python syntax (named groups; the exported text anchors back to
+    ``\\A`` / ``\\Z``)."""
+    for letter, lookaround in _ANCHORS.items():
+        pattern = pattern.replace(lookaround, "\\" + letter)
     pattern = re.sub(r"\(\?<([A-Za-z_]\w*)>", r"(?P<\1>", pattern)
     return re.sub(r"\\k<([A-Za-z_]\w*)>", r"(?P=\1)", pattern)
 

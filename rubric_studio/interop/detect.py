@@ -8,12 +8,15 @@ promptfoo files look alike (AgentV follows promptfoo's layout), so each gets
 points for the features only it has — AgentV: ``default_test``, plain-string
 asserts, ``llm-rubric`` values that are lists of criteria, ``score_ranges``;
 promptfoo: ``defaultTest``, ``assert-set``, ``not-*`` types, ``evaluateOptions``,
-``derivedMetrics``, ``assertionTemplates`` — and a tie is an error asking for
+``derivedMetrics``, ``assertionTemplates``. The file name counts too: the tools
+find their files by name (``promptfooconfig.yaml``; AgentV's ``*.eval.yaml``), so
+a name settles what the content leaves open. A tie is an error asking for
 ``--from``.
 """
 
 from __future__ import annotations
 
+from pathlib import PurePath
 from typing import Any
 
 from rubric_studio.core.files import parse_user_json
@@ -70,6 +73,31 @@ def _scores(data: dict[str, Any]) -> tuple[int, int]:
     return agentv, promptfoo
 
 
+#: File suffixes an importable file can have; anything else is refused before parsing.
+IMPORTABLE_SUFFIXES = (".yaml", ".yml", ".json", ".jsonl")
+
+
+def _name_scores(file: str) -> tuple[int, int]:
+    """Points the file name gives (AgentV, promptfoo): the tools' own naming conventions."""
+    name = PurePath(file).name.lower()
+    if name.startswith("promptfooconfig.") or ".promptfooconfig." in name:
+        return 0, 5
+    if name.endswith((".eval.yaml", ".eval.yml")) or "/.agentv/" in file.replace("\\", "/"):
+        return 5, 0
+    return 0, 0
+
+
+def refuse_unknown_suffix(file: str) -> None:
+    """Refuse a file whose suffix no supported tool reads as a rubric (``.py``, ``.md``, ``.txt``...)
+    with a message that says what import reads, instead of a YAML syntax error."""
+    suffix = PurePath(file).suffix.lower()
+    if suffix and suffix not in IMPORTABLE_SUFFIXES:
+        raise RubricError([Problem(file, 1, 1, f"not a rubric file of a tool rubric-studio imports ({suffix}): "
+                                               "expected .yaml/.yml (AgentV, promptfoo, Letta), .json (Docent, "
+                                               "HealthBench) or .jsonl (HealthBench); pass --from FORMAT to read "
+                                               "it as that format anyway")])
+
+
 def detect_data(data: Any, file: str) -> str:
     """The format of parsed YAML/JSON ``data``; RubricError when it cannot tell."""
     if isinstance(data, list) and data and all(isinstance(d, dict) and "criterion" in d for d in data):
@@ -85,6 +113,8 @@ def detect_data(data: Any, file: str) -> str:
         if "name" in data and isinstance(data.get("criteria"), list) and "tests" not in data:
             return "native"
         agentv, promptfoo = _scores(data)
+        by_name = _name_scores(file)
+        agentv, promptfoo = agentv + by_name[0], promptfoo + by_name[1]
         if agentv > promptfoo:
             return "agentv"
         if promptfoo > agentv:

@@ -42,6 +42,9 @@ def export(rubric: Rubric) -> tuple[str, list[str]]:
                            judge_fields=("base_url", "temperature", "reasoning_effort", *RUNTIME_JUDGE_FIELDS))
     if rubric.judge is not None and rubric.judge.model is not None:
         warn.add(f"judge {rubric.judge.model}: HealthBench items carry no grader settings; not exported")
+    warn.add(f"rubric name {rubric.name!r}"
+             + (" and description" if (rubric.description or "").strip() else "")
+             + ": HealthBench JSONL holds only items; import names the rubric after the file")
     lines = []
     for criterion in rubric.criteria:
         if criterion.check is not None:
@@ -64,8 +67,12 @@ def export(rubric: Rubric) -> tuple[str, list[str]]:
                                           f"when the 0-10 score reaches {num(criterion.effective_min_score * 10)})")
         lines.append(json.dumps({"criterion": text, "points": num(criterion.weight), "tags": list(criterion.tags)},
                                 ensure_ascii=False))
-    if rubric.criteria:
-        warn.add("criterion ids are not part of HealthBench items; import names criteria after their text")
+    if not lines:
+        from rubric_studio.interop import ExportRefused
+
+        raise ExportRefused(f"rubric {rubric.name!r} has no judged criteria: HealthBench items are judged "
+                            "statements, and deterministic checks have no HealthBench form; nothing to export")
+    warn.add("criterion ids are not part of HealthBench items; import names criteria after their text")
     return "\n".join(lines) + "\n", warn.items
 
 
@@ -81,6 +88,20 @@ def _records(source: Source) -> list[tuple[Any, int]]:
     return records
 
 
+_SAMPLE_KEYS = ("output", "submission", "messages", "input", "expected", "ground_truth")
+
+
+def _refuse_sample_record(value: dict[str, Any], file: str, line: int) -> None:
+    """A record shaped like a sample (``id``/``output``...), not a rubric item, gets a message that
+    says so, rather than a complaint about a missing ``criterion``."""
+    if "criterion" in value or not any(key in value for key in _SAMPLE_KEYS):
+        return
+    keys = ", ".join(sorted(map(str, value))[:6])
+    raise RubricError([Problem(file, line, 1, f"expected a HealthBench rubric item {{criterion, points, tags}}; "
+                                              f"this record has {keys}: it looks like a samples file - grade it "
+                                              "with `rubric-studio grade RUBRIC FILE`")])
+
+
 def import_(source: Source, warn: Warnings) -> Rubric:
     items: list[tuple[dict[str, Any], int]] = []
     name = None
@@ -93,6 +114,7 @@ def import_(source: Source, warn: Warnings) -> Rubric:
             name = value.get("prompt_id")
             items += [(item, line) for item in value["rubrics"]]
         elif isinstance(value, dict):
+            _refuse_sample_record(value, source.file, line)
             items.append((value, line))
         else:
             raise RubricError([Problem(source.file, line, 1, "expected a JSON object {criterion, points, tags}")])
