@@ -16,6 +16,9 @@ checks; both are warned about (the threshold is stated in the prompt).
 
 Import reads prompts written that way back into criteria; any other prompt
 becomes one 0–10 criterion per grader (Letta scores the whole prompt at once).
+Other ``{name}`` placeholders are per-sample ``rubric_vars`` from the suite's
+dataset: filled when every sample agrees, otherwise kept and warned about
+(:mod:`._letta_vars`).
 """
 
 from __future__ import annotations
@@ -40,6 +43,7 @@ from rubric_studio.interop._common import (
     slugify,
     split_judge_model,
 )
+from rubric_studio.interop._letta_vars import RubricVars
 from rubric_studio.interop._text import parse_criteria_text, render_criteria_text
 
 LETTA_DEFAULTS = {"model": "gpt-4o-mini", "provider": "openai", "temperature": 0.0, "max_retries": 5, "timeout": 120.0}
@@ -210,8 +214,9 @@ def import_(source: Source, warn: Warnings) -> Rubric:
     origins: dict[int, tuple[Any, ...]] = {}
     description = data.get("description") if isinstance(data.get("description"), str) else None
     name = str(data.get("name") or "letta-suite")
+    rubric_vars = RubricVars(source, data, warn)
     for grader_name, grader, path in judges:
-        prompt = _prompt_text(source, grader_name, grader, path)
+        prompt = rubric_vars.fill(grader_name, _prompt_text(source, grader_name, grader, path))
         parsed = parse_criteria_text(_unescape(prompt))
         if parsed is not None:
             for criterion in parsed.criteria:

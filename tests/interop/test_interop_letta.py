@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import string
 
 import pytest
@@ -126,3 +127,114 @@ def test_prompt_file_outside_the_suite_folder_is_never_read(tmp_path, prompt_pat
     assert (problem.line, problem.column) == (6, 18)
     assert "outside the suite's folder" in problem.message
     assert "SECRET-TOKEN" not in str(caught.value)
+
+
+# -- per-sample rubric_vars ------------------------------------------------------------
+def _suite(folder, prompt, dataset="dataset.jsonl", rows=None, name="dataset.jsonl"):
+    """A Letta suite in ``folder`` with one model judge using ``prompt``, and its dataset rows (text lines)."""
+    folder.mkdir(parents=True, exist_ok=True)
+    if rows is not None:
+        (folder / name).write_text("".join(f"{row}\n" for row in rows))
+    suite = folder / "suite.yaml"
+    graders = {"q": {"kind": "model_judge", "prompt": prompt}}
+    suite.write_text(yaml.safe_dump({"name": "s", "dataset": dataset, "graders": graders}))
+    return suite
+
+
+def _vars_row(**variables):
+    return json.dumps({"input": "Q?", "rubric_vars": variables})
+
+
+def test_rubric_var_every_sample_shares_is_filled(fixtures):
+    result = import_rubric(fixtures / "letta" / "rubric_vars" / "suite.yaml")
+    clarity = next(c for c in result.rubric.criteria if c.key == "clarity")
+    assert clarity.outcome.startswith("Judge how clear this recipe is for a beginner cook.")
+    assert '{"score": 0.5, "rationale": "..."}' in clarity.outcome  # doubled braces still read as literal ones
+    assert "{audience}" not in clarity.outcome
+    (filled,) = [w for w in result.warnings if "{audience}" in w]
+    assert "grader 'clarity'" in filled and "filled" in filled and "dataset.jsonl" in filled
+
+
+def test_rubric_var_that_differs_per_sample_is_kept_and_named(fixtures):
+    result = import_rubric(fixtures / "letta" / "rubric_vars" / "suite.yaml")
+    task = next(c for c in result.rubric.criteria if c.key == "task_completion")
+    assert "{rubric_task_completion}" in task.outcome
+    assert "lists flour" not in task.outcome
+    (kept,) = [w for w in result.warnings if "{rubric_task_completion}" in w]
+    assert "grader 'task_completion'" in kept and "rubric_vars" in kept
+    assert "differs across the 3 samples" in kept and "kept as literal text" in kept
+
+
+def test_missing_dataset_warns_for_each_placeholder(tmp_path):
+    suite = _suite(tmp_path, "Check {first} and {second}.\nAnswer: {submission}\n", dataset="nope.jsonl")
+    result = import_rubric(suite, "letta")
+    (criterion,) = result.rubric.criteria
+    assert "{first}" in criterion.outcome and "{second}" in criterion.outcome
+    for name in ("{first}", "{second}"):
+        (warning,) = [w for w in result.warnings if name in w]
+        assert "nope.jsonl" in warning and "cannot be read" in warning and "kept as literal text" in warning
+
+
+def test_placeholder_missing_from_some_samples_is_kept(tmp_path):
+    rows = [_vars_row(level="B2"), _vars_row(level="B2"), json.dumps({"input": "Q?"})]
+    result = import_rubric(_suite(tmp_path, "Graded at level {level}.\nAnswer: {submission}\n", rows=rows), "letta")
+    assert "{level}" in result.rubric.criteria[0].outcome
+    assert any("{level}" in w and "missing from 1 of the 3 samples" in w for w in result.warnings)
+
+
+@pytest.mark.parametrize("where", ["../x.jsonl", "absolute", "symlink"])
+def test_dataset_outside_the_suite_folder_is_never_read(tmp_path, where):
+    """A suite from someone else must not pull a private file's text into the rubric."""
+    outside = tmp_path / "x.jsonl"
+    outside.write_text(_vars_row(secret="SECRET-TOKEN") + "\n")
+    folder = tmp_path / "suite"
+    folder.mkdir()
+    dataset = {"../x.jsonl": "../x.jsonl", "absolute": str(outside), "symlink": "link.jsonl"}[where]
+    if where == "symlink":
+        (folder / "link.jsonl").symlink_to(outside)
+    result = import_rubric(_suite(folder, "Use {secret}.\nAnswer: {submission}\n", dataset=dataset), "letta")
+    assert "{secret}" in result.rubric.criteria[0].outcome
+    assert "SECRET-TOKEN" not in result.rubric.model_dump_json() and "SECRET-TOKEN" not in str(result.warnings)
+    assert any("{secret}" in w and "outside the suite's folder" in w for w in result.warnings)
+
+
+def test_malformed_dataset_lines_are_warned_with_file_and_line(tmp_path):
+    rows = [_vars_row(v="same"), "{not json", "[1, 2]", json.dumps({"input": "Q", "rubric_vars": ["x"]}),
+            json.dumps({"input": "Q", "rubric_vars": {"input": "shadow"}}), _vars_row(v="same")]
+    result = import_rubric(_suite(tmp_path, "Keep {v}.\nAnswer: {submission}\n", rows=rows), "letta")
+    file = str(tmp_path / "dataset.jsonl")
+    for line in (2, 3, 4, 5):
+        assert any(w.startswith(f"{file}:{line}:") and "row skipped" in w for w in result.warnings), line
+    assert "{v}" in result.rubric.criteria[0].outcome
+    assert any("{v}" in w and "4 row(s)" in w and "could not be read" in w for w in result.warnings)
+
+
+def test_csv_dataset_rubric_vars_column_and_own_rubric_rows(tmp_path):
+    rows = ["input,rubric_vars,rubric", '"Q1","{""tone"": ""friendly {and} warm""}",',
+            '"Q2","{""tone"": ""friendly {and} warm""}",', '"Q3",,Grade this one on its own terms']
+    suite = _suite(tmp_path, "Expect a {tone} reply.\nAnswer: {submission}\n", dataset="data.csv", rows=rows, name="data.csv")
+    result = import_rubric(suite, "letta")
+    assert result.rubric.criteria[0].outcome.startswith("Expect a friendly {and} warm reply")
+    assert any("{tone}" in w and "all 2 samples" in w for w in result.warnings)
+    assert any("1 sample(s) carry their own rubric" in w for w in result.warnings)
+
+
+def test_bad_csv_rubric_vars_cell_is_warned_with_its_line(tmp_path):
+    rows = ["input,rubric_vars", '"Q1","{""a"": 1}"', '"Q2","{oops"']
+    suite = _suite(tmp_path, "Mention {a}.\nAnswer: {submission}\n", dataset="data.csv", rows=rows, name="data.csv")
+    result = import_rubric(suite, "letta")
+    assert any(w.startswith(f"{tmp_path / 'data.csv'}:3:") and "rubric_vars" in w for w in result.warnings)
+    assert "{a}" in result.rubric.criteria[0].outcome
+
+
+def test_suite_given_as_text_keeps_placeholders_with_a_warning():
+    text = "name: s\ndataset: d.jsonl\ngraders:\n  q:\n    kind: model_judge\n    prompt: \"Use {style}.\\nAnswer: {submission}\"\n"
+    result = import_rubric(text, "letta")
+    assert "{style}" in result.rubric.criteria[0].outcome
+    assert any("{style}" in w and "given as text" in w for w in result.warnings)
+
+
+def test_suite_without_custom_placeholders_never_reads_its_dataset(tmp_path):
+    (tmp_path / "dataset.jsonl").write_text("{broken\n")
+    result = import_rubric(_suite(tmp_path, "Is it polite?\nAnswer: {submission}\n"), "letta")
+    assert not any("dataset.jsonl" in w for w in result.warnings)
