@@ -17,6 +17,7 @@ from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, field_validator,
 from pydantic_core import PydanticCustomError
 
 from rubric_studio.core.checkspec import CheckSpec
+from rubric_studio.core.examples import CriterionExample, check_examples_fit
 from rubric_studio.core.numbers import MAX_WEIGHT, Integer, Number
 
 if TYPE_CHECKING:
@@ -121,6 +122,8 @@ class Criterion(BaseModel):
     score_ranges: dict[int, str] | None = None
     min_score: Number | None = Field(default=None, ge=0, le=1)
     tags: list[str] = Field(default_factory=list)
+    #: Few-shot corrections rendered after the criterion in its judge requests.
+    examples: list[CriterionExample] = Field(default_factory=list, max_length=50)
 
     @field_validator("outcome")
     @classmethod
@@ -169,6 +172,7 @@ class Criterion(BaseModel):
             raise PydanticCustomError(
                 "check_judge_fields", "'score_ranges' and 'operator' apply to judge criteria, not to checks", {}
             )
+        check_examples_fit(self.examples, analytic=bool(self.score_ranges), judged=self.check is None)
         if self.weight == 0:
             raise PydanticCustomError("zero_weight", "weight 0 has no effect; remove the criterion or give it a weight", {})
         return self
@@ -205,6 +209,8 @@ class Criterion(BaseModel):
     def fingerprint(self) -> str:
         """Hash of everything about this criterion that can change its verdicts."""
         data = self.model_dump(mode="json", exclude={"tags"}, by_alias=True)
+        if not self.examples:
+            del data["examples"]  # hashes of rubrics without examples stay what they were before the field
         return hashlib.sha256(json.dumps(data, sort_keys=True).encode()).hexdigest()[:16]
 
     def summary(self) -> str:
@@ -300,6 +306,9 @@ class Rubric(BaseModel):
     def content_hash(self) -> str:
         """Hash of the rubric's meaning (comments and formatting do not change it)."""
         data = self.model_dump(mode="json", by_alias=True)
+        for criterion in data["criteria"]:
+            if not criterion["examples"]:
+                del criterion["examples"]  # as in Criterion.fingerprint: stable across the field's arrival
         return hashlib.sha256(json.dumps(data, sort_keys=True).encode()).hexdigest()[:16]
 
     def score(

@@ -171,14 +171,13 @@ def _read_asserts(source: Source, items: Any, path: tuple[Any, ...], warn: Warni
                 evaluators.append(evaluator)
             continue
         if kind in _RUBRIC_TYPES:
-            if kind in ("rubric", "rubrics"):
+            if kind == "rubric" or kind == "rubrics" and "criteria" not in entry:
                 warn.add(f"{source.at(entry_path)}: legacy assertion type {kind!r} read as llm-rubric")
-            value = entry.get("value", entry.get("rubrics", entry.get("criteria")))
-            if value is None:
+            value_key = next((k for k in ("value", "rubrics", "criteria") if k in entry), None)
+            if value_key is None or entry[value_key] is None:
                 warn.add(f"{source.at(entry_path)}: llm-rubric without value skipped")
                 continue
-            _rubric_items(source, value, (*entry_path, "value" if "value" in entry else "rubrics"), entry,
-                          evaluator, warn)
+            _rubric_items(source, entry[value_key], (*entry_path, value_key), entry, evaluator, warn)
             kinds = {bool(c.get("score_ranges")) for c, _ in evaluator.members}
             if len(kinds) > 1:
                 warn.add(f"{source.at(entry_path)}: assertion {name!r} mixes checklist and score-range criteria; "
@@ -320,8 +319,9 @@ def _number(value: Any) -> float | None:
 def import_(source: Source, warn: Warnings) -> Rubric:
     data = expect_mapping(source, source.data, (), "AgentV eval file")
     suite: list[_Evaluator] = []
-    if "assert" in data:
-        suite += _read_asserts(source, data["assert"], ("assert",), warn)
+    for key in ("assert", "assertions"):  # "assertions": AgentV 4's name for the suite-level list
+        if key in data:
+            suite += _read_asserts(source, data[key], (key,), warn)
     default_test = data.get("default_test")
     if isinstance(default_test, str):
         warn.add(f"default_test is loaded from {default_test!r}; its assertions and threshold were not read")
@@ -337,6 +337,8 @@ def import_(source: Source, warn: Warnings) -> Rubric:
     tests = data.get(tests_key) if tests_key else None
     per_test: list[tuple[str, list[_Evaluator]]] = []
     threshold = _number(data.get("threshold"))
+    if threshold is None and isinstance(data.get("execution"), dict):  # AgentV 4: execution.threshold
+        threshold = _number(data["execution"].get("threshold"))
     if isinstance(default_test, dict) and _number(default_test.get("threshold")) is not None:
         threshold = _number(default_test["threshold"])
     test_threshold_seen: float | None = None
@@ -345,8 +347,9 @@ def import_(source: Source, warn: Warnings) -> Rubric:
             if not isinstance(test, dict):
                 continue
             found: list[_Evaluator] = []
-            if "assert" in test:
-                found += _read_asserts(source, test["assert"], (tests_key, index, "assert"), warn)
+            for key in ("assert", "assertions"):
+                if key in test:
+                    found += _read_asserts(source, test[key], (tests_key, index, key), warn)
             execution = test.get("execution")
             if isinstance(execution, dict) and "assert" in execution:
                 found += _read_asserts(source, execution["assert"], (tests_key, index, "execution", "assert"), warn)

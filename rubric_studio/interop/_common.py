@@ -19,7 +19,7 @@ from typing import Any
 from pydantic import ValidationError
 
 from rubric_studio.core.problems import Problem, RubricError
-from rubric_studio.core.rubric import ID_PATTERN, JudgeSettings, Rubric
+from rubric_studio.core.rubric import ID_PATTERN, Criterion, JudgeSettings, Rubric
 from rubric_studio.core.yamlpos import Positions, load_with_positions
 
 _ID_RE = re.compile(ID_PATTERN)
@@ -264,8 +264,53 @@ def expect_list(source: Source, value: Any, path: tuple[Any, ...], what: str) ->
     return value
 
 
+# -- criterion examples in rubric text -------------------------------------------
+#: Leads the examples appended to a criterion's text where a target has no field for them.
+EXAMPLES_HEAD = "Graded examples (apply the criterion the same way):"
+
+
+def outcome_with_examples(criterion: Criterion) -> str:
+    """The outcome, followed by its few-shot examples as one JSON object a line, so a judge in
+    the target tool reads them and :func:`split_examples` gives them back on import."""
+    text = (criterion.outcome or "").strip()
+    if not criterion.examples:
+        return text
+    lines = [json.dumps(e.model_dump(mode="json", exclude_none=True), ensure_ascii=False) for e in criterion.examples]
+    return text + "\n\n" + EXAMPLES_HEAD + "\n" + "\n".join(f"- {line}" for line in lines)
+
+
+def split_examples(text: str) -> tuple[str, list[dict[str, Any]]]:
+    """(outcome, examples) of text written by :func:`outcome_with_examples`; text without a
+    well-formed examples block comes back whole, with no examples."""
+    head = "\n" + EXAMPLES_HEAD + "\n"
+    at = text.rfind(head)
+    if at < 0:
+        return text, []
+    examples = []
+    for line in text[at + len(head):].strip().split("\n"):
+        line = line.strip()
+        try:
+            value = json.loads(line[2:]) if line.startswith("- {") else None
+        except ValueError:
+            value = None
+        if not isinstance(value, dict) or not isinstance(value.get("sample"), str):
+            return text, []
+        examples.append(value)
+    return text[:at].rstrip(), examples
+
+
+def _restore_examples(data: dict[str, Any]) -> None:
+    for criterion in data.get("criteria") or []:
+        if isinstance(criterion, dict) and isinstance(criterion.get("outcome"), str) and "examples" not in criterion:
+            outcome, examples = split_examples(criterion["outcome"])
+            if examples:
+                criterion["outcome"], criterion["examples"] = outcome, examples
+
+
 def build_rubric(data: dict[str, Any], source: Source, origins: dict[int, tuple[Any, ...]] | None = None) -> Rubric:
-    """Validate imported data as a Rubric; problems point at the foreign node they came from."""
+    """Validate imported data as a Rubric (criterion examples written into outcome text are
+    restored first); problems point at the foreign node they came from."""
+    _restore_examples(data)
     try:
         return Rubric.model_validate(data)
     except ValidationError as exc:

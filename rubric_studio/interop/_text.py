@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from rubric_studio.core.rubric import Criterion, Rubric
-from rubric_studio.interop._common import band_label, bands_to_ranges, num
+from rubric_studio.interop._common import band_label, bands_to_ranges, num, outcome_with_examples
 
 CRITERIA_HEADER = "Criteria:"
 _CRITERION = re.compile(r"^\s*\d+\.\s+\[(?P<id>[^\]\s]+)\]\s+\((?P<attrs>[^()]*)\)\s?(?P<outcome>.*)$")
@@ -59,7 +59,7 @@ def render_criteria_text(rubric: Rubric, criteria: list[Criterion], *, heading: 
     lines.append("")
     lines.append(CRITERIA_HEADER)
     for index, criterion in enumerate(criteria, 1):
-        outcome_lines = (criterion.outcome or "").strip().split("\n")
+        outcome_lines = outcome_with_examples(criterion).split("\n")
         lines.append(f"{index}. [{criterion.key}] ({attributes(criterion)}) {outcome_lines[0]}")
         lines.extend(f"   {line}" if line.strip() else "" for line in outcome_lines[1:])
         for low, high, text in bands_to_ranges(criterion.score_ranges or {}):

@@ -50,6 +50,7 @@ from rubric_studio.interop._common import (
     dump_yaml,
     flow,
     num,
+    outcome_with_examples,
     prepare,
     slugify,
     split_judge_model,
@@ -63,7 +64,7 @@ JUDGE_LABEL = "rubric-judge"
 
 # -- export ------------------------------------------------------------------
 def _item(criterion: Criterion, warn: Warnings, *, negated: bool = False) -> dict[str, Any]:
-    item: dict[str, Any] = {"id": criterion.key, "outcome": criterion.outcome}
+    item: dict[str, Any] = {"id": criterion.key, "outcome": outcome_with_examples(criterion)}
     if criterion.operator:
         item["operator"] = criterion.operator
     item["weight"] = num(abs(criterion.weight))

@@ -62,6 +62,9 @@ def export(rubric: Rubric) -> tuple[str, list[str]]:
         if criterion.required:
             warn.criterion(criterion.key, "required has no HealthBench form (items only add or subtract points); "
                                           "a sample missing it is no longer failed outright")
+        if criterion.examples:
+            warn.criterion(criterion.key, f"{len(criterion.examples)} graded example(s) dropped: HealthBench items "
+                                          "are one statement each")
         if criterion.score_ranges:
             warn.criterion(criterion.key, "score_ranges dropped: HealthBench items are met or not met (met here "
                                           f"when the 0-10 score reaches {num(criterion.effective_min_score * 10)})")

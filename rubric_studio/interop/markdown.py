@@ -75,4 +75,17 @@ def export(rubric: Rubric) -> tuple[str, list[str]]:
     for criterion in rubric.criteria:
         lines.append(f"| {markdown_code(criterion.key)} | {_criterion(criterion)} | {num(criterion.weight)} | "
                      f"{'yes' if criterion.required else ''} | {_scoring(criterion)} |")
+    lines += _examples(rubric)
     return "\n".join(lines) + "\n", []
+
+
+def _examples(rubric: Rubric) -> list[str]:
+    """A section per criterion with few-shot examples: the graded text, its grade, the note."""
+    lines: list[str] = []
+    for criterion in rubric.criteria:
+        if not criterion.examples:
+            continue
+        lines += ["", f"### Examples for {markdown_code(criterion.key)}", "", "| example | grade | why |",
+                  "|---|---|---|"]
+        lines += [f"| {_cell(e.sample)} | {e.decision_text()} | {_cell(e.note or '')} |" for e in criterion.examples]
+    return lines

@@ -48,6 +48,7 @@ from rubric_studio.interop._common import (
     expect_mapping,
     floor6,
     num,
+    outcome_with_examples,
     read_threshold,
     slugify,
     snap,
@@ -103,7 +104,7 @@ def _is_binary(criterion: Criterion) -> bool:
 
 def rubric_value(criterion: Criterion) -> str:
     """The llm-rubric text of a judge criterion (operator spelled out, bands on 0.0–1.0)."""
-    text = (criterion.outcome or "").strip()
+    text = outcome_with_examples(criterion)
     if criterion.operator == "contradiction":
         text = CONTRADICTION + text
     elif criterion.operator == "correctness":

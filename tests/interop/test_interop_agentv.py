@@ -404,3 +404,17 @@ def test_agentv4_export_validates_in_the_real_agentv4(support_reply, tmp_path):
     path.write_text(export_rubric(support_reply, "agentv", agentv_version=4).text)
     done = subprocess.run([agentv, "validate", str(path)], capture_output=True, text=True, timeout=120, cwd=tmp_path)
     assert "Valid: 1" in done.stdout, done.stdout + done.stderr
+
+
+def test_an_agentv_4_eval_imports_like_its_5_twin(support_reply):
+    """AgentV 4 names (suite-level `assertions`, `type: rubrics` + `criteria`, `name`,
+    `execution.threshold`) read as the 5.x ones: the same criteria, weights and threshold."""
+    four = import_rubric(export_rubric(support_reply, "agentv", agentv_version=4).text)
+    five = import_rubric(export_rubric(support_reply, "agentv", agentv_version=5).text)
+    assert four.detected == five.detected == "agentv"
+    lost = {"short"}  # a javascript check AgentV 4 cannot run (the export warns)
+    assert [c.key for c in four.rubric.criteria] == [c.key for c in five.rubric.criteria if c.key not in lost]
+    kept = {c.key: c for c in five.rubric.criteria}
+    for criterion in four.rubric.criteria:
+        assert criterion.model_dump() == kept[criterion.key].model_dump(), criterion.key
+    assert not any("legacy assertion type" in w for w in four.warnings)
