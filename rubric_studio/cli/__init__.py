@@ -20,6 +20,7 @@ EXIT_OK, EXIT_FAIL, EXIT_USAGE, EXIT_ERROR = 0, 1, 2, 3
 SUBCOMMANDS = ("grade", "validate", "calibrate", "export", "import", "cache", "jobs")
 EXPORT_TARGETS = ("agentv", "promptfoo", "letta", "docent", "healthbench", "markdown")
 IMPORT_SOURCES = ("auto", "agentv", "promptfoo", "letta", "docent", "healthbench")
+GRADE_FORMATS = ("table", "json", "jsonl", "markdown", "junit", "html")
 
 DESCRIPTION = "Write, test and calibrate rubrics for LLM judges."
 EPILOG = """\
@@ -90,7 +91,8 @@ def build_parser(command: str | None) -> argparse.ArgumentParser:
         parser.add_argument("rubric", metavar="RUBRIC")
         parser.add_argument("samples", metavar="SAMPLES", nargs="?", help="default: the samples beside the rubric")
         parser.add_argument("--labels", metavar="FILE", help="show human labels beside verdicts")
-        parser.add_argument("--format", choices=("table", "json", "jsonl", "markdown", "junit"), default="table")
+        parser.add_argument("--format", choices=GRADE_FORMATS, default="table",
+                            help="report format (html: one self-contained page to share a run)")
         parser.add_argument("-o", "--output", metavar="FILE", help="write the report to FILE instead of stdout")
         parser.add_argument("--batch-api", action="store_true",
                             help="send the cells the cache lacks through the provider's Batch API (half price, "
@@ -103,7 +105,7 @@ def build_parser(command: str | None) -> argparse.ArgumentParser:
         parser.add_argument("action", choices=("status", "wait", "cancel"))
         parser.add_argument("job", metavar="JOB", nargs="?", help="job id (default: status lists all, wait takes the latest pending, cancel the only pending)")
         parser.add_argument("--cache-path", metavar="FILE", help="the cache the jobs belong to (default: the user cache)")
-        parser.add_argument("--format", choices=("table", "json", "jsonl", "markdown", "junit"), default="table",
+        parser.add_argument("--format", choices=GRADE_FORMATS, default="table",
                             help="jobs wait: the report's format, as grade")
         parser.add_argument("-o", "--output", metavar="FILE", help="jobs wait: write the report to FILE")
         parser.add_argument("--allow-code", action="store_true",

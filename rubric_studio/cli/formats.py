@@ -1,10 +1,8 @@
-"""Report renderers for ``grade``: rich table, Markdown, JUnit XML, and the progress bar."""
+"""Report renderers for ``grade``: rich table, Markdown and JUnit XML (HTML is in ``html_report``)."""
 
 from __future__ import annotations
 
-import contextlib
 import sys
-from collections.abc import Iterator
 
 from rubric_studio.core.results import Status, Verdict, cell_mark, score_label
 from rubric_studio.core.rubric import Rubric
@@ -20,32 +18,7 @@ VERDICT_STYLE = {
 }
 
 
-@contextlib.contextmanager
-def progress_for(args, grader) -> Iterator:
-    """A transient progress bar on stderr while judge calls run (only on a terminal)."""
-    if args.format != "table" or not sys.stderr.isatty() or grader.judge is None:
-        yield None
-        return
-    from rich.console import Console
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
-
-    from rubric_studio.engine.events import Progress as ProgressEvent
-
-    progress = Progress(
-        TextColumn("judging"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
-        console=Console(stderr=True), transient=True,
-    )
-    task = progress.add_task("judging", total=None)
-
-    def on_event(event) -> None:
-        if isinstance(event, ProgressEvent):
-            progress.update(task, completed=event.done, total=event.total)
-
-    with progress:
-        yield on_event
-
-
-def _sample_score(sample) -> str:
+def sample_score(sample) -> str:
     """The score column: the score of a final verdict, else the partial figure bracketed."""
     return score_label(sample.score, sample.partial_score)
 
@@ -72,7 +45,7 @@ def table(report: Report, rubric: Rubric, labels=None, *, to_file: bool = False)
     for sample in report.samples:
         score_style = "" if sample.score is not None else "dim"  # bracketed: not the sample's score
         row = [plain(sample.id), plain(sample.verdict, VERDICT_STYLE[sample.verdict]),
-               plain(_sample_score(sample), score_style)]
+               plain(sample_score(sample), score_style)]
         row += [plain(cell_mark(kinds.get(c.id, "checklist"), c)) for c in sample.criteria]
         if labels is not None:
             label = labels.get(sample.id)
@@ -85,11 +58,11 @@ def table(report: Report, rubric: Rubric, labels=None, *, to_file: bool = False)
     width = shutil.get_terminal_size((200, 40)).columns if tty else 200
     console = Console(record=True, width=width, file=io.StringIO(), force_terminal=tty)
     console.print(grid)
-    lines = [(_summary_line(report), "")]
+    lines = [(summary_line(report), "")]
     if report.repeat > 1:
         lines.append((f"consistency over {report.repeat} repeats:", "bold"))
-        lines += [(f"  {line}", "") for line in _flip_lines(report)]
-    lines += [(line, "") for line in _error_lines(report)]
+        lines += [(f"  {line}", "") for line in flip_lines(report)]
+    lines += [(line, "") for line in error_lines(report)]
     lines.append((LEGEND, "dim"))
     if report.judge_note:
         lines.append((f"note: judge criteria unjudged — {report.judge_note}", "yellow"))
@@ -102,7 +75,7 @@ LEGEND = ("legend: ✓ met  ✗ unmet  ✓ 8 judge score 0–10  ✗.29 check sc
           "[0.900] partial score of a sample without a final verdict")
 
 
-def _summary_line(report: Report) -> str:
+def summary_line(report: Report) -> str:
     """One line of totals (plain text; each renderer makes it safe for its output)."""
     summary = report.summary
     assert summary is not None
@@ -128,7 +101,7 @@ def _requests_note(usage) -> str:
     return f" ({usage.requests} requests)" if usage.requests != usage.judge_calls else ""
 
 
-def _error_lines(report: Report, limit: int = 10) -> list[str]:
+def error_lines(report: Report, limit: int = 10) -> list[str]:
     """Errored cells, one line per distinct reason (a judge that stopped is said once, not per cell)."""
     by_reason: dict[str, list[str]] = {}
     for sample in report.samples:
@@ -152,17 +125,17 @@ def markdown(report: Report, rubric: Rubric, labels=None) -> str:
         head.append("human")
     lines = [f"## {markdown_text(rubric.name)}", "", "| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
     for sample in report.samples:
-        row = [markdown_text(sample.id), f"**{sample.verdict}**", markdown_text(_sample_score(sample))]
+        row = [markdown_text(sample.id), f"**{sample.verdict}**", markdown_text(sample_score(sample))]
         row += [cell_mark(kinds.get(c.id, "checklist"), c) for c in sample.criteria]
         if labels is not None:
             label = labels.get(sample.id)
             row.append(markdown_text(label.verdict) if label and label.verdict else "")
         lines.append("| " + " | ".join(row) + " |")
-    lines += ["", markdown_text(_summary_line(report)), ""]
+    lines += ["", markdown_text(summary_line(report)), ""]
     if report.repeat > 1:
         lines += [f"**Consistency over {report.repeat} repeats**", ""]
-        lines += [f"- {markdown_text(x)}" for x in _flip_lines(report)] + [""]
-    errors = _error_lines(report)
+        lines += [f"- {markdown_text(x)}" for x in flip_lines(report)] + [""]
+    errors = error_lines(report)
     if errors:
         lines += [f"- {markdown_text(e)}" for e in errors] + [""]
     if any(s.score is None and s.partial_score is not None for s in report.samples):
@@ -181,7 +154,7 @@ def _properties(report: Report) -> list[tuple[str, object]]:
     return props
 
 
-def _flip_lines(report: Report) -> list[str]:
+def flip_lines(report: Report) -> list[str]:
     """Per-criterion flip rates of a repeated run, worst first."""
     rates = sorted(report.flip_rates().items(), key=lambda item: -item[1]["flip_rate"])
     lines = []
@@ -191,6 +164,85 @@ def _flip_lines(report: Report) -> list[str]:
             line += " — ambiguous? flips on " + ", ".join(rate["samples"][:6]) + (" ..." if len(rate["samples"]) > 6 else "")
         lines.append(line)
     return lines
+
+
+def _figures(value: float, reference: float) -> tuple[str, str]:
+    """``value`` and ``reference`` with two decimals, or more when two would show different
+    numbers as equal (``0.7999 < 0.80`` reads as a contradiction)."""
+    digits_needed = (2,) if abs(value - reference) < 1e-9 else (2, 3, 4, 6)
+    for digits in digits_needed:
+        shown = f"{value:.{digits}f}", f"{reference:.{digits}f}"
+        if shown[0] != shown[1]:
+            break
+    return shown
+
+
+def _short(value: float) -> str:
+    """A cell score or threshold as few digits as it needs: ``0.4``, ``0.333``, ``1``."""
+    return f"{value:.3f}".rstrip("0").rstrip(".") or "0"
+
+
+def _clip(text: str, limit: int = 160) -> str:
+    line = " ".join(text.split())
+    return line if len(line) <= limit else line[: limit - 1] + "…"
+
+
+def failed_criteria(sample, rubric: Rubric) -> tuple[list[str], list[str]]:
+    """The cells that cost ``sample`` its pass, as ``(unmet, errored)`` phrases.
+
+    Unmet: a required or positive-weight criterion that is not met (with its score
+    against its minimum for an analytic or check criterion), or a penalty criterion
+    whose bad thing is present. Errored: each errored cell with its error.
+    """
+    by_key = {c.key: c for c in rubric.criteria}
+    unmet: list[str] = []
+    errored: list[str] = []
+    for cell in sample.criteria:
+        if cell.status is Status.ERROR:
+            errored.append(f"{cell.id} ({_clip(cell.error or 'error')})")
+            continue
+        criterion = by_key.get(cell.id)
+        if criterion is None or cell.status not in (Status.MET, Status.UNMET):
+            continue
+        if (cell.status is Status.MET) != criterion.is_penalty:
+            continue  # met, or a penalty whose bad thing is absent
+        notes = ["required"] if criterion.required else []
+        if criterion.is_penalty:
+            notes.append(f"penalty present, weight {criterion.weight:g}")
+        elif criterion.kind != "checklist" and cell.score is not None:
+            notes.append(f"score {_short(cell.score)} < {_short(criterion.effective_min_score)}")
+        unmet.append(f"{cell.id} ({'; '.join(notes)})" if notes else cell.id)
+    return unmet, errored
+
+
+def _listed(name: str, items: list[str], limit: int = 8) -> str:
+    more = f", … and {len(items) - limit} more" if len(items) > limit else ""
+    return f"{name}: {', '.join(items[:limit])}{more}"
+
+
+def failure_message(sample, rubric: Rubric) -> str:
+    """Why a sample failed (or errored), in one line for a CI summary.
+
+    ``score 0.62 < threshold 0.80; unmet: refund-policy (required), tone (score 0.4 < 0.7)``
+    """
+    from rubric_studio.core.scoring import at_least
+
+    threshold = float(rubric.pass_threshold)
+    if sample.score is not None:
+        value, limit = _figures(sample.score, threshold)
+        below = not at_least(sample.score, threshold)
+        head = f"score {value} {'<' if below else '>='} threshold {limit}"
+    elif sample.partial_score is not None:
+        head = f"partial score {sample.partial_score:.2f} (not every criterion graded), threshold {threshold:.2f}"
+    else:
+        head = f"no score, threshold {threshold:.2f}"
+    unmet, errored = failed_criteria(sample, rubric)
+    parts = [head]
+    if errored:
+        parts.append(_listed("errored", errored))
+    if unmet:
+        parts.append(_listed("unmet", unmet))
+    return "; ".join(parts)
 
 
 def _attr(value: object) -> str:
@@ -229,12 +281,11 @@ def junit(report: Report, rubric: Rubric) -> str:
             + (f" — {c.error}" if c.error else (f" — {c.rationale}" if c.rationale else ""))
             for c in sample.criteria
         )
-        score = _sample_score(sample)
+        score = sample_score(sample)
         if sample.verdict is Verdict.FAIL:
-            message = f"score {score} below {rubric.pass_threshold} or a required criterion unmet"
-            out.append(f"      <failure message={_attr(message)}>{_text(details)}</failure>")
+            out.append(f"      <failure message={_attr(failure_message(sample, rubric))}>{_text(details)}</failure>")
         elif sample.verdict is Verdict.ERROR:
-            out.append(f"      <error message={_attr('judge or check error')}>{_text(details)}</error>")
+            out.append(f"      <error message={_attr(failure_message(sample, rubric))}>{_text(details)}</error>")
         elif sample.verdict in (Verdict.UNJUDGED, Verdict.PENDING):
             out.append(f"      <skipped message={_attr(sample.verdict)}/>")
         partial = " (partial: no final verdict)" if sample.score is None and sample.partial_score is not None else ""

@@ -1,9 +1,10 @@
 """``rubric-studio grade``: grade samples headless, for CI and scripts.
 
-Formats: table (rich, with a progress bar on a terminal), json (BRIEF §5's object),
-jsonl (one line per sample as it is graded, then a summary line; constant memory),
-markdown and junit. Exit codes: 0 all pass, 1 some fail or ungraded, 2 bad input,
-3 cells errored.
+Formats: table (rich), json (BRIEF §5's object), jsonl (one line per sample as it is
+graded, then a summary line; constant memory), markdown, junit (failure messages name
+the criteria that failed) and html (one self-contained page). Whatever the format, a
+transient progress bar shows on stderr when stderr is a terminal (see ``progress``).
+Exit codes: 0 all pass, 1 some fail or ungraded, 2 bad input, 3 cells errored.
 """
 
 from __future__ import annotations
@@ -139,10 +140,11 @@ async def _run_whole(args: Namespace, rubric, samples_path: Path, options: dict,
 async def report_run(args: Namespace, grader, rubric, sample_set, labels) -> int:
     """Grade ``sample_set`` with ``grader`` and write the report in ``args.format``."""
     from rubric_studio.cli import formats
+    from rubric_studio.cli.progress import progress_bar
 
     grader.one_invocation()
     try:
-        with formats.progress_for(args, grader) as on_event:
+        with progress_bar(args, len(sample_set.samples)) as on_event:
             report = await grader.run(rubric, sample_set.samples, on_event)
     finally:
         await grader.aclose()
@@ -161,6 +163,10 @@ async def report_run(args: Namespace, grader, rubric, sample_set, labels) -> int
         text = formats.markdown(report, rubric, labels)
     elif args.format == "junit":
         text = formats.junit(report, rubric)
+    elif args.format == "html":
+        from rubric_studio.cli.html_report import html_page
+
+        text = html_page(report, rubric, labels, {sample.id: sample.output for sample in sample_set.samples})
     else:
         text = formats.table(report, rubric, labels, to_file=args.output is not None)
         if batch_jobs:
@@ -170,7 +176,23 @@ async def report_run(args: Namespace, grader, rubric, sample_set, labels) -> int
     return report.exit_code()
 
 
+class _Reporting:
+    """The grader as ``stream_grade`` drives it, each chunk's events sent to ``on_event``
+    (the progress bar), which ``stream_grade`` itself does not take."""
+
+    def __init__(self, grader, on_event) -> None:
+        self._grader = grader
+        self._on_event = on_event
+
+    def __getattr__(self, name: str):
+        return getattr(self._grader, name)
+
+    async def run(self, rubric, samples, on_event=None):
+        return await self._grader.run(rubric, samples, on_event or self._on_event)
+
+
 async def _run_streaming(args: Namespace, rubric, samples_path: Path, options: dict) -> int:
+    from rubric_studio.cli.progress import progress_bar
     from rubric_studio.core.samples import Sample, iter_samples
     from rubric_studio.engine.api import make_grader, stream_grade
 
@@ -191,12 +213,16 @@ async def _run_streaming(args: Namespace, rubric, samples_path: Path, options: d
     stopped = None
     errored = 0
     try:
-        async for results, running_summary, running_usage in stream_grade(grader, rubric, only_samples()):
-            summary, usage = running_summary, running_usage
-            stopped = stopped or grader.last_stopped
-            for result in results:
-                errored += sum(1 for c in result.criteria if c.status == "error")
-                out.write(json_safe(json.dumps(result.to_dict(), ensure_ascii=False)) + "\n")
+        with progress_bar(args, None, streaming=True) as bar:
+            async for results, running_summary, running_usage in stream_grade(_Reporting(grader, bar), rubric,
+                                                                               only_samples()):
+                summary, usage = running_summary, running_usage
+                stopped = stopped or grader.last_stopped
+                for result in results:
+                    errored += sum(1 for c in result.criteria if c.status == "error")
+                    out.write(json_safe(json.dumps(result.to_dict(), ensure_ascii=False)) + "\n")
+                if bar is not None:
+                    bar.chunk_done(len(results))
         out.write(jsonl_tail(rubric, summary, usage, stopped) + "\n")
     finally:
         await grader.aclose()
