@@ -17,7 +17,7 @@ from collections.abc import Sequence
 
 EXIT_OK, EXIT_FAIL, EXIT_USAGE, EXIT_ERROR = 0, 1, 2, 3
 
-SUBCOMMANDS = ("grade", "validate", "calibrate", "export", "import", "cache", "jobs")
+SUBCOMMANDS = ("grade", "validate", "calibrate", "export", "import", "cache", "jobs", "improve", "draft")
 EXPORT_TARGETS = ("agentv", "promptfoo", "letta", "docent", "healthbench", "markdown")
 IMPORT_SOURCES = ("auto", "agentv", "promptfoo", "letta", "docent", "healthbench")
 GRADE_FORMATS = ("table", "json", "jsonl", "markdown", "junit", "html")
@@ -29,8 +29,10 @@ commands:
   rubric-studio grade RUBRIC SAMPLES    grade samples headless (CI)
   rubric-studio validate RUBRIC...      check rubric files
   rubric-studio calibrate RUBRIC SAMPLES  judge-vs-human agreement
+  rubric-studio improve RUBRIC SAMPLES  suggested fixes, proven on held-out labels
   rubric-studio export RUBRIC --to T    write the rubric for another eval tool
   rubric-studio import FILE             read a rubric from another eval tool
+  rubric-studio draft --task T [SAMPLES]  LLM-proposed criteria for a new rubric
   rubric-studio cache stats|clear       the judge reply cache
   rubric-studio jobs status|wait|cancel  provider Batch API jobs (grade --batch-api)
 
@@ -68,6 +70,45 @@ def _judge_options(parser: argparse.ArgumentParser) -> None:
 def _extract_option(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--extract", choices=("last_assistant", "all_assistant", "transcript"), default="last_assistant",
                         help="which part of a chat transcript is graded (default: the last assistant message)")
+
+
+def _improve_parser(parser: argparse.ArgumentParser) -> None:
+    parser.description = ("Suggest fixes for the criterion judge and human disagree on most (or --criterion), each "
+                          "evaluated on held-out labels before it is shown.")
+    parser.add_argument("rubric", metavar="RUBRIC")
+    parser.add_argument("samples", metavar="SAMPLES", nargs="?")
+    parser.add_argument("--labels", metavar="FILE")
+    parser.add_argument("--criterion", metavar="ID", help="the criterion to improve (default: most disagreements)")
+    parser.add_argument("--model", metavar="P:M", help="the model that writes rewordings (default: the judge's)")
+    parser.add_argument("--kinds", metavar="K,K", default="reword,examples,check,scoring",
+                        help="candidate kinds to make (reword, examples, check, scoring)")
+    parser.add_argument("--seed", type=int, default=0, help="seed of the fitting/holdout split")
+    parser.add_argument("--holdout", type=float, default=0.3, metavar="F", help="share of labels held out (0.3)")
+    parser.add_argument("--apply", type=int, metavar="N", help="write candidate N (1 = the first listed) into RUBRIC")
+    parser.add_argument("--format", choices=("table", "json"), default="table")
+    parser.add_argument("-o", "--output", metavar="FILE")
+    _extract_option(parser)
+    _judge_options(parser)
+
+
+def _draft_parser(parser: argparse.ArgumentParser) -> None:
+    parser.description = "Draft criteria with an LLM from a task description and sample outputs; keep the ones you pick."
+    parser.add_argument("samples", metavar="SAMPLES", nargs="?", help="sample outputs to learn from (at most 8 are shown)")
+    parser.add_argument("--task", required=True, help="what the outputs are for (becomes the rubric's description)")
+    parser.add_argument("-o", "--output", metavar="FILE", help="write the rubric to FILE (default: print the YAML)")
+    parser.add_argument("--force", action="store_true", help="replace FILE when it exists")
+    parser.add_argument("--name", help="rubric name (default: FILE's stem)")
+    parser.add_argument("--model", metavar="P:M", help="the model that drafts (default: your judge)")
+    parser.add_argument("--base-url", metavar="URL", help="endpoint of an OpenAI- or Anthropic-compatible server")
+    choice = parser.add_mutually_exclusive_group()
+    choice.add_argument("-y", "--yes", action="store_true", help="keep every valid proposal without asking")
+    choice.add_argument("--pick", metavar="N,N", help="keep these proposals by number (1,3,4 or 2-5)")
+    parser.add_argument("--format", choices=("yaml", "json"), default="yaml",
+                        help="json: print the proposals, what was dropped and kept, and the rubric as one object")
+    parser.add_argument("--labels", metavar="FILE", help="labels to show the model (default: FILE's <stem>.labels.yaml)")
+    parser.add_argument("--no-cache", action="store_true", help="do not read or write the reply cache")
+    parser.add_argument("--cache-path", metavar="FILE", help="SQLite cache file (default: in the user cache folder)")
+    _extract_option(parser)
 
 
 def build_parser(command: str | None) -> argparse.ArgumentParser:
@@ -126,8 +167,15 @@ def build_parser(command: str | None) -> argparse.ArgumentParser:
         parser.add_argument("--format", choices=("table", "json"), default="table")
         parser.add_argument("-o", "--output", metavar="FILE")
         parser.add_argument("--seed", type=int, default=0, help="seed of the holdout split")
+        parser.add_argument("--judges", metavar="P:M,P:M,...",
+                            help="grade the labelled samples with each judge and compare them; recommends the "
+                                 "cheapest judge whose kappa CI overlaps the best judge's")
+        parser.add_argument("--min-kappa", type=float, metavar="X",
+                            help="exit 1 when kappa is below X or undefined (with --judges: the recommended judge's)")
         _extract_option(parser)
         _judge_options(parser)
+    elif command == "improve":
+        _improve_parser(parser)
     elif command == "export":
         parser.description = "Write a rubric in another eval tool's format."
         parser.add_argument("rubric", metavar="RUBRIC")
@@ -140,6 +188,8 @@ def build_parser(command: str | None) -> argparse.ArgumentParser:
         parser.add_argument("file", metavar="FILE")
         parser.add_argument("--from", dest="source", default="auto", choices=IMPORT_SOURCES)
         parser.add_argument("-o", "--output", metavar="FILE")
+    elif command == "draft":
+        _draft_parser(parser)
     elif command == "cache":
         parser.description = "Inspect or clear the judge reply cache."
         parser.add_argument("action", choices=("stats", "clear"))

@@ -3,9 +3,14 @@
 Labels are the samples' inline ``label`` fields overlaid by the sidecar (``--labels``
 or ``<rubric>.labels.yaml``; the sidecar wins field by field). Output: a rich table or
 BRIEF §5's JSON object (``overall``, ``criteria``, ``disagreements``, ``warnings``,
-``fit`` with ``--fit``, ``consistency`` with ``--repeat K`` > 1).
-Exit codes: 0 computed; 2 bad input (file:line:column); 3 some cells errored (the
-report is still printed).
+``fit`` with ``--fit``, ``consistency`` with ``--repeat K`` > 1). ``--judges A,B,...``
+grades the labelled samples with each judge and adds ``judges``, ``recommended`` and
+``recommendation`` (:mod:`rubric_studio.engine.judge_compare`); the sections above then
+describe the first judge listed (``overall_judge``). ``--min-kappa X`` adds ``gate``.
+Exit codes: 0 computed (and the gate passed); 1 kappa below ``--min-kappa`` or undefined
+(with ``--judges``: the recommended judge's; no recommendation fails the gate); 2 bad
+input (file:line:column); 3 some cells errored (the report is still printed; it wins
+over 1 so a gate never passes or fails on partial data).
 """
 
 from __future__ import annotations
@@ -16,7 +21,7 @@ import sys
 from argparse import Namespace
 from typing import Any
 
-from rubric_studio.cli.common import fail_usage, print_problems, write_output
+from rubric_studio.cli.common import echo, fail_usage, print_problems, write_output
 from rubric_studio.core.problems import Problem, RubricError
 
 
@@ -67,13 +72,29 @@ def consistency(flip_rates: dict[str, dict[str, Any]], repeat: int) -> dict[str,
     return {"repeat": repeat, "criteria": criteria, "ambiguous": ambiguous}
 
 
+def _check_args(args: Namespace) -> list[str] | None:
+    """The ``--judges`` list (None without it); ValueError for flags that do not go together."""
+    if args.apply and not args.fit:
+        raise ValueError("--apply needs --fit")
+    if args.min_kappa is not None and not -1 <= args.min_kappa <= 1:
+        raise ValueError("--min-kappa must be a kappa between -1 and 1")
+    if args.judges is None:
+        return None
+    if args.judge:
+        raise ValueError("--judges and --judge: give one or the other")
+    if args.fit:
+        raise ValueError("--fit fits one judge's verdicts: run it with --judge")
+    from rubric_studio.engine.judge_compare import parse_judges
+
+    return parse_judges(args.judges)
+
+
 def run(args: Namespace) -> int:
     from rubric_studio.cli.grade import grader_options, resolve_inputs, warn_untrusted
     from rubric_studio.core.samples import load_samples
 
-    if args.apply and not args.fit:
-        return fail_usage("--apply needs --fit")
     try:
+        judges = _check_args(args)
         rubric, samples_path = resolve_inputs(args)
         options = grader_options(args)
         sample_set = load_samples(samples_path, extractor=args.extract)
@@ -87,6 +108,9 @@ def run(args: Namespace) -> int:
     if problems:
         print_problems(problems)
         return 2
+    if judges:
+        _warn_untrusted_judges(rubric, args, judges)
+        return _compare(args, rubric, sample_set.samples, labels, options, judges)
     warn_untrusted(rubric, args)
     report = asyncio.run(_grade(rubric, sample_set.samples, options))
     return _finish(args, rubric, report, labels)
@@ -126,15 +150,87 @@ def _finish(args: Namespace, rubric, report, labels) -> int:
             sys.stderr.write(f"applied to {rubric.path}: {'; '.join(data['fit']['applied']) or 'nothing to change'}\n")
     if args.repeat > 1:
         data["consistency"] = consistency(report.flip_rates(), args.repeat)
+    if args.min_kappa is not None:
+        data["gate"] = gate(args.min_kappa, data["overall"], None)
+    return _emit(args, data, render, report.errored_cells)
+
+
+def _emit(args: Namespace, data: dict[str, Any], renderer, errored: int) -> int:
+    """Write the report; the exit code: 2 unwritable, 3 errored cells, 1 gate failed, else 0."""
     if args.format == "json":
         from rubric_studio.core.safe_text import json_safe
 
         text = json_safe(json.dumps(data, indent=2, ensure_ascii=False))
     else:
-        text = render(data, to_file=args.output is not None)
+        text = renderer(data, to_file=args.output is not None)
     if not write_output(text, args.output):
         return 2
-    return 3 if report.errored_cells else 0
+    if "gate" in data:
+        tail = f" (but {errored} cells ended in error: exit 3)" if errored else ""
+        echo(data["gate"]["reason"] + tail, sys.stderr)
+    if errored:
+        return 3
+    return 1 if "gate" in data and not data["gate"]["passed"] else 0
+
+
+def gate(min_kappa: float, entry: dict[str, Any] | None, judge: str | None, why_none: str = "") -> dict[str, Any]:
+    """The ``--min-kappa`` verdict on an agreement entry: passed only when kappa is defined,
+    the human verdicts hold both classes, and kappa is at least ``min_kappa``."""
+    whose = f" of judge {judge}" if judge else ""
+    kappa = entry["kappa"] if entry else None
+    passed = False
+    if entry is None:
+        reason = why_none
+    elif not entry["n"]:
+        reason = f"kappa{whose} is undefined: no labelled sample got a pass/fail verdict to compare"
+    elif not (entry["both_pass"] + entry["rubric_fail_human_pass"]) * (entry["both_fail"] + entry["rubric_pass_human_fail"]):
+        reason = f"kappa{whose} is undefined: the human verdicts compared are all one class; label passes and fails"
+    elif kappa is None:
+        reason = f"kappa{whose} is undefined: human and rubric gave every sample the same verdict"
+    else:
+        passed = kappa >= min_kappa
+        reason = f"kappa{whose} {kappa:.4g} is {'at least' if passed else 'below'} --min-kappa {min_kappa:g}"
+    prefix = "gate passed" if passed else "gate failed"
+    return {"min_kappa": min_kappa, "judge": judge, "kappa": kappa, "passed": passed, "reason": f"{prefix}: {reason}"}
+
+
+# -- several judges ---------------------------------------------------------------
+def _warn_untrusted_judges(rubric, args: Namespace, judges: list[str]) -> None:
+    """``warn_untrusted`` for each judge, each distinct line once."""
+    from rubric_studio.core.trust import warning_line
+    from rubric_studio.engine.api import untrusted_settings
+
+    seen: set[str] = set()
+    for judge in judges:
+        blocked = untrusted_settings(rubric, judge=judge, base_url=args.base_url, allow_code=args.allow_code)
+        line = warning_line(blocked) if blocked else None
+        if line and line not in seen:
+            seen.add(line)
+            echo(line, sys.stderr)
+
+
+def _compare(args: Namespace, rubric, samples: list, labels: dict, options: dict, judges: list[str]) -> int:
+    """Grade the labelled samples with every judge; the first judge's report plus the comparison."""
+    from rubric_studio.engine.judge_compare import figures, grade_each, labelled, recommend
+
+    chosen, labels = labelled(samples, labels)
+    runs = asyncio.run(grade_each(rubric, chosen, judges, options))
+    compared = [figures(run, labels, rubric) for run in runs]
+    data: dict[str, Any] = {"overall_judge": judges[0], **compared[0][1].to_dict()}
+    for fig, _ in compared:
+        if fig.note:
+            data["warnings"].append(f"{fig.judge}: judge criteria not graded: {fig.note}")
+        if fig.errors:
+            data["warnings"].append(f"{fig.judge}: {fig.errors} cells ended in error; their samples are excluded")
+    if args.repeat > 1:
+        data["consistency"] = consistency(runs[0].report.flip_rates(), args.repeat)
+    data["judges"] = [fig.to_dict() for fig, _ in compared]
+    data["recommended"], data["recommendation"] = recommend([fig for fig, _ in compared])
+    if args.min_kappa is not None:
+        full = next((fig.agreement.to_dict() for fig, _ in compared if fig.judge == data["recommended"]), None)
+        data["gate"] = gate(args.min_kappa, full, data["recommended"],
+                            f"no judge recommended, so no kappa to gate on ({data['recommendation']})")
+    return _emit(args, data, render_judges, sum(fig.errors for fig, _ in compared))
 
 
 # -- table ----------------------------------------------------------------------
@@ -200,18 +296,23 @@ def _fit_lines(fit: dict[str, Any]) -> list[str]:
     return lines
 
 
-def render(data: dict[str, Any], *, to_file: bool = False) -> str:
-    """The calibrate report as text (rich, coloured on a terminal)."""
+def _console(to_file: bool):
+    """A recording rich console: coloured and terminal-wide on a terminal, plain and 160 wide otherwise."""
     import io
     import shutil
 
     from rich.console import Console
 
-    from rubric_studio.core.safe_text import terminal_safe
-
     tty = sys.stdout.isatty() and not to_file
     width = shutil.get_terminal_size((160, 40)).columns if tty else 160
-    console = Console(record=True, width=width, file=io.StringIO(), force_terminal=tty)
+    return Console(record=True, width=width, file=io.StringIO(), force_terminal=tty), tty
+
+
+def render(data: dict[str, Any], *, to_file: bool = False) -> str:
+    """The calibrate report as text (rich, coloured on a terminal)."""
+    from rubric_studio.core.safe_text import terminal_safe
+
+    console, tty = _console(to_file)
     console.print(_agreement_table("agreement", {"overall": data["overall"]}))
     if data["overall"]["n"]:
         console.print(_confusion(data["overall"]))
@@ -237,4 +338,44 @@ def render(data: dict[str, Any], *, to_file: bool = False) -> str:
     for warning in data["warnings"]:
         console.print(terminal_safe(f"warning: {warning}"), style="yellow", markup=False)
     console.print("✓✓ both pass · ✗✗ both fail · r✓h✗ rubric pass, human fail · FFR false failure rate", style="dim")
+    return console.export_text(styles=tty)
+
+
+def _money(value: float | None) -> str:
+    return "unknown" if value is None else f"${value:.4f}"
+
+
+def _judges_table(judges: list[dict[str, Any]], recommended: str | None):
+    from rich.table import Table
+
+    table = Table(title="judges (labelled samples only)", title_justify="left", show_edge=False, pad_edge=False)
+    for name in ("judge", "n", "kappa", "95% CI", "accuracy", "false pass", "false fail", "flip", "cost/100",
+                 "wall s/100", "calls", "cache hits", "errors"):
+        table.add_column(name, justify="left" if name == "judge" else "right", no_wrap=name != "judge")
+    for e in judges:
+        wall = "–" if e["latency_per_100_s"] is None else f"{e['latency_per_100_s']:.1f}"
+        table.add_row(
+            e["judge"] + (" *" if e["judge"] == recommended else ""), str(e["n"]), _f(e["kappa"]), _ci(e),
+            _f(e["accuracy"], True), _f(e["false_pass_rate"], True), _f(e["false_fail_rate"], True),
+            _f(e["flip_rate"], True), _money(e["cost_per_100"]), wall, str(e["judge_calls"]),
+            str(e["cache_hits"]), str(e["errors"]),
+        )
+    return table
+
+
+def render_judges(data: dict[str, Any], *, to_file: bool = False) -> str:
+    """The ``--judges`` comparison as text: one row per judge, the recommendation, warnings."""
+    from rubric_studio.core.safe_text import terminal_safe
+
+    console, tty = _console(to_file)
+    console.print(_judges_table(data["judges"], data["recommended"]))
+    console.print()
+    console.print(terminal_safe(f"recommended: {data['recommended'] or 'none'}"), style="bold", markup=False)
+    console.print(terminal_safe(f"  {data['recommendation']}"), markup=False)
+    for warning in data["warnings"]:
+        console.print(terminal_safe(f"warning: {warning}"), style="yellow", markup=False)
+    console.print(f"* recommended · cost/100: USD per 100 samples (cached replies priced at their recorded tokens; "
+                  "unknown: no price, see prices.yaml) · wall s/100: this run's wall time per 100 samples (cache hits "
+                  "take none; --no-cache to time a judge) · per-criterion detail and disagreements: "
+                  f"--format json (for {data['overall_judge']}) or --judge", style="dim", markup=False)
     return console.export_text(styles=tty)

@@ -50,7 +50,7 @@ from rubric_studio.core.labels import Label, labels_from_samples, labels_path_fo
 from rubric_studio.core.problems import Problem, RubricError
 from rubric_studio.core.safe_text import terminal_safe
 from rubric_studio.core.samples import Sample, load_samples
-from rubric_studio.tui import calibration_flow, interop_actions, labeling
+from rubric_studio.tui import calibration_flow, draft_screen, interop_actions, labeling
 from rubric_studio.tui.calibration_flow import CalibrationFlow
 from rubric_studio.tui.calibration_view import CALIBRATION_KEYS
 from rubric_studio.tui.conflict import DISCARD, SAVE, UnsavedScreen
@@ -317,7 +317,8 @@ class StudioApp(App[int]):
         editor = EditorPane(self.document, id="editor")
         left.mount(editor)
         if self.created_rubric:
-            self.call_after_refresh(editor.focus)
+            editor.call_after_refresh(editor.focus)  # once the editor has composed its fields
+        self.call_after_refresh(draft_screen.offer_on_new, self)  # a new or empty rubric: "Draft criteria…" first
 
     async def on_unmount(self) -> None:
         if self._watch_stop is not None:
@@ -820,6 +821,7 @@ class StudioApp(App[int]):
         yield from labeling.commands(self)
         yield from calibration_flow.commands(self)
         yield from interop_actions.commands(self)
+        yield from draft_screen.commands(self)
         if self.trust_flow.pending():
             yield SystemCommand("Trust this rubric", "Use its code checks and judge settings (only for rubrics you trust)",
                                 self.action_trust)

@@ -1,0 +1,141 @@
+"""``rubric-studio improve RUBRIC [SAMPLES]``: suggested fixes for a disagreeing criterion, proven first.
+
+Prints the candidates best first — kind, change, ``fixes N, breaks M`` and kappa before →
+after on the fitting part and on the holdout, judge calls each cost — as a table or as
+``{"criterion", "candidates": [...], "split", "calls", "warnings"}`` (``--format json``).
+``--apply N`` writes candidate N into the rubric (comments and layout kept).
+Exit codes: 0 done; 2 bad input; 3 the judge or the assistant could not be used.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import sys
+from argparse import Namespace
+
+from rubric_studio.cli.common import echo, fail_usage, print_problems, write_output
+from rubric_studio.core.problems import RubricError
+
+KINDS = ("reword", "examples", "check", "scoring")
+
+
+def _kinds(text: str) -> list[str]:
+    kinds = [k.strip() for k in text.split(",") if k.strip()]
+    unknown = [k for k in kinds if k not in KINDS]
+    if unknown or not kinds:
+        raise ValueError(f"--kinds: unknown kind {', '.join(unknown) or '(none)'}; expected some of {', '.join(KINDS)}")
+    return kinds
+
+
+def run(args: Namespace) -> int:
+    from rubric_studio.cli.calibrate import load_all_labels
+    from rubric_studio.cli.grade import grader_options, resolve_inputs, warn_untrusted
+    from rubric_studio.core.samples import load_samples
+
+    try:
+        kinds = _kinds(args.kinds)
+        if not 0 <= args.holdout < 1:
+            raise ValueError("--holdout must be a share from 0 to below 1")
+        rubric, samples_path = resolve_inputs(args)
+        options = grader_options(args)
+        if args.criterion is not None:
+            rubric.criterion(args.criterion)
+        sample_set = load_samples(samples_path, extractor=args.extract)
+        labels, problems = load_all_labels(args.rubric, args.labels, sample_set.samples)
+    except RubricError as exc:
+        print_problems(exc.problems)
+        return 2
+    except KeyError:
+        return fail_usage(f"--criterion {args.criterion}: no such criterion in {args.rubric}")
+    except ValueError as exc:
+        return fail_usage(str(exc))
+    if [*sample_set.problems, *problems]:
+        print_problems([*sample_set.problems, *problems])
+        return 2
+    if not labels:
+        return fail_usage(f"no labels for {args.rubric}: label some samples (studio, or <rubric>.labels.yaml) first")
+    warn_untrusted(rubric, args)
+    try:
+        report = asyncio.run(_improve(rubric, sample_set.samples, labels, options, args, kinds))
+    except _NoModel as exc:
+        echo(f"error: {exc}", sys.stderr)
+        return 3
+    text = json.dumps(report.to_dict(), indent=2, ensure_ascii=False) + "\n" if args.format == "json" \
+        else _table(report)
+    if not write_output(text, args.output):
+        return 2
+    return _apply(args, rubric, report) if args.apply is not None else 0
+
+
+class _NoModel(Exception):
+    """Neither the judge nor the assistant could be made."""
+
+
+async def _improve(rubric, samples, labels, options, args: Namespace, kinds: list[str]):
+    from rubric_studio.engine.api import make_grader
+    from rubric_studio.engine.assistant import make_assistant
+    from rubric_studio.engine.improve_run import improve
+    from rubric_studio.judges.base import JudgeError
+
+    grader = make_grader(rubric, **options)
+    assistant = None
+    if "reword" in kinds:
+        try:
+            assistant = make_assistant(rubric, model=args.model or args.judge, base_url=args.base_url,
+                                       cache_path=args.cache_path, use_cache=not args.no_cache,
+                                       allow_code=args.allow_code)
+        except JudgeError as exc:
+            echo(f"warning: no rewordings: {exc.message}", sys.stderr)
+    try:
+        return await improve(rubric, samples, labels, grader=grader, assistant=assistant, criterion_id=args.criterion,
+                             seed=args.seed, holdout=args.holdout, kinds=kinds)
+    finally:
+        await grader.aclose()
+        if assistant is not None:
+            await assistant.aclose()
+
+
+def _delta(delta) -> str:
+    if delta is None or delta.n == 0:
+        return "–"
+
+    def k(value):
+        return "–" if value is None else f"{value:.2f}"
+
+    return f"fixes {delta.fixed}, breaks {delta.broke}; kappa {k(delta.kappa_before)} → {k(delta.kappa_after)}"
+
+
+def _table(report) -> str:
+    from rubric_studio.core.safe_text import terminal_safe
+
+    lines = [f"criterion: {report.criterion or '(none disagrees)'}  ·  split (seed {report.seed}): "
+             f"{len(report.fit_ids)} fitting, {len(report.holdout_ids)} holdout labelled cells"]
+    for number, candidate in enumerate(report.candidates, 1):
+        lines.append(f"{number}. [{candidate.kind}] {terminal_safe(candidate.description)}")
+        lines.append(f"   {candidate.status}  ·  fit: {_delta(candidate.fit)}  ·  holdout: {_delta(candidate.holdout)}"
+                     f"  ·  {candidate.calls} judge calls")
+        if candidate.error:
+            lines.append(f"   error: {terminal_safe(candidate.error)}")
+    if not report.candidates:
+        lines.append("no candidates")
+    lines += [f"warning: {terminal_safe(w)}" for w in report.warnings]
+    lines.append(f"judge and assistant calls: {report.calls}")
+    return "\n".join(lines) + "\n"
+
+
+def _apply(args: Namespace, rubric, report) -> int:
+    from rubric_studio.core.atomic import ChangedOnDisk
+    from rubric_studio.engine.improve_apply import apply_candidate
+
+    if not 1 <= args.apply <= len(report.candidates):
+        return fail_usage(f"--apply {args.apply}: there are {len(report.candidates)} candidates")
+    candidate = report.candidates[args.apply - 1]
+    try:
+        changes = apply_candidate(args.rubric, report.rubric_hash, report.criterion, candidate)
+    except (ValueError, ChangedOnDisk, RubricError) as exc:
+        echo(f"error: {args.rubric}: not applied: {exc}", sys.stderr)
+        return 2
+    for change in changes:
+        echo(f"applied: {change}", sys.stderr)
+    return 0

@@ -1,0 +1,240 @@
+"""Choosing the judge: the same labelled samples graded by several judges, compared.
+
+Each judge grades through its own :class:`~rubric_studio.engine.grader.Grader` and the
+persistent cache, so a judge already run costs no calls. Judges run one after another:
+each one's wall time is then its own (no contention for the event loop, the network or
+a local server that would have to hold several models at once).
+
+Per judge: agreement with the human labels (:mod:`rubric_studio.core.agreement`, exactly
+as plain ``calibrate`` computes it), flip rate with repeats, cost and wall time per 100
+samples, calls, cache hits and errored cells. **Cost per 100 samples** is what judging
+them costs with this judge: the run's ``cost_usd`` plus the replies it took from the
+cache priced from the tokens recorded with them, so a fully cached run reports the same
+cost as the run that paid; ``None`` when the model has no known price (never 0).
+
+The recommendation is the cheapest judge whose kappa 95% CI overlaps the best judge's,
+among judges that judged every labelled sample without an errored cell: a judge with
+errors is never recommended on partial data.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from rubric_studio.core.agreement import Agreement, AgreementReport, agreement
+from rubric_studio.core.labels import Label
+from rubric_studio.core.rubric import Rubric
+from rubric_studio.core.samples import Sample
+from rubric_studio.engine.report import Report
+from rubric_studio.judges.config import PROVIDERS
+
+
+def parse_judges(text: str) -> list[str]:
+    """``provider:model`` specs from a comma-separated list; ValueError naming the bad one."""
+    specs: list[str] = []
+    for raw in text.split(","):
+        spec = raw.strip()
+        provider, sep, model = spec.partition(":")
+        if not sep or not model.strip() or provider.strip().lower() not in PROVIDERS:
+            raise ValueError(
+                f"--judges: {spec!r} is not provider:model with a provider among {', '.join(PROVIDERS)}"
+                if spec else "--judges: an empty entry; expected provider:model,provider:model,..."
+            )
+        if spec in specs:
+            raise ValueError(f"--judges: {spec} is listed twice")
+        specs.append(spec)
+    return specs
+
+
+def labelled(samples: Sequence[Sample], labels: Mapping[str, Label]) -> tuple[list[Sample], dict[str, Label]]:
+    """The samples a person labelled with a verdict or a criterion (the only ones worth paying to
+    compare), and those labels (a note or score alone takes no part in agreement)."""
+    useful = {sid: label for sid, label in labels.items() if label.verdict is not None or label.criteria}
+    return [s for s in samples if s.id in useful], useful
+
+
+@dataclass
+class JudgeRun:
+    """One judge's grading of the labelled samples."""
+
+    judge: str
+    report: Report
+    #: Replies served from the persistent cache, priced from their recorded tokens (None: no known price).
+    cached_cost: float | None = 0.0
+
+
+@dataclass
+class JudgeFigures:
+    """What the comparison shows for one judge."""
+
+    judge: str
+    samples: int
+    agreement: Agreement
+    flip_rate: float | None
+    cost_usd: float | None  # what this run spent
+    cost_per_100: float | None
+    wall_seconds: float
+    judge_calls: int
+    cache_hits: int
+    errors: int
+    note: str | None = None  # why its cells were not judged, or why judging stopped
+
+    @property
+    def kappa(self) -> float | None:
+        return self.agreement.kappa
+
+    @property
+    def kappa_ci(self) -> tuple[float, float] | None:
+        return self.agreement.kappa_ci
+
+    @property
+    def latency_per_100_s(self) -> float | None:
+        return self.wall_seconds / self.samples * 100 if self.samples else None
+
+    @property
+    def usable(self) -> bool:
+        """Judged every labelled sample, no cell errored, and kappa measures something: it is
+        defined and the human verdicts hold both classes (with one, kappa is 0 or undefined
+        whatever the judge does)."""
+        a = self.agreement
+        return self.errors == 0 and self.note is None and self.kappa_ci is not None and a.human_pass * a.human_fail > 0
+
+    def to_dict(self) -> dict[str, Any]:
+        full = self.agreement.to_dict()
+        return {
+            "judge": self.judge,
+            "n": full["n"],
+            "kappa": full["kappa"],
+            "kappa_ci": full["kappa_ci"],
+            "accuracy": full["accuracy"],
+            "false_pass_rate": full["false_pass_rate"],
+            "false_fail_rate": full["false_fail_rate"],
+            "flip_rate": None if self.flip_rate is None else round(self.flip_rate, 4),
+            "cost_per_100": _money(self.cost_per_100),
+            "cost_usd": _money(self.cost_usd),
+            "latency_per_100_s": None if self.latency_per_100_s is None else round(self.latency_per_100_s, 3),
+            "wall_seconds": round(self.wall_seconds, 3),
+            "judge_calls": self.judge_calls,
+            "cache_hits": self.cache_hits,
+            "errors": self.errors,
+            "note": self.note,
+        }
+
+
+def _money(value: float | None) -> float | None:
+    return None if value is None else round(value, 6)
+
+
+async def grade_each(rubric: Rubric, samples: Sequence[Sample], judges: Sequence[str], options: Mapping[str, Any]) -> list[JudgeRun]:
+    """Grade ``samples`` with each judge in turn; ``options`` as :func:`~rubric_studio.engine.api.make_grader`."""
+    from rubric_studio.engine.api import make_grader
+
+    runs = []
+    for judge in judges:
+        grader = make_grader(rubric, **{**options, "judge": judge})
+        grader.one_invocation()
+        try:
+            cached = _cached_cost(grader, rubric, samples)
+            report = await grader.run(rubric, list(samples))
+        finally:
+            await grader.aclose()
+        runs.append(JudgeRun(judge, report, cached))
+    return runs
+
+
+def _cached_cost(grader: Any, rubric: Rubric, samples: Sequence[Sample]) -> float | None:
+    """What the replies the cache holds for this run cost when they were bought (None: no known price)."""
+    work = grader._judge_work(rubric, list(samples))  # the run's requests, one per cell and repeat
+    if work is None or grader.cache is None:
+        return 0.0
+    tokens_in = tokens_out = hits = 0
+    for key in work.requests:
+        hit = grader.cache.get(key)
+        if hit is not None:
+            hits += 1
+            tokens_in += hit.input_tokens
+            tokens_out += hit.output_tokens
+    if not hits:
+        return 0.0
+    from rubric_studio.judges.pricing import cost_usd
+
+    config = grader.config
+    cost = cost_usd(config.alias or config.provider, config.model, tokens_in, tokens_out)
+    return None if cost is None else cost * config.price_factor
+
+
+def figures(run: JudgeRun, labels: Mapping[str, Label], rubric: Rubric) -> tuple[JudgeFigures, AgreementReport]:
+    """One judge's figures, and its full agreement report (for the detailed sections)."""
+    report = run.report
+    result = agreement(report.samples, labels, rubric)
+    usage = report.usage
+    samples = len(report.samples)
+    spent = usage.cost_usd if usage.cost_known else None
+    total = None if spent is None or run.cached_cost is None or report.judge_note else spent + run.cached_cost
+    flips = report.flip_rates()
+    cells = sum(v["cells"] for v in flips.values())
+    flip_rate = sum(v["flipped"] for v in flips.values()) / cells if report.repeat > 1 and cells else None
+    note = report.judge_note or report.judge_stopped
+    return JudgeFigures(
+        judge=run.judge, samples=samples, agreement=result.overall, flip_rate=flip_rate, cost_usd=spent,
+        cost_per_100=None if total is None or not samples else total / samples * 100,
+        wall_seconds=usage.wall_seconds, judge_calls=usage.judge_calls, cache_hits=usage.cache_hits,
+        errors=report.errored_cells, note=note,
+    ), result  # fmt: skip
+
+
+def _overlaps(a: tuple[float, float], b: tuple[float, float]) -> bool:
+    return a[0] <= b[1] and b[0] <= a[1]
+
+
+def _ci_text(f: JudgeFigures) -> str:
+    ci = f.kappa_ci
+    return f"kappa {f.kappa:.2f} [{ci[0]:.2f}, {ci[1]:.2f}]" if ci and f.kappa is not None else "kappa undefined"
+
+
+def _why_not(f: JudgeFigures) -> str:
+    if f.errors:
+        return f"{f.judge}: {f.errors} errored cells"
+    if f.note:
+        return f"{f.judge}: not judged ({f.note})"
+    if not f.agreement.n:
+        return f"{f.judge}: no labelled verdicts compared"
+    if not f.agreement.human_pass * f.agreement.human_fail:
+        return f"{f.judge}: the human verdicts compared are all one class, so kappa measures nothing"
+    return f"{f.judge}: kappa undefined (the judge gave one verdict to every sample, as did the human)"
+
+
+def _sentence(pick: JudgeFigures, best: JudgeFigures, overlapping: int, priced: bool) -> str:
+    cost = f"${pick.cost_per_100:.4f} per 100 samples" if pick.cost_per_100 is not None else "cost unknown"
+    if pick is not best:
+        return (f"{pick.judge} is the cheapest judge ({cost}) whose {_ci_text(pick)} overlaps "
+                f"the best judge's ({best.judge}, {_ci_text(best)})")
+    if overlapping == 1:
+        return f"{best.judge} has the best {_ci_text(best)} and no other judge's CI overlaps it"
+    if not priced:
+        return f"{best.judge} has the best {_ci_text(best)}; no judge whose CI overlaps it has a known price"
+    return f"{best.judge} has the best {_ci_text(best)} and is the cheapest of the judges whose CI overlaps it ({cost})"
+
+
+def recommend(judges: Sequence[JudgeFigures]) -> tuple[str | None, str]:
+    """(recommended judge or None, one sentence why): the cheapest usable judge whose kappa CI
+    overlaps the best usable judge's; unknown costs are never taken for cheap."""
+    usable = [f for f in judges if f.usable]
+    left_out = "; ".join(_why_not(f) for f in judges if not f.usable)
+    if not usable:
+        return None, "no judge can be recommended: " + (left_out or "no judges were run")
+    order = {f.judge: i for i, f in enumerate(judges)}
+    best = max(usable, key=lambda f: (f.kappa, -order[f.judge]))
+    assert best.kappa_ci is not None
+    close = [f for f in usable if f.kappa_ci is not None and _overlaps(f.kappa_ci, best.kappa_ci)]
+    priced = [f for f in close if f.cost_per_100 is not None]
+    unpriced = [f.judge for f in close if f.cost_per_100 is None]
+    pick = min(priced, key=lambda f: (f.cost_per_100, -(f.kappa or 0.0), order[f.judge])) if priced else best
+    why = _sentence(pick, best, len(close), bool(priced))
+    if unpriced and pick.judge not in unpriced:
+        why += f"; price unknown, not compared: {', '.join(unpriced)} (add it to prices.yaml)"
+    if left_out:
+        why += f"; not considered: {left_out}"
+    return pick.judge, why

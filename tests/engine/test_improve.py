@@ -1,0 +1,206 @@
+"""``improve``: candidates made from the fitting labels, proven on the holdout, ranked and labelled
+honestly, and applied as one edit. The local fake server is both the judge (keyword overlap
+between outcome and text) and the assistant (scripted rewordings)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from rubric_studio.cli import main
+from rubric_studio.core.labels import load_labels
+from rubric_studio.core.loading import load_rubric
+from rubric_studio.core.samples import load_samples
+from rubric_studio.engine.api import make_grader
+from rubric_studio.engine.assistant import make_assistant
+from rubric_studio.engine.improve import stratified_split
+from rubric_studio.engine.improve_run import improve
+from tests.fakellm import FakeLLM, keyword_brain
+
+GOOD = "Gives business days"
+RUBRIC = """\
+# Billing replies.
+name: billing
+pass_threshold: 0.5
+criteria:
+  # the wording under test: it catches "refund", the labels want a timeline
+  - id: timeline
+    outcome: Mentions the refund   # keep this comment
+    weight: 2
+  - id: polite
+    outcome: Thanks the customer
+"""
+MARKERS = [f"marker{chr(ord('a') + i)}" for i in range(12)]
+
+
+def build(tmp_path: Path) -> tuple[Path, Path, list[str], list[str]]:
+    """A rubric, 12 samples and labels where ``timeline`` is met iff the text gives business days.
+
+    The texts are made after the split is known, so that the over-fitting rewording (the fitting
+    part's met markers) provably breaks the held-out met cells the current wording gets right."""
+    human = {f"s{i:02d}": i < 6 for i in range(12)}
+    fit_ids, held = stratified_split(human, seed=0)
+    one_held_unmet = min(sid for sid in held if not human[sid])
+    texts = {}
+    for i, sid in enumerate(sorted(human)):
+        marker = MARKERS[i]
+        if human[sid]:  # met: a timeline; the current wording is right when "refund" is there too
+            refund = "refund" if sid in held or i % 2 == 0 else "credit"
+            texts[sid] = f"Thanks! Your {refund} arrives in 5 business days. {marker}"
+        else:  # unmet: no timeline; "refund" makes the current wording pass it (a false pass)
+            refund = "refund" if sid in fit_ids or sid == one_held_unmet else "case"
+            texts[sid] = f"Thanks. We will look at your {refund} soon. {marker}"
+    rubric = tmp_path / "billing.yaml"
+    rubric.write_text(RUBRIC)
+    samples = tmp_path / "billing.samples.jsonl"
+    samples.write_text("".join(json.dumps({"id": sid, "output": text}) + "\n" for sid, text in texts.items()))
+    (tmp_path / "billing.labels.yaml").write_text("".join(
+        f"{sid}:\n  criteria:\n    timeline: {'met' if met else 'unmet'}\n" for sid, met in human.items()))
+    overfit = "Uses " + " or ".join(MARKERS[int(sid[1:])] for sid in fit_ids if human[sid])
+    return rubric, samples, fit_ids, [overfit]
+
+
+def assistant_brain(rewordings: list[str], seen: list[str]):
+    def brain(call):
+        if call.system.startswith("You improve the criteria"):
+            seen.append(call.user)
+            return {"rewordings": [{"outcome": o, "why": "scripted"} for o in rewordings]}
+        return keyword_brain(call)
+
+    return brain
+
+
+@pytest.fixture
+def env(monkeypatch, tmp_path):
+    monkeypatch.setenv("OPENAI_API_KEY", "test-key")
+    monkeypatch.setenv("RUBRIC_STUDIO_HOME", str(tmp_path / "home"))
+    return tmp_path
+
+
+async def run_improve(server, rubric_path, samples_path, cache, **options):
+    rubric = load_rubric(rubric_path)
+    samples = load_samples(samples_path).samples
+    labels = load_labels(rubric_path.with_name("billing.labels.yaml")).labels
+    grader = make_grader(rubric, judge="openai:gpt-4o-mini", base_url=server.base_url_openai, cache_path=cache)
+    assistant = make_assistant(rubric, model="openai:gpt-4o-mini", base_url=server.base_url_openai, cache_path=cache)
+    try:
+        return await improve(rubric, samples, labels, grader=grader, assistant=assistant, **options)
+    finally:
+        await grader.aclose()
+        await assistant.aclose()
+
+
+async def test_the_real_fix_ranks_first_and_the_overfit_is_labelled_as_such(env):
+    rubric_path, samples_path, fit_ids, (overfit,) = build(env)
+    seen: list[str] = []
+    with FakeLLM(brain=assistant_brain([overfit, GOOD], seen)) as server:
+        report = await run_improve(server, rubric_path, samples_path, env / "cache.sqlite", kinds=["reword"])
+    assert report.criterion == "timeline"  # the criterion with disagreements, found without being named
+    by_outcome = {c.change["outcome"]: c for c in report.candidates}
+    good, bad = by_outcome[GOOD], by_outcome[overfit]
+    wrong_in_fit = 4 + sum(1 for sid in fit_ids if int(sid[1:]) < 6 and int(sid[1:]) % 2)  # false passes + fails
+    assert report.candidates[0] is good and good.status == "improves holdout"
+    assert (good.holdout.fixed, good.holdout.broke, good.holdout.kappa_after) == (1, 0, 1.0)
+    assert (good.fit.fixed, good.fit.broke) == (wrong_in_fit, 0)
+    assert bad.status == "over-fits"
+    assert (bad.fit.fixed, bad.fit.broke) == (wrong_in_fit, 0)  # perfect on the part it was made from ...
+    assert (bad.holdout.fixed, bad.holdout.broke) == (1, 2)  # ... and worse on the labels it never saw
+    assert bad.holdout.kappa_after < bad.holdout.kappa_before
+    # the assistant saw fitting samples only: no held-out text reaches it
+    held_markers = [MARKERS[int(s[1:])] for s in report.holdout_ids]
+    assert seen and not any(marker in seen[0] for marker in held_markers)
+
+
+async def test_a_candidate_costs_exactly_its_criterions_cells_and_a_rerun_costs_nothing(env):
+    rubric_path, samples_path, _, (overfit,) = build(env)
+    with FakeLLM(brain=assistant_brain([GOOD, overfit], [])) as server:
+        first = await run_improve(server, rubric_path, samples_path, env / "cache.sqlite", kinds=["reword", "examples"])
+        n = 12
+        assert [c.calls for c in first.candidates] == [n, n, n]  # timeline's 12 cells each, never polite's
+        assert server.calls() == 2 * n + 1 + 3 * n  # baseline, one assistant call, three candidates
+        again = await run_improve(server, rubric_path, samples_path, env / "cache.sqlite",
+                                  kinds=["reword", "examples"])
+        assert server.calls() == 2 * n + 1 + 3 * n and again.calls == 0
+    assert [c.calls for c in again.candidates] == [0, 0, 0]
+
+    def same(c):
+        return {k: v for k, v in c.to_dict().items() if k != "calls"}
+
+    assert [same(c) for c in again.candidates] == [same(c) for c in first.candidates]
+
+
+async def test_examples_and_a_separating_rule_are_offered_and_evaluated(env):
+    rubric_path, samples_path, _, _ = build(env)
+    with FakeLLM(brain=assistant_brain([GOOD], [])) as server:
+        report = await run_improve(server, rubric_path, samples_path, env / "cache.sqlite",
+                                   kinds=["examples", "check"])
+    kinds = {c.kind: c for c in report.candidates}
+    assert kinds["check"].change["check"] in ({"type": "keywords", "required": ["business"]},
+                                              {"type": "keywords", "required": ["business days"]},
+                                              {"type": "keywords", "required": ["days"]})
+    assert kinds["check"].status == "improves holdout" and kinds["check"].calls == 0
+    examples = kinds["examples"].change["examples"]
+    assert 1 <= len(examples) <= 3 and all(e["id"] in report.fit_ids for e in examples)
+    assert kinds["examples"].fit is not None and kinds["examples"].holdout is not None
+
+
+def test_cli_json_shape_and_apply_edits_one_criterion_keeping_comments(env, capsys):
+    rubric_path, samples_path, _, (overfit,) = build(env)
+    with FakeLLM(brain=assistant_brain([overfit, GOOD], [])) as server:
+        args = ["improve", str(rubric_path), str(samples_path), "--judge", "openai:gpt-4o-mini", "--base-url",
+                server.base_url_openai, "--cache-path", str(env / "cache.sqlite"), "--kinds", "reword"]
+        assert main([*args, "--format", "json"]) == 0
+        data = json.loads(capsys.readouterr().out)
+        assert data["criterion"] == "timeline"
+        first = data["candidates"][0]
+        assert set(first) >= {"kind", "change", "fit", "holdout", "calls"}
+        assert set(first["holdout"]) >= {"fixed", "broke", "kappa_before", "kappa_after"}
+        assert first["change"]["outcome"] == GOOD
+        before = load_rubric(rubric_path)
+        assert main([*args, "--apply", "1"]) == 0
+        text = rubric_path.read_text()
+        assert f"outcome: {GOOD}" in text and "# keep this comment" in text and "# Billing replies." in text
+        after = load_rubric(rubric_path)
+        assert after.criterion("polite").fingerprint() == before.criterion("polite").fingerprint()
+        assert after.pass_threshold == before.pass_threshold
+
+        # accepting it re-judges exactly that criterion's cells (no cache: counted at the server)
+        async def regrade():
+            samples = load_samples(samples_path).samples
+            grader = make_grader(before, judge="openai:gpt-4o-mini", base_url=server.base_url_openai,
+                                 use_cache=False)
+            await grader.run(before, samples)
+            start = server.calls()
+            await grader.run(after, samples)
+            await grader.aclose()
+            return server.calls() - start
+
+        import asyncio
+
+        assert asyncio.run(regrade()) == 12
+
+
+def test_apply_refuses_when_the_file_changed_since(env, capsys):
+    rubric_path, samples_path, _, _ = build(env)
+    with FakeLLM(brain=assistant_brain([GOOD], [])) as server:
+        args = ["improve", str(rubric_path), str(samples_path), "--judge", "openai:gpt-4o-mini", "--base-url",
+                server.base_url_openai, "--cache-path", str(env / "cache.sqlite"), "--kinds", "reword"]
+        assert main(args) == 0
+        rubric_path.write_text(RUBRIC.replace("weight: 2", "weight: 3"))
+        # a fresh run sees the new file; an apply computed on the old one must not land: simulate by
+        # applying a stale report through the engine
+        from rubric_studio.engine.improve_apply import apply_candidate
+
+        report = asyncio_run_improve(server, rubric_path, samples_path, env)
+        rubric_path.write_text(RUBRIC.replace("weight: 2", "weight: 4"))
+        with pytest.raises(ValueError, match="changed since"):
+            apply_candidate(rubric_path, report.rubric_hash, report.criterion, report.candidates[0])
+        assert "weight: 4" in rubric_path.read_text()
+
+
+def asyncio_run_improve(server, rubric_path, samples_path, env):
+    import asyncio
+
+    return asyncio.run(run_improve(server, rubric_path, samples_path, env / "cache.sqlite", kinds=["reword"]))
