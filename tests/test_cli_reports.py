@@ -17,18 +17,9 @@ import pytest
 
 from rubric_studio.cli import main
 from tests.fakellm import FakeLLM, Refuse
+from tests.test_cli import CHECKS_ONLY
 
 ROOT = Path(__file__).resolve().parent.parent
-CHECKS_ONLY = """\
-name: checks-only
-pass_threshold: 0.9
-criteria:
-  - id: short
-    check: {type: length, max_words: 8}
-  - id: polite
-    check: {type: keywords, required: [thanks]}
-    required: true
-"""
 CHECK_SAMPLES = (
     '{"id": "good", "output": "thanks, done"}\n'
     '{"id": "long", "output": "thanks but this answer goes on and on and on"}\n'

@@ -60,7 +60,7 @@ from rubric_studio.core.files import read_user_file, read_user_file_state
 from rubric_studio.core.loading import lint_rubric, parse_rubric
 from rubric_studio.core.merge import Merge, merge3
 from rubric_studio.core.problems import Problem, RubricError, RubricStudioError
-from rubric_studio.core.rubric import JudgeSettings, Rubric
+from rubric_studio.core.rubric import JudgeSettings, Rubric, unique_id
 from rubric_studio.core.yamlpos import load_with_positions
 
 __all__ = [
@@ -1115,13 +1115,7 @@ class RubricDocument:
         return layout.join(new)
 
     def _unique_id(self, wanted: str) -> str:
-        taken = set(self.criterion_ids())
-        if wanted not in taken:
-            return wanted
-        number = 2
-        while f"{wanted}-{number}" in taken:
-            number += 1
-        return f"{wanted}-{number}"
+        return unique_id(wanted, set(self.criterion_ids()))
 
     def add_criterion(self, data: dict[str, Any] | None = None, index: int | None = None) -> int:
         """Insert a criterion (default: a new judge criterion at the end); returns its index."""

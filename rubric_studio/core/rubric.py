@@ -30,6 +30,16 @@ DEFAULT_ANALYTIC_MIN_SCORE = 0.7
 DEFAULT_CHECK_MIN_SCORE = 1.0
 
 
+def unique_id(wanted: str, taken: set[str] | frozenset[str]) -> str:
+    """``wanted``, or ``wanted-2``, ``wanted-3`` ... : the first that is not ``taken``."""
+    if wanted not in taken:
+        return wanted
+    number = 2
+    while f"{wanted}-{number}" in taken:
+        number += 1
+    return f"{wanted}-{number}"
+
+
 def prompt_placeholders(template: str) -> list[str]:
     """Names of ``{placeholder}`` fields used in a prompt template, in order."""
     return _PLACEHOLDER.findall(template)
@@ -77,7 +87,7 @@ class JudgeSettings(BaseModel):
         provider, sep, name = value.partition(":")
         if not sep or not provider or not name:
             raise PydanticCustomError(
-                "judge_model", 'expected "provider:model" (e.g. openai:gpt-4o-mini), got {value!r}', {"value": value}
+                "judge_model", 'expected "provider:model" (e.g. openai:gpt-4o-mini), got {value}', {"value": repr(value)}
             )
         return value
 
@@ -262,8 +272,8 @@ class Rubric(BaseModel):
             if criterion.id in seen:
                 raise PydanticCustomError(
                     "duplicate_id",
-                    "duplicate criterion id {id!r} (criteria[{index}] repeats criteria[{first}]); ids must be unique",
-                    {"id": criterion.id, "index": index, "first": seen[criterion.id]},
+                    "duplicate criterion id {id} (criteria[{index}] repeats criteria[{first}]); ids must be unique",
+                    {"id": repr(criterion.id), "index": index, "first": seen[criterion.id]},
                 )
             seen[criterion.key] = index
         if not any(c.weight > 0 for c in criteria):

@@ -22,12 +22,7 @@ from typing import Any
 from rubric_studio.core.csvrecords import iter_csv_records
 from rubric_studio.core.files import read_samples_file
 from rubric_studio.core.problems import Problem, RubricError
-from rubric_studio.core.textstream import (
-    iter_lines,
-    not_utf8_problem,
-    open_regular_file,
-    too_long_problem,
-)
+from rubric_studio.core.textstream import iter_lines, iter_record_lines, open_regular_file
 from rubric_studio.core.values import (
     ValueProblem,
     check_plain_value,
@@ -206,23 +201,17 @@ def _sample_or_problem(record: Any, where: tuple[str, int | None, int | None], *
 def _iter_jsonl(path: Path, extractor: str) -> Iterator[Sample | Problem]:
     file = str(path)
     with open_regular_file(path) as handle:
-        for line in iter_lines(handle):
-            if line.too_long:
-                yield too_long_problem(file, line.number)
+        for item in iter_record_lines(handle, file):
+            if isinstance(item, Problem):
+                yield item
                 continue
-            if not line.text.strip():
-                continue
-            bad = line.bad_byte()
-            if bad is not None:
-                yield not_utf8_problem(file, line.number, *bad)
-                continue
-            text = line.text.rstrip("\r\n").removeprefix("\ufeff")  # files joined with `cat` keep each BOM
-            record = _parse_json(text, file, line.number, expected="one JSON object per line")
+            number, text = item
+            record = _parse_json(text, file, number, expected="one JSON object per line")
             if isinstance(record, Problem):
                 yield record
                 continue
-            yield _sample_or_problem(record, (file, line.number, 1), default_id=f"{path.stem}-{line.number}",
-                                     source=f"{path}:{line.number}", extractor=extractor, raw=text)
+            yield _sample_or_problem(record, (file, number, 1), default_id=f"{path.stem}-{number}",
+                                     source=f"{path}:{number}", extractor=extractor, raw=text)
 
 
 def _iter_json(path: Path, extractor: str) -> Iterator[Sample | Problem]:

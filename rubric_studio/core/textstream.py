@@ -100,6 +100,23 @@ def too_long_problem(file: str, line: int, limit: int = MAX_LINE_CHARS) -> Probl
     return Problem(file, line, 1, f"line longer than {limit:,} characters; it is skipped")
 
 
+def iter_record_lines(handle: BinaryIO, file: str) -> Iterator[tuple[int, str] | Problem]:
+    """The non-blank lines of a JSON Lines file as ``(line number, text)`` — line end and a leading
+    BOM (files joined with ``cat`` keep each one) removed — or the Problem of a line that is too
+    long or not UTF-8, which the caller reports and skips."""
+    for line in iter_lines(handle):
+        if line.too_long:
+            yield too_long_problem(file, line.number)
+            continue
+        if not line.text.strip():
+            continue
+        bad = line.bad_byte()
+        if bad is not None:
+            yield not_utf8_problem(file, line.number, *bad)
+            continue
+        yield line.number, line.text.rstrip("\r\n").removeprefix("\ufeff")
+
+
 def iter_lines(handle: BinaryIO, *, max_chars: int = MAX_LINE_CHARS) -> Iterator[Line]:
     """The lines of an open binary file, split on ``\\n``, ``\\r\\n`` or ``\\r`` (endings kept)."""
     text = io.TextIOWrapper(handle, encoding="utf-8-sig", errors="surrogateescape", newline="")

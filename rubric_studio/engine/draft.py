@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any
 
 from pydantic import ValidationError
 
-from rubric_studio.core.rubric import Criterion
+from rubric_studio.core.rubric import Criterion, unique_id
 
 if TYPE_CHECKING:
     from rubric_studio.core.document import RubricDocument
@@ -314,15 +314,6 @@ def _reason(exc: ValidationError) -> str:
     return f"{where}: {message}" if where else message
 
 
-def _unique(wanted: str, taken: set[str]) -> str:
-    if wanted not in taken:
-        return wanted
-    number = 2
-    while f"{wanted}-{number}" in taken:
-        number += 1
-    return f"{wanted}-{number}"
-
-
 def read_proposals(value: Any) -> tuple[list[Proposal], list[Dropped]]:
     """The valid proposals in a parsed reply and the dropped ones with reasons.
 
@@ -356,7 +347,7 @@ def read_proposals(value: Any) -> tuple[list[Proposal], list[Dropped]]:
             dropped.append(Dropped(number, hint, f"repeats {seen[meaning]}"))
             continue
         wanted = data["id"]
-        data["id"] = criterion.id = _unique(wanted, {p.id for p in kept})
+        data["id"] = criterion.id = unique_id(wanted, {p.id for p in kept})
         seen[meaning] = data["id"]
         kept.append(Proposal(data, criterion, why, wanted if wanted != data["id"] else None))
     if not kept:
@@ -411,7 +402,7 @@ def append_drafted(document: RubricDocument, proposals: Sequence[Proposal], samp
     written: list[str] = []
     with document.transaction():
         for proposal in proposals:
-            data = dict(proposal.data, id=_unique(proposal.id, set(document.criterion_ids())))
+            data = dict(proposal.data, id=unique_id(proposal.id, set(document.criterion_ids())))
             index = document.add_criterion(yaml_value(data))
             _comment_above(document, index, origin_comment(proposal.why, samples_used))
             written.append(data["id"])

@@ -30,7 +30,7 @@ from typing import Any
 from rubric_studio.core.csvrecords import iter_csv_records
 from rubric_studio.core.files import MAX_SAMPLES_BYTES, parse_user_json
 from rubric_studio.core.problems import Problem, RubricError
-from rubric_studio.core.textstream import iter_lines, not_utf8_problem, open_regular_file, too_long_problem
+from rubric_studio.core.textstream import iter_lines, iter_record_lines, open_regular_file
 from rubric_studio.core.trust import resolve_prompt_path
 from rubric_studio.interop._common import Source, Warnings
 
@@ -252,26 +252,21 @@ def _checked(variables: Any, file: str, line: int) -> dict[str, Any] | Problem:
 
 def _jsonl_rows(file: str, handle: Any) -> Iterator[Row]:
     """(has its own rubric, rubric_vars) per JSONL row, read as Letta's loader reads it."""
-    for line in iter_lines(handle):
-        if line.too_long:
-            yield too_long_problem(file, line.number)
+    for item in iter_record_lines(handle, file):
+        if isinstance(item, Problem):
+            yield item
             continue
-        if not line.text.strip():
-            continue
-        bad = line.bad_byte()
-        if bad is not None:
-            yield not_utf8_problem(file, line.number, *bad)
-            continue
+        number, text = item
         try:
-            record = parse_user_json(line.text.strip().removeprefix("\ufeff"), file, line=line.number)
+            record = parse_user_json(text.strip(), file, line=number)
         except RubricError as exc:
             yield exc.problems[0]
             continue
         if not isinstance(record, dict):
-            yield Problem(file, line.number, 1, f"expected one JSON object per line, got {type(record).__name__}")
+            yield Problem(file, number, 1, f"expected one JSON object per line, got {type(record).__name__}")
             continue
         metadata = record.get("metadata") if isinstance(record.get("metadata"), dict) else {}
-        variables = _checked(record.get("rubric_vars") or metadata.get("rubric_vars"), file, line.number)
+        variables = _checked(record.get("rubric_vars") or metadata.get("rubric_vars"), file, number)
         own = record.get("rubric") is not None or record.get("rubric_path") is not None
         yield variables if isinstance(variables, Problem) else (own, variables)
 
