@@ -40,7 +40,7 @@ def candidates(fmt: str, folder: Path) -> list[Path]:
     return found
 
 
-def measure(fmt: str, files: list[Path]) -> dict:
+def measure(fmt: str, files: list[Path], corpus: Path) -> dict:
     counts = Counter()
     kept = Counter()
     criteria = 0
@@ -51,11 +51,11 @@ def measure(fmt: str, files: list[Path]) -> dict:
             result = import_rubric(path, fmt)
         except RubricError as exc:
             counts["refused"] += 1
-            refusals.append(f"{path.name}: {exc.problems[0].message[:90]}")
+            refusals.append(f"{path.relative_to(corpus)}: {exc.problems[0].message[:200]}")
             continue
         except Exception as exc:  # a crash is a bug to report, not a refusal
             counts["crashed"] += 1
-            refusals.append(f"{path.name}: CRASH {type(exc).__name__}: {exc}")
+            refusals.append(f"{path.relative_to(corpus)}: CRASH {type(exc).__name__}: {exc}")
             continue
         counts["with warnings" if result.warnings else "clean"] += 1
         for warning in result.warnings:
@@ -78,7 +78,7 @@ def main() -> int:
     parser.add_argument("--corpus", type=Path, default=Path("/work/peers/public"))
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
-    report = {fmt: measure(fmt, candidates(fmt, args.corpus / fmt))
+    report = {fmt: measure(fmt, candidates(fmt, args.corpus / fmt), args.corpus)
               for fmt in ("agentv", "promptfoo", "letta") if (args.corpus / fmt).is_dir()}
     if args.json:
         print(json.dumps(report, indent=2))

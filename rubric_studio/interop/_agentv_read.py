@@ -3,11 +3,15 @@ AgentV scores and how import keeps its verdicts)."""
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 from rubric_studio.core.rubric import Rubric
 from rubric_studio.interop import _checks
+from rubric_studio.interop._agentv_files import OLLAMA_URL, judge, load_tests
+from rubric_studio.interop._agentv_items import ANALYTIC_PASS_MARK, rubric_items
 from rubric_studio.interop._common import (
+    BOUNDARY_EPSILON,
     IdAllocator,
     Source,
     Warnings,
@@ -15,7 +19,6 @@ from rubric_studio.interop._common import (
     expect_list,
     expect_mapping,
     num,
-    ranges_to_bands,
     read_threshold,
     slugify,
     snap,
@@ -23,16 +26,16 @@ from rubric_studio.interop._common import (
 )
 
 DEFAULT_THRESHOLD = 0.8
-ANALYTIC_PASS_MARK = 0.7  # AgentV marks a 0-10 item passed at 7/10 when it has no min_score
-OLLAMA_URL = "http://localhost:11434/v1"
+__all__ = ["ANALYTIC_PASS_MARK", "OLLAMA_URL", "import_"]
 _RUBRIC_TYPES = ("llm-rubric", "agent-rubric", "rubric", "rubrics")
 
 
 class _Evaluator:
     """One AgentV assertion after reading: its criteria and its own weight/gate."""
 
-    def __init__(self, name: str, path: tuple[Any, ...], weight: float, *, required: Any = False,
+    def __init__(self, source: Source, name: str, path: tuple[Any, ...], weight: float, *, required: Any = False,
                  min_score: float | None = None, negate: bool = False):
+        self.source = source  # the file it was read from (the eval, or its separate tests file)
         self.name = name
         self.path = path
         self.weight = weight
@@ -44,106 +47,12 @@ class _Evaluator:
         self.members: list[tuple[dict[str, Any], tuple[Any, ...]]] = []
 
 
-def _score_ranges(source: Source, raw: Any, path: tuple[Any, ...]) -> dict[int, str]:
-    ranges: list[tuple[int, int, str]] = []
-    if isinstance(raw, dict):
-        for key, text in raw.items():
-            try:
-                low = int(str(key))
-            except ValueError:
-                raise source.error((*path, key), f"score_ranges key {key!r}: expected an integer 0-10") from None
-            ranges.append((low, -1, str(text)))
-        ranges.sort()
-        ranges = [(low, (ranges[i + 1][0] - 1) if i + 1 < len(ranges) else 10, text)
-                  for i, (low, _, text) in enumerate(ranges)]
-    elif isinstance(raw, list):
-        for index, band in enumerate(raw):
-            band = expect_mapping(source, band, (*path, index), "score_ranges entry")
-            bounds = band.get("score_range")
-            if not (isinstance(bounds, list) and len(bounds) == 2 and all(isinstance(b, int) for b in bounds)):
-                raise source.error((*path, index), "score_range: expected [min, max] with integers 0-10")
-            ranges.append((bounds[0], bounds[1], str(band.get("outcome") or "")))
-    else:
-        raise source.error(path, "score_ranges: expected a list of {score_range: [min, max], outcome} or a map")
-    try:
-        return ranges_to_bands(ranges)
-    except ValueError as exc:
-        raise source.error(path, f"score_ranges: {exc}") from None
-
-
-def _rubric_items(source: Source, raw: Any, path: tuple[Any, ...], entry: dict[str, Any],
-                  evaluator: _Evaluator, warn: Warnings) -> None:
-    """Fill ``evaluator.members`` from an llm-rubric ``value``."""
-    if isinstance(raw, str):
-        criterion: dict[str, Any] = {"id": entry.get("id"), "outcome": raw}
-        if "score_ranges" in entry:
-            criterion["score_ranges"] = _score_ranges(source, entry["score_ranges"], (*evaluator.path, "score_ranges"))
-        if isinstance(entry.get("operator"), str):
-            criterion["operator"] = entry["operator"]
-        criterion["_default_id"] = "rubric-1"
-        evaluator.members.append((criterion, path))
-        return
-    if isinstance(raw, dict):
-        nested = next((raw[k] for k in ("criteria", "rubrics", "rubric_item", "rubricItem") if k in raw), None)
-        raw = nested if isinstance(nested, list) else [raw]
-    if not isinstance(raw, list) or not raw:
-        raise source.error(path, "llm-rubric value: expected rubric text, or a list of criteria strings / objects")
-    for index, item in enumerate(raw):
-        item_path = (*path, index)
-        default_id = f"rubric-{index + 1}"
-        if len(raw) == 1 and isinstance(entry.get("metric") or entry.get("name"), str):
-            default_id = str(entry.get("metric") or entry.get("name"))  # one item: the assertion's name says it
-        if isinstance(item, str):
-            evaluator.members.append(({"outcome": item.strip(), "weight": 1.0, "_item_required": True,
-                                       "_default_id": default_id}, item_path))
-            continue
-        item = expect_mapping(source, item, item_path, "rubric item")
-        criterion = {"_default_id": default_id, "id": item.get("id")}
-        outcome = item.get("outcome", item.get("criteria"))
-        weight = item.get("weight", 1.0)
-        if not isinstance(weight, int | float) or isinstance(weight, bool):
-            raise source.error((*item_path, "weight"), f"weight: expected a number, got {weight!r}")
-        criterion["weight"] = float(weight)
-        if isinstance(item.get("operator"), str):
-            if item["operator"] in ("correctness", "contradiction"):
-                criterion["operator"] = item["operator"]
-            else:
-                warn.add(f"{source.at((*item_path, 'operator'))}: unknown operator {item['operator']!r} ignored "
-                         "(AgentV ignores it too)")
-        min_score = _item_min_score(item)
-        criterion["_item_required"] = item.get("required", True) is not False or min_score is not None
-        if "score_ranges" in item:
-            criterion["score_ranges"] = _score_ranges(source, item["score_ranges"], (*item_path, "score_ranges"))
-            criterion["min_score"] = max(min_score, ANALYTIC_PASS_MARK) if min_score is not None \
-                else ANALYTIC_PASS_MARK
-            if not isinstance(outcome, str) or not outcome.strip():
-                label = str(item.get("id") or default_id)
-                outcome = label.replace("_", " ").replace("-", " ")
-                warn.add(f"{source.at(item_path)}: score-range criterion {label!r} has no outcome; "
-                         "its id is used as the outcome text")
-        else:
-            if not isinstance(outcome, str) or not outcome.strip():
-                warn.add(f"{source.at(item_path)}: rubric item without outcome skipped (AgentV skips it too)")
-                continue
-        criterion["outcome"] = outcome.strip() if isinstance(outcome, str) else outcome
-        evaluator.members.append((criterion, item_path))
-
-
-def _item_min_score(item: dict[str, Any]) -> float | None:
-    """An item's own pass mark on 0-1 (``min_score``, or ``required_min_score`` on 0-10)."""
-    if _number(item.get("min_score")) is not None:
-        return snap(_number(item["min_score"]))
-    if _number(item.get("required_min_score")) is not None:
-        return _number(item["required_min_score"]) / 10
-    return None
-
-
 def _read_asserts(source: Source, items: Any, path: tuple[Any, ...], warn: Warnings) -> list[_Evaluator]:
     items = expect_list(source, items, path, "assert")
     evaluators: list[_Evaluator] = []
     strings = [(i, s) for i, s in enumerate(items) if isinstance(s, str) and s.strip()]
     if strings:
-        group = _Evaluator("rubric", (*path, strings[0][0]), float(len(strings)))
+        group = _Evaluator(source, "rubric", (*path, strings[0][0]), float(len(strings)))
         for k, (i, text) in enumerate(strings, 1):
             group.members.append(({"outcome": text.strip(), "weight": 1.0, "_item_required": True,
                                    "_default_id": f"rubric-{k}"}, (*path, i)))
@@ -158,13 +67,13 @@ def _read_asserts(source: Source, items: Any, path: tuple[Any, ...], warn: Warni
         entry = expect_mapping(source, entry, entry_path, "assert entry")
         raw_type = entry.get("type")
         if not isinstance(raw_type, str):
-            warn.add(f"{source.at(entry_path)}: assertion without a type skipped")
+            warn.skip("assertions without a type", f"{source.at(entry_path)}: assertion without a type skipped")
             continue
         negated = raw_type.startswith("not-") or entry.get("negate") is True
         kind = raw_type[4:] if raw_type.startswith("not-") else raw_type
         name = str(entry.get("metric") or entry.get("name") or kind)
         weight = entry.get("weight", 1.0)
-        evaluator = _Evaluator(name, entry_path, float(weight), required=entry.get("required"),
+        evaluator = _Evaluator(source, name, entry_path, float(weight), required=entry.get("required"),
                                min_score=entry.get("min_score"), negate=negated)
         if kind in ("assert-set", "composite"):
             if _assert_set(source, entry, evaluator, warn):
@@ -174,31 +83,57 @@ def _read_asserts(source: Source, items: Any, path: tuple[Any, ...], warn: Warni
             if kind == "rubric" or kind == "rubrics" and "criteria" not in entry:
                 warn.add(f"{source.at(entry_path)}: legacy assertion type {kind!r} read as llm-rubric")
             value_key = next((k for k in ("value", "rubrics", "criteria") if k in entry), None)
-            if value_key is None or entry[value_key] is None:
-                warn.add(f"{source.at(entry_path)}: llm-rubric without value skipped")
+            if not _rubric_in_file(source, entry, entry_path, name, value_key is None or entry[value_key] is None,
+                                   warn):
                 continue
-            _rubric_items(source, entry[value_key], (*entry_path, value_key), entry, evaluator, warn)
+            evaluator.members += rubric_items(source, entry[value_key], (*entry_path, value_key), entry, entry_path,
+                                              warn)
             kinds = {bool(c.get("score_ranges")) for c, _ in evaluator.members}
             if len(kinds) > 1:
                 warn.add(f"{source.at(entry_path)}: assertion {name!r} mixes checklist and score-range criteria; "
                          "AgentV then scores every item 0-10 and ignores required - imported as written "
                          "(met/unmet checklist criteria)")
         else:
-            found = _checks.import_check(kind, negated, entry.get("value"), entry.get("flags"),
-                                         source.at(entry_path), warn)
-            if found is None:
-                continue
-            spec, min_score, penalty = found
-            label = f"{raw_type}-{slugify(str(entry.get('value') or ''), max_words=4, fallback='')}".strip("-")
-            criterion = {"_default_id": label, "id": entry.get("metric") or entry.get("name"),
-                         "check": spec, "weight": 1.0}
-            if min_score is not None:
-                criterion["min_score"] = min_score
-            evaluator.negate = penalty  # negated checks are already in their spec; only our penalty checks negate
-            evaluator.members.append((criterion, entry_path))
+            _check_member(source, entry, evaluator, kind, negated, warn)
         if evaluator.members:
             evaluators.append(evaluator)
     return _merge_split_keywords(evaluators)
+
+
+def _check_member(source: Source, entry: dict[str, Any], evaluator: _Evaluator, kind: str, negated: bool,
+                  warn: Warnings) -> None:
+    """Give ``evaluator`` the check a deterministic assertion imports as (nothing when it has none)."""
+    path = evaluator.path
+    found = _checks.import_check(kind, negated, entry.get("value"), entry.get("flags"), source.at(path), warn)
+    if found is None:
+        return
+    spec, min_score, penalty = found
+    label = f"{entry['type']}-{slugify(str(entry.get('value') or ''), max_words=4, fallback='')}".strip("-")
+    criterion = {"_default_id": label, "id": entry.get("metric") or entry.get("name"), "check": spec, "weight": 1.0}
+    if min_score is not None:
+        criterion["min_score"] = min_score
+    if kind != "javascript" and len(spec.get("required", spec.get("forbidden")) or []) > 1:
+        criterion["_pass_fail"] = True  # AgentV scores it 0/1: a gate means "passes", not a fraction
+    evaluator.negate = penalty  # negated checks are already in their spec; only our penalty checks negate
+    evaluator.members.append((criterion, path))
+
+
+def _rubric_in_file(source: Source, entry: dict[str, Any], path: tuple[Any, ...], name: str, no_value: bool,
+                    warn: Warnings) -> bool:
+    """False (warned, counted) when an llm-rubric has no rubric text to import; a ``prompt`` file (AgentV's
+    grader prompt for it) is named, since it is not read."""
+    prompt = entry.get("prompt")
+    where = f"{source.at(path)}: llm-rubric {name!r}"
+    if no_value and isinstance(prompt, str):
+        warn.skip("llm-rubric whose rubric is in a prompt file",
+                  f"{where} keeps its rubric in the prompt file {prompt.strip()!r}, which is not imported; skipped")
+        return False
+    if no_value:
+        warn.skip("llm-rubric without a value", f"{where} has no value; skipped")
+        return False
+    if isinstance(prompt, str):
+        warn.add(f"{where}: its grader prompt {prompt.strip()!r} is not imported; rubric-studio's judge prompt applies")
+    return True
 
 
 def _assert_set(source: Source, entry: dict[str, Any], evaluator: _Evaluator, warn: Warnings) -> bool:
@@ -232,51 +167,33 @@ def _assert_set(source: Source, entry: dict[str, Any], evaluator: _Evaluator, wa
 
 
 def _merge_split_keywords(evaluators: list[_Evaluator]) -> list[_Evaluator]:
-    """Consecutive one-word keyword assertions with one metric name → one keywords check."""
+    """Consecutive one-word keyword assertions with one metric name and equal weights (how the export
+    splits a keywords check) → one keywords check; its weight is the exact sum, snapped once."""
     out: list[_Evaluator] = []
+    parts: dict[int, list[float]] = {}  # id(joined evaluator) -> the weights of its words
     for evaluator in evaluators:
         previous = out[-1] if out else None
-        spec = evaluator.members[0][0].get("check") if len(evaluator.members) == 1 else None
-        if (previous is not None and previous.name == evaluator.name and len(previous.members) == 1
-                and previous.required == evaluator.required
-                and _checks.absorb_keywords(previous.members[0][0].get("check"), spec)):
-            previous.weight = snap(previous.weight + evaluator.weight)
+        if previous is not None and _joins(previous, evaluator, parts.get(id(previous))):
+            _checks.absorb_keywords(previous.members[0][0]["check"], evaluator.members[0][0]["check"])
+            parts.setdefault(id(previous), [previous.weight]).append(evaluator.weight)
+            previous.weight = snap(math.fsum(parts[id(previous)]))
             continue
         out.append(evaluator)
     return out
 
 
-def _judge(source: Source, data: dict[str, Any], warn: Warnings) -> dict[str, Any] | None:
-    label = None
-    default_test = data.get("default_test")
-    if isinstance(default_test, dict) and isinstance(default_test.get("options"), dict):
-        label = default_test["options"].get("provider")
-    if not isinstance(label, str):
-        return None
-    providers = data.get("providers")
-    entries = providers if isinstance(providers, list) else [providers]
-    for entry in entries:
-        if isinstance(entry, dict) and label in (entry.get("label"), entry.get("id")):
-            config = entry.get("config") if isinstance(entry.get("config"), dict) else {}
-            provider = str(entry.get("id"))
-            if provider not in ("openai", "anthropic"):
-                warn.add(f"grader provider {provider!r} has no rubric-studio judge; set judge.model yourself")
-                return None
-            judge: dict[str, Any] = {}
-            base_url = config.get("base_url")
-            if base_url == OLLAMA_URL:
-                provider, base_url = "ollama", None
-            elif base_url and provider == "openai":
-                provider = "openai-compatible"
-            if config.get("model"):
-                judge["model"] = f"{provider}:{config['model']}"
-            if base_url:
-                judge["base_url"] = str(base_url)
-            if isinstance(config.get("temperature"), int | float):
-                judge["temperature"] = float(config["temperature"])
-            return judge or None
-    warn.add(f"grader provider {label!r} is not defined in this file's providers; judge not imported")
-    return None
+def _joins(previous: _Evaluator, evaluator: _Evaluator, weights: list[float] | None) -> bool:
+    if len(previous.members) != 1 or len(evaluator.members) != 1 or previous.name != evaluator.name:
+        return False
+    if (previous.required, previous.negate, previous.min_score) != (evaluator.required, evaluator.negate,
+                                                                    evaluator.min_score):
+        return False
+    first = previous.members[0][0]
+    check = first.get("check") or {}
+    if weights is None and len(check.get("required", check.get("forbidden")) or []) != 1:
+        return False  # only a join of one-word parts grows
+    return (all(math.isclose(w, evaluator.weight, rel_tol=1e-9) for w in weights or [previous.weight])
+            and _checks.joinable_keywords(first, evaluator.members[0][0]))
 
 
 def _apply_gate(source: Source, evaluator: _Evaluator, threshold: float, warn: Warnings) -> None:
@@ -297,7 +214,9 @@ def _apply_gate(source: Source, evaluator: _Evaluator, threshold: float, warn: W
     if len(members) == 1:
         criterion = members[0]
         criterion["required"] = True
-        if criterion.get("check") is not None or criterion.get("score_ranges"):
+        own = criterion.get("min_score")  # a gate written from it (nudged, then snapped back) is the same mark
+        if (criterion.get("check") is not None and not criterion.get("_pass_fail") or criterion.get("score_ranges")) \
+                and (own is None or abs(own - gate) > 10 * BOUNDARY_EPSILON):
             criterion["min_score"] = gate
         return
     total = sum(abs(c.get("weight", 1.0)) for c in members)
@@ -316,8 +235,8 @@ def _number(value: Any) -> float | None:
     return float(value) if isinstance(value, int | float) and not isinstance(value, bool) else None
 
 
-def import_(source: Source, warn: Warnings) -> Rubric:
-    data = expect_mapping(source, source.data, (), "AgentV eval file")
+def _suite(source: Source, data: dict[str, Any], warn: Warnings) -> list[_Evaluator]:
+    """The assertions every test runs: suite-level and ``default_test`` ones."""
     suite: list[_Evaluator] = []
     for key in ("assert", "assertions"):  # "assertions": AgentV 4's name for the suite-level list
         if key in data:
@@ -331,41 +250,71 @@ def import_(source: Source, warn: Warnings) -> Rubric:
                  "rubric-studio's judge prompt applies")
     if isinstance(default_test, dict) and "assert" in default_test:
         suite = _read_asserts(source, default_test["assert"], ("default_test", "assert"), warn) + suite
+    return suite
+
+
+def _read_tests(source: Source, tests: list[Any], prefix: tuple[Any, ...],
+                warn: Warnings) -> tuple[list[tuple[str, list[_Evaluator]]], list[float]]:
+    """Each test's own assertions (by test id) and the thresholds the tests set, in order."""
+    per_test: list[tuple[str, list[_Evaluator]]] = []
+    thresholds: list[float] = []
+    for index, test in enumerate(tests):
+        if not isinstance(test, dict):
+            continue
+        found: list[_Evaluator] = []
+        for key in ("assert", "assertions"):
+            if key in test:
+                found += _read_asserts(source, test[key], (*prefix, index, key), warn)
+        execution = test.get("execution")
+        if isinstance(execution, dict) and "assert" in execution:
+            found += _read_asserts(source, execution["assert"], (*prefix, index, "execution", "assert"), warn)
+        if isinstance(test.get("criteria"), str):
+            warn.add(f"{source.at((*prefix, index, 'criteria'))}: legacy test-level criteria text describes "
+                     "the whole test, not one rubric criterion; not imported")
+        if found:
+            per_test.append((str(test.get("id") or f"test-{index + 1}"), found))
+        test_threshold = _number(test.get("threshold"))
+        if test_threshold is None and isinstance(execution, dict):
+            test_threshold = _number(execution.get("threshold"))
+        if test_threshold is not None:
+            thresholds.append(test_threshold)
+    return per_test, thresholds
+
+
+def _tests(source: Source, data: dict[str, Any], suite: list[_Evaluator],
+           warn: Warnings) -> tuple[list[tuple[str, list[_Evaluator]]], list[float]]:
     tests_key = next((k for k in ("tests", "eval_cases", "evalcases") if k in data), None)
     if tests_key and tests_key != "tests":
         warn.add(f"legacy top-level {tests_key!r} read as tests")
     tests = data.get(tests_key) if tests_key else None
-    per_test: list[tuple[str, list[_Evaluator]]] = []
+    if isinstance(tests, list):
+        return _read_tests(source, tests, (tests_key,), warn)
+    if not isinstance(tests, str):
+        return [], []
+    external = load_tests(source, tests)
+    if external.error is None and external.source is not None:
+        return _read_tests(external.source, external.tests, external.prefix, warn)
+    message = f"tests are loaded from {external.label!r}, which is not read: {external.error}"
+    if not suite:
+        raise source.error((tests_key,), f"no rubric criteria found: {message}")
+    warn.add(f"{message}; only the suite-level assertions were imported")
+    return [], []
+
+
+def import_(source: Source, warn: Warnings) -> Rubric:
+    data = expect_mapping(source, source.data, (), "AgentV eval file")
+    suite = _suite(source, data, warn)
+    per_test, thresholds = _tests(source, data, suite, warn)
     threshold = _number(data.get("threshold"))
     if threshold is None and isinstance(data.get("execution"), dict):  # AgentV 4: execution.threshold
         threshold = _number(data["execution"].get("threshold"))
+    default_test = data.get("default_test")
     if isinstance(default_test, dict) and _number(default_test.get("threshold")) is not None:
         threshold = _number(default_test["threshold"])
-    test_threshold_seen: float | None = None
-    if isinstance(tests, list):
-        for index, test in enumerate(tests):
-            if not isinstance(test, dict):
-                continue
-            found: list[_Evaluator] = []
-            for key in ("assert", "assertions"):
-                if key in test:
-                    found += _read_asserts(source, test[key], (tests_key, index, key), warn)
-            execution = test.get("execution")
-            if isinstance(execution, dict) and "assert" in execution:
-                found += _read_asserts(source, execution["assert"], (tests_key, index, "execution", "assert"), warn)
-            if isinstance(test.get("criteria"), str):
-                warn.add(f"{source.at((tests_key, index, 'criteria'))}: legacy test-level criteria text describes "
-                         "the whole test, not one rubric criterion; not imported")
-            if found:
-                per_test.append((str(test.get("id") or f"test-{index + 1}"), found))
-            test_threshold = _number(test.get("threshold"))
-            if test_threshold is None and isinstance(execution, dict):
-                test_threshold = _number(execution.get("threshold"))
-            if test_threshold is not None:
-                if test_threshold_seen is not None and test_threshold_seen != test_threshold:
-                    warn.add(f"tests use different thresholds; using {num(test_threshold_seen)}")
-                elif test_threshold_seen is None:
-                    test_threshold_seen = threshold = test_threshold
+    if thresholds:
+        threshold = thresholds[0]
+        if len(set(thresholds)) > 1:
+            warn.add(f"tests use different thresholds; using {num(threshold)}")
     evaluators = list(suite)
     tag_tests = len(per_test) > 1
     if tag_tests:
@@ -380,8 +329,9 @@ def import_(source: Source, warn: Warnings) -> Rubric:
                     criterion.setdefault("tags", []).append(f"test:{test_id}")
             evaluators.append(evaluator)
     if not evaluators:
-        raise source.error((), "no rubric criteria found: expected llm-rubric assertions or assert strings "
-                               "(suite-level `assert` or in `tests`)")
+        skipped = f"every assertion was skipped ({warn.skip_summary()}); " if warn.skipped else ""
+        raise source.error((), f"no rubric criteria found: {skipped}expected llm-rubric assertions or assert "
+                               "strings (suite-level `assert` or in `tests`)")
     threshold = read_threshold(threshold) if threshold is not None else DEFAULT_THRESHOLD
     return _assemble(source, data, evaluators, threshold, warn)
 
@@ -412,11 +362,11 @@ def _assemble(source: Source, data: dict[str, Any], evaluators: list[_Evaluator]
     not_gating: list[str] = []
     for evaluator in evaluators:
         total = sum(abs(c.get("weight", 1.0)) for c, _ in evaluator.members)
-        _apply_gate(source, evaluator, threshold, warn)
+        _apply_gate(evaluator.source, evaluator, threshold, warn)
         for criterion, path in evaluator.members:
             weight = criterion.get("weight", 1.0)
             if weight == 0:
-                warn.add(f"{source.at(path)}: weight 0 criterion skipped (it cannot change a score)")
+                warn.add(f"{evaluator.source.at(path)}: weight 0 criterion skipped (it cannot change a score)")
                 continue
             if rescale[evaluator.context] and total > 0:
                 authored = weight
@@ -424,6 +374,7 @@ def _assemble(source: Source, data: dict[str, Any], evaluators: list[_Evaluator]
                 if abs(weight - authored) > 1e-9:
                     restated.append((criterion, weight))
             item_required = criterion.pop("_item_required", False) and not criterion.get("required")
+            criterion.pop("_pass_fail", None)
             if evaluator.negate:
                 criterion["required"] = False
                 weight = -abs(weight)
@@ -441,7 +392,8 @@ def _assemble(source: Source, data: dict[str, Any], evaluators: list[_Evaluator]
                 existing.setdefault("tags", []).extend(t for t in criterion.get("tags", []) if t not in existing.get("tags", []))
                 continue
             seen[key] = len(criteria)
-            origins[len(criteria)] = path
+            if evaluator.source is source:  # positions of a separate tests file are not known to the rubric
+                origins[len(criteria)] = path
             criteria.append({k: v for k, v in criterion.items() if v is not None})
     if not_gating:
         warn.add("AgentV's item-level required only marks its own assertion failed, it does not fail the test "
@@ -459,7 +411,7 @@ def _assemble(source: Source, data: dict[str, Any], evaluators: list[_Evaluator]
     rubric_data: dict[str, Any] = {"name": str(name), "pass_threshold": snap(threshold), "criteria": criteria}
     if isinstance(data.get("description"), str) and data["description"].strip():
         rubric_data["description"] = data["description"].strip()
-    judge = _judge(source, data, warn)
-    if judge:
-        rubric_data["judge"] = judge
+    found = judge(data, warn)
+    if found:
+        rubric_data["judge"] = found
     return build_rubric(rubric_data, source, origins)

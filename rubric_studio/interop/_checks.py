@@ -244,6 +244,35 @@ def _py_regex(pattern: str) -> str:
     return re.sub(r"\\k<([A-Za-z_]\w*)>", r"(?P=\1)", pattern)
 
 
+def _keyword_list(kind: str, negated: bool, value: list[Any], where: str,
+                  warn: Warnings) -> tuple[dict[str, Any], float | None, bool] | None:
+    """``contains-all`` / ``contains-any`` (and their ``i`` and ``not-`` forms) as a keywords check."""
+    words = [str(v) for v in value]
+    if not words:
+        warn.skip(f"{kind} without words", f"{where}: {kind} with an empty list skipped")
+        return None
+    case = {"case_sensitive": True} if not kind.startswith("i") else {}
+    any_of = kind.endswith("any")
+    if negated:
+        if not any_of:
+            warn.skip(f"not-{kind} (no keywords form)",
+                      f"{where}: not-{kind} (fails only when every word is present) has no keywords form; skipped")
+            return None
+        spec = {"type": "keywords", "forbidden": words, **case}
+        warn.add(f"{where}: not-{kind} imported as a forbidden-keywords check; rubric-studio scores "
+                 "1 - fraction present instead of 0/1")
+        return spec, None, False
+    spec = {"type": "keywords", "required": words, **case}
+    if any_of:
+        warn.add(f"{where}: {kind} imported as a required-keywords check met when at least one word "
+                 "is present (min_score 1/n); its score is the fraction present, not 0/1")
+        return spec, round(1 / len(words), 6), False
+    if len(words) > 1:
+        warn.add(f"{where}: {kind} imported as a required-keywords check; rubric-studio scores the "
+                 "fraction present (met only when all are present)")
+    return spec, None, False
+
+
 def import_check(kind: str, negated: bool, value: Any, flags: Any, where: str,
                  warn: Warnings) -> tuple[dict[str, Any], float | None, bool] | None:
     """One foreign assertion → ``(check spec, min_score or None, is a penalty)``; None (with a warning) if it
@@ -254,7 +283,8 @@ def import_check(kind: str, negated: bool, value: Any, flags: Any, where: str,
             marker = parse_user_json(first[len(MARKER):], where)
             return dict(marker["check"]), marker.get("min_score"), bool(marker.get("penalty"))
         except (RubricError, ValueError, KeyError, TypeError):
-            warn.add(f"{where}: unreadable rubric-studio marker in a javascript assertion; skipped")
+            warn.skip("unreadable rubric-studio markers",
+                      f"{where}: unreadable rubric-studio marker in a javascript assertion; skipped")
             return None
     if kind in ("contains", "icontains") and isinstance(value, str | int | float):
         words = [str(value)]
@@ -263,26 +293,7 @@ def import_check(kind: str, negated: bool, value: Any, flags: Any, where: str,
             spec["case_sensitive"] = True
         return spec, None, False
     if kind in ("contains-all", "icontains-all", "contains-any", "icontains-any") and isinstance(value, list):
-        words = [str(v) for v in value]
-        case = {"case_sensitive": True} if not kind.startswith("i") else {}
-        any_of = kind.endswith("any")
-        if negated:
-            if not any_of:
-                warn.add(f"{where}: not-{kind} (fails only when every word is present) has no keywords form; skipped")
-                return None
-            spec = {"type": "keywords", "forbidden": words, **case}
-            warn.add(f"{where}: not-{kind} imported as a forbidden-keywords check; rubric-studio scores "
-                     "1 - fraction present instead of 0/1")
-            return spec, None, False
-        spec = {"type": "keywords", "required": words, **case}
-        if any_of:
-            warn.add(f"{where}: {kind} imported as a required-keywords check met when at least one word "
-                     "is present (min_score 1/n); its score is the fraction present, not 0/1")
-            return spec, round(1 / len(words), 6), False
-        if len(words) > 1:
-            warn.add(f"{where}: {kind} imported as a required-keywords check; rubric-studio scores the "
-                     "fraction present (met only when all are present)")
-        return spec, None, False
+        return _keyword_list(kind, negated, value, where, warn)
     if kind in ("regex", "equals", "starts-with") and isinstance(value, str | int | float):
         text = str(value)
         if kind == "regex":
@@ -303,7 +314,8 @@ def import_check(kind: str, negated: bool, value: Any, flags: Any, where: str,
         try:
             RegexCheck.model_validate(spec)
         except ValueError as exc:
-            warn.add(f"{where}: {kind} pattern is not valid for rubric-studio ({exc.__class__.__name__}); skipped")
+            warn.skip(f"{kind} patterns rubric-studio cannot compile",
+                      f"{where}: {kind} pattern is not valid for rubric-studio ({exc.__class__.__name__}); skipped")
             return None
         return spec, None, False
     if kind == "is-json" and not negated:
@@ -314,24 +326,38 @@ def import_check(kind: str, negated: bool, value: Any, flags: Any, where: str,
             warn.add(f"{where}: is-json schema given as {type(value).__name__} (e.g. a file:// path) was not imported")
         return spec, None, False
     if kind in ("javascript", "python", "script", "webhook", "ruby"):
-        warn.add(f"{where}: {kind} assertion runs code rubric-studio will not run from an imported file; "
-                 "skipped - recreate it as a check (python/command) if you trust it")
+        warn.skip(f"{kind} (code is not run from an imported file)",
+                  f"{where}: {kind} assertion runs code rubric-studio will not run from an imported file; "
+                  "skipped - recreate it as a check (python/command) if you trust it")
         return None
     label = f"not-{kind}" if negated else kind
-    warn.add(f"{where}: assertion type {label!r} has no rubric-studio equivalent; skipped")
+    warn.skip(f"{label} (no rubric-studio equivalent)",
+              f"{where}: assertion type {label!r} has no rubric-studio equivalent; skipped")
     return None
 
 
-def absorb_keywords(into: dict[str, Any] | None, spec: dict[str, Any] | None) -> bool:
-    """Fold keyword check ``spec`` into keyword check ``into`` when they are the same kind.
+def joinable_keywords(into: dict[str, Any], criterion: dict[str, Any]) -> bool:
+    """Can one-word keyword criterion ``criterion`` join keyword criterion ``into`` without changing a verdict?
 
-    Exports split a keywords check into one assertion per word; on import consecutive
-    ones are joined back. True when ``spec``'s words were added to ``into``.
+    Exports split a keywords check into one assertion per word (equal weights, all met
+    only when every word is); joining them back gives the same scores and the same
+    pass/fail. That holds only for plain one-word parts: same direction (required or
+    forbidden), same case rule, no min_score of their own (``icontains-any`` passes on
+    one word of several, which a joined check cannot say). The caller compares weights.
     """
-    if not into or not spec or into.get("type") != "keywords" or spec.get("type") != "keywords":
+    a, b = into.get("check"), criterion.get("check")
+    if not a or not b or a.get("type") != "keywords" or b.get("type") != "keywords":
         return False
-    if into.get("case_sensitive") != spec.get("case_sensitive") or ("required" in into) != ("required" in spec):
+    if into.get("min_score") is not None or criterion.get("min_score") is not None:
         return False
+    key = "required" if "required" in b else "forbidden"
+    words = b.get(key)
+    return (key in a and isinstance(words, list) and len(words) == 1
+            and bool(a.get("case_sensitive")) == bool(b.get("case_sensitive"))
+            and not a.get("whole_words") and not b.get("whole_words"))
+
+
+def absorb_keywords(into: dict[str, Any], spec: dict[str, Any]) -> None:
+    """Append keyword check ``spec``'s words to ``into`` (after :func:`joinable_keywords` said yes)."""
     key = "required" if "required" in spec else "forbidden"
     into[key] = [*into[key], *spec[key]]
-    return True

@@ -11,6 +11,7 @@ import io
 import json
 import math
 import re
+from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -83,13 +84,24 @@ def boundary_safe(threshold: float) -> float:
 # -- warnings -----------------------------------------------------------------
 @dataclass
 class Warnings:
-    """Ordered, de-duplicated warning messages."""
+    """Ordered, de-duplicated warning messages, and how many foreign items were skipped for each
+    reason (a refusal when nothing is left must say why, and the warnings do not reach the user then)."""
 
     items: list[str] = field(default_factory=list)
+    skipped: Counter[str] = field(default_factory=Counter)
 
     def add(self, message: str) -> None:
         if message not in self.items:
             self.items.append(message)
+
+    def skip(self, reason: str, message: str) -> None:
+        """Warn ``message`` about one skipped item and count it under the short ``reason``."""
+        self.skipped[reason] += 1
+        self.add(message)
+
+    def skip_summary(self) -> str:
+        """``reason: n; reason: n`` over the skipped items, most frequent first ("" when none)."""
+        return "; ".join(f"{reason}: {n}" for reason, n in self.skipped.most_common())
 
     def criterion(self, criterion_id: str | None, message: str) -> None:
         self.add(f"criterion {criterion_id!r}: {message}" if criterion_id else message)

@@ -6,6 +6,7 @@ import pytest
 import yaml
 
 from rubric_studio.core.checks import CheckRunner
+from rubric_studio.core.problems import RubricError
 from rubric_studio.core.results import Verdict
 from rubric_studio.core.rubric import Rubric
 from rubric_studio.core.samples import Sample
@@ -202,3 +203,141 @@ def test_promptfoo_export_gives_the_same_verdicts(graded_samples, run_js, determ
         assert theirs == (ours.verdict == Verdict.PASS), (rubric.name, sample.id, ours.score)
         verdicts.append(theirs)
     assert verdicts.count(True) > 5 and verdicts.count(False) > 5
+
+
+# -- foreign configs shaped like promptfoo's public examples ---------------------------
+def _pf(fixtures, name):
+    return import_rubric(fixtures / "promptfoo" / name, "promptfoo")
+
+
+def test_a_metric_repeated_across_tests_gets_numbered_ids_and_repeated_asserts_fold(fixtures):
+    result = _pf(fixtures, "structured-output.yaml")  # refused before: duplicate criterion id
+    rubric = result.rubric
+    assert [c.key for c in rubric.criteria] == ["ValidJSON", "SummaryAccuracy", "SummaryAccuracy-2"]
+    assert rubric.criterion("ValidJSON").tags == ["test:1", "test:2"]  # one is-json, run in both tests
+    assert "charged twice" in rubric.criterion("SummaryAccuracy").outcome
+    assert "password" in rubric.criterion("SummaryAccuracy-2").outcome
+    assert any("SummaryAccuracy (SummaryAccuracy-2)" in w and "named score" in w for w in result.warnings)
+
+
+def test_duplicate_id_and_judge_model_messages_show_the_value():
+    with pytest.raises(ValueError) as dup:
+        Rubric.model_validate({"name": "d", "criteria": [{"id": "quality", "outcome": "a"},
+                                                         {"id": "quality", "outcome": "b"}]})
+    assert "duplicate criterion id 'quality'" in str(dup.value) and "!r" not in str(dup.value)
+    with pytest.raises(ValueError) as model:
+        Rubric.model_validate({"name": "m", "judge": {"model": "gpt-4o"}, "criteria": ["a"]})
+    assert "got 'gpt-4o'" in str(model.value) and "!r" not in str(model.value)
+
+
+def test_tests_with_different_thresholds_are_named_and_the_one_used_is_said(fixtures):
+    result = _pf(fixtures, "thresholds-per-test.yaml")
+    rubric = result.rubric
+    # two tests of three pass only when every assertion passes; before, test 3's 0.5 applied to all
+    assert all(c.required for c in rubric.criteria) and rubric.pass_threshold == 0.8
+    warning = next(w for w in result.warnings if "tests use different thresholds" in w)
+    assert "0.5 in 'lenient peru'" in warning and "'france', 'japan'" in warning
+    assert "so none (every assertion must pass) is used" in warning
+
+
+def _all_pass(assertions, text):
+    """promptfoo's verdict for a test without threshold: every assertion passes."""
+    low = text.lower()
+    for a in assertions:
+        words = a["value"] if isinstance(a["value"], list) else [a["value"]]
+        hits = [w.lower() in low for w in words]
+        passed = {"icontains": all, "icontains-any": any}.get(a["type"].removeprefix("not-"))(hits)
+        if passed == a["type"].startswith("not-"):
+            return False
+    return True
+
+
+def test_assertions_share_a_criterion_only_when_the_verdicts_stay_the_same(fixtures):
+    result = _pf(fixtures, "shared-metric.yaml")
+    rubric = result.rubric
+    relevance = rubric.criterion("ActionRelevance")
+    assert relevance.check.required == ["refund", "reimburse"] and relevance.min_score == 0.5
+    assert rubric.criterion("ActionRelevance-2").check.required == ["order"]
+    boilerplate = rubric.criterion("no-boilerplate")  # the export's split: one check again, weight exactly 1
+    assert len(boilerplate.check.forbidden) == 6 and boilerplate.weight == 1
+    mentions = rubric.criterion("mentions")
+    assert mentions.check.required == ["invoice", "receipt"] and mentions.tags == ["test:first", "test:second"]
+    data = yaml.safe_load((fixtures / "promptfoo" / "shared-metric.yaml").read_text())
+    assertions = data["defaultTest"]["assert"] + [a for t in data["tests"] for a in t["assert"]]
+    runner = CheckRunner(rubric)
+    texts = ["We refund or reimburse; invoice and receipt attached.",  # no 'order': promptfoo fails it
+             "Refund for your order; invoice and receipt attached.", "Your order: invoice, receipt, sincerely",
+             "order reimburse invoice receipt", "refund order invoice"]
+    for n, text in enumerate(texts):
+        ours = score_sample(rubric, runner.run_sample(Sample(id=str(n), output=text)))
+        assert (ours.verdict == Verdict.PASS) == _all_pass(assertions, text), text
+
+
+@pytest.mark.parametrize("target", ["promptfoo", "agentv"])
+def test_a_split_keywords_check_comes_back_with_its_exact_weight(target):
+    rubric = Rubric.model_validate({"name": "w", "criteria": [
+        {"id": "no-filler", "check": {"type": "keywords", "forbidden": ["a1", "a2", "a3", "a4", "a5", "a6"]}},
+        {"id": "polite", "outcome": "Is polite", "weight": 2}]})
+    back = import_rubric(export_rubric(rubric, target).text, target).rubric
+    assert back.criterion("no-filler").weight == 1.0  # was 1.00001: rounded after every addition
+    assert back.criterion("no-filler").check.forbidden == ["a1", "a2", "a3", "a4", "a5", "a6"]
+
+
+def test_a_grader_prompt_or_provider_on_one_assertion_is_warned_naming_it(fixtures):
+    result = _pf(fixtures, "fairness.yaml")
+    assert result.rubric.criterion("factual_correctness").outcome == "factual_correctness"
+    label = next(w for w in result.warnings if "fairness.yaml:12:7" in w)
+    assert "rubricPrompt" in label and "provider" in label and "only a label" in label
+    own = next(w for w in result.warnings if "fairness.yaml:19:7" in w)
+    assert "rubricPrompt" in own and "only a label" not in own
+
+
+def test_checks_on_transformed_output_are_skipped_and_judges_warned(fixtures):
+    result = _pf(fixtures, "transforms.yaml")
+    rubric = result.rubric
+    kept = {c.key for c in rubric.criteria}
+    assert kept == {"json", "keywords-sea-ice", "lists-countries-that-grow"}  # trim() cannot change these
+    warnings = "\n".join(result.warnings)
+    assert "transforms.yaml:18:9: contains-any runs on the output after transform 'JSON.parse(output)'" in warnings
+    assert "transforms.yaml:24:9: icontains runs on the output after transform 'JSON.parse(output).tweet'" in warnings
+    assert "transforms.yaml:27:9: starts-with runs on the output after transform 'output.trim()'" in warnings
+    assert "transforms.yaml:20:9: promptfoo's judge grades the output after transform" in warnings
+
+
+def test_template_values_are_filled_where_one_value_holds_and_otherwise_not_used_as_literals(fixtures):
+    result = _pf(fixtures, "templates.yaml")
+    rubric = result.rubric
+    assert not any("{{" in word for c in rubric.check_criteria for word in c.check.required or [])
+    assert rubric.criterion("keywords-tokyo").check.required == ["Tokyo"]  # the test's own vars
+    judged = rubric.judge_criteria[0]
+    assert judged.outcome == "Answers in English and names {{capital}} as the capital of {{country}}"
+    warnings = "\n".join(result.warnings)
+    assert "templates.yaml:9:7: icontains value uses {{capital}} (it has 2 different values in 2 tests)" in warnings
+    assert "{{language}} filled with 'English', the value all 2 tests give it" in warnings
+    assert "llm-rubric text uses {{capital}}" in warnings and "{{country}}" in warnings
+    assert "regex value uses {{capital | lower}}" in warnings
+
+
+def test_when_every_assertion_is_skipped_the_refusal_counts_the_reasons(fixtures):
+    with pytest.raises(RubricError) as refused:
+        _pf(fixtures, "nothing-imports.yaml")
+    message = refused.value.problems[0].message
+    assert message.startswith("no rubric criteria found: every assertion was skipped")
+    assert "search-rubric (no rubric-studio equivalent): 2" in message
+    assert "javascript (code is not run from an imported file): 1" in message and "cost" in message
+
+
+def test_model_graded_closedqa_and_g_eval_import_factuality_is_skipped(fixtures):
+    result = _pf(fixtures, "model-graded.yaml")
+    rubric = result.rubric
+    closedqa = rubric.criterion("does-not-include-any")
+    assert closedqa.kind == "checklist" and closedqa.required
+    coherence = rubric.criterion("coherence-the-reply-is")
+    assert coherence.score_ranges and coherence.min_score == 0.7  # promptfoo's default g-eval threshold
+    fluency, relevance = rubric.criterion("fluency-grammar-spelling-and"), rubric.criterion("relevance-only-important-information")
+    assert fluency.weight == relevance.weight == 0.5 and fluency.min_score == 0.8  # "0.8" quoted
+    assert rubric.criterion("evaluate-overall-quality").min_score == 0.6  # threshold: "0.6" on llm-rubric
+    assert not any("Sacramento" in (c.outcome or "") and "capital" in (c.outcome or "") for c in rubric.criteria)
+    warnings = "\n".join(result.warnings)
+    assert "factuality grades the output against the reference answer" in warnings
+    assert "promptfoo's own grading prompt" in warnings and "G-Eval prompt" in warnings
