@@ -246,6 +246,24 @@ def _append_tail(container: Any, key: Any, text: str) -> None:
         entry[slot] = CommentToken("\n" + text, CommentMark(0), None)
 
 
+def _cut_tail(container: Any, key: Any) -> str:
+    """Remove and return the lines :func:`_orphan` finds after ``container[key]`` (they move with the end)."""
+    text = ""
+    value = container[key]
+    if isinstance(value, CommentedMap) and value and not value.fa.flow_style():
+        text += _cut_tail(value, list(value.keys())[-1])
+    elif isinstance(value, CommentedSeq) and value and not value.fa.flow_style():
+        text += _cut_tail(value, len(value) - 1)
+    slot = 2 if isinstance(container, CommentedMap) else 0
+    entry = container.ca.items.get(key)
+    token = entry[slot] if entry and len(entry) > slot else None
+    if isinstance(token, CommentToken) and "\n" in token.value:
+        cut = token.value.index("\n") + 1
+        text += token.value[cut:]
+        token.value = token.value[:cut]
+    return text
+
+
 def _delete_key(mapping: CommentedMap, key: Any) -> str:
     """Delete ``key``; the comment lines that followed it move to the key before it.
 
@@ -857,6 +875,31 @@ class RubricDocument:
             _set_key(mapping, key, value, CRITERION_ORDER, indent=self._item_indent(data, index))
 
         self._edit(mutate, coalesce=("criterion", index, key))
+        return self._text != before
+
+    def append_criterion_items(self, index: int, key: str, items: list[Any]) -> bool:
+        """Append ``items`` to criterion ``index``'s list ``key`` (e.g. ``examples``), creating it when
+        absent. The items already there stay exactly as written (comments, quoting), and comment
+        lines after the list stay after it. True if the text changed."""
+        before = self._text
+
+        def mutate(data: Any) -> None:
+            mapping = self._criterion_map(data, index)
+            indent = self._item_indent(data, index)
+            seq = mapping.get(key)
+            if seq is None or (isinstance(seq, CommentedSeq) and not seq):
+                _set_key(mapping, key, list(items), CRITERION_ORDER, indent=indent)
+                return
+            if not isinstance(seq, CommentedSeq):
+                raise EditError(f"criteria[{index}].{key} is not a list; fix it in the YAML view")
+            tail = "" if seq.fa.flow_style() else _cut_tail(seq, len(seq) - 1)
+            for item in items:
+                seq.append(_styled(item, indent=indent + 2))
+            if seq.fa.flow_style() and any(isinstance(item, dict | list) for item in seq):
+                seq.fa.set_block_style()
+            _append_tail(seq, len(seq) - 1, tail)
+
+        self._edit(mutate)
         return self._text != before
 
     def set_check_field(self, index: int, key: str, value: Any) -> bool:

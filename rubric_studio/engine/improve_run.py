@@ -58,6 +58,7 @@ async def improve(
     report.calls = baseline.usage.judge_calls
     if baseline.judge_note:
         report.warnings.append(f"judge criteria not graded: {baseline.judge_note}")
+    _warn_errored(report, rubric, baseline)
     if criterion_id is None:
         criterion_id = report.criterion = worst_criterion(rubric, baseline.samples, labels)
     if criterion_id is not None:
@@ -72,6 +73,19 @@ async def improve(
     if assistant is not None:
         report.calls += assistant.usage.judge_calls
     return report
+
+
+def _warn_errored(report: ImproveReport, rubric: Rubric, baseline: Any) -> None:
+    """Say so when judged cells of labelled samples errored: they cannot agree or disagree with a
+    label, so a criterion whose cells all errored shows no disagreement — the judge is the problem."""
+    errors = [cell for sample in baseline.samples for cell in sample.criteria
+              if str(cell.status) == "error" and rubric.criterion(cell.id).is_judged]
+    if errors:
+        total = sum(1 for sample in baseline.samples for cell in sample.criteria
+                    if rubric.criterion(cell.id).is_judged)
+        first = (errors[0].error or "").split("\n")[0][:160]
+        report.warnings.append(f"{len(errors)} of {total} judged cells of the labelled samples ended in error "
+                               f"(e.g. {first}); they are left out of every comparison - fix the judge first")
 
 
 async def _criterion_candidates(report: ImproveReport, rubric: Rubric, criterion: Any, labelled: list[Sample],

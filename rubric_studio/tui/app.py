@@ -21,7 +21,9 @@ Calibration plugs in through :meth:`StudioApp.reports` / :meth:`StudioApp.publis
 (see the Agreement tab in :meth:`compose`). The calibration keys and the export/import
 commands live in their own modules, which the app's thin action methods call:
 :mod:`~rubric_studio.tui.labeling` (label keys, disagreement jumps),
-:mod:`~rubric_studio.tui.calibration_flow` (versions, fit, consistency runs) and
+:mod:`~rubric_studio.tui.calibration_flow` (versions, fit, consistency runs),
+:mod:`~rubric_studio.tui.improve_screen` / :mod:`~rubric_studio.tui.improve_edits` (improve a
+criterion, few-shot examples), :mod:`~rubric_studio.tui.judges_screen` (compare judges) and
 :mod:`~rubric_studio.tui.interop_actions` (export / import).
 """
 
@@ -50,7 +52,15 @@ from rubric_studio.core.labels import Label, labels_from_samples, labels_path_fo
 from rubric_studio.core.problems import Problem, RubricError
 from rubric_studio.core.safe_text import terminal_safe
 from rubric_studio.core.samples import Sample, load_samples
-from rubric_studio.tui import calibration_flow, draft_screen, interop_actions, labeling
+from rubric_studio.tui import (
+    calibration_flow,
+    draft_screen,
+    improve_edits,
+    improve_screen,
+    interop_actions,
+    judges_screen,
+    labeling,
+)
 from rubric_studio.tui.calibration_flow import CalibrationFlow
 from rubric_studio.tui.calibration_view import CALIBRATION_KEYS
 from rubric_studio.tui.conflict import DISCARD, SAVE, UnsavedScreen
@@ -166,8 +176,8 @@ class StudioApp(App[int]):
         Binding("f6", "show('agreement')", "Agreement", show=False),
         Binding("f7", "toggle_editor", "Wide table"),
     ]
-    # Calibration keys (p, x, S, m, u, a, c, C, ], [, F, V, K) are single letters: they act
-    # only while the results table (F, V, K, ] and [ also the Agreement panel) has focus,
+    # Calibration keys (p, x, S, m, u, a, c, C, ], [, F, V, K, I, e) are single letters: they act
+    # only while the results table (F, V, K, I, ] and [ also the Agreement panel) has focus,
     # see check_action, so typing in the editor is never taken for a label.
     BINDINGS = [*STUDIO_BINDINGS, *labeling.calibration_bindings()]
 
@@ -644,6 +654,7 @@ class StudioApp(App[int]):
         self._refresh_hint()
         self._refresh_inspector()
         self.publish_report()
+        improve_edits.offer_example(self, message.sample_id)  # "press e": a noted cell the judge gets wrong
 
     def on_label_write_failed(self, message: LabelWriteFailed) -> None:
         self.notify(f"Could not label {message.sample_id}: {message.error}", title="Label not saved",
@@ -749,6 +760,12 @@ class StudioApp(App[int]):
     def action_consistency_run(self) -> None:
         self.calibration.ask_consistency()
 
+    def action_improve(self) -> None:
+        improve_screen.open_improve(self)
+
+    async def action_add_example(self) -> None:
+        await improve_edits.add_cell_example(self)
+
     def consistency_run(self, k: int) -> bool:
         """Re-grade judging every judged cell ``k`` times (the results say so until the next run)."""
         started = self.regrade(repeat=k)
@@ -822,6 +839,8 @@ class StudioApp(App[int]):
         yield from calibration_flow.commands(self)
         yield from interop_actions.commands(self)
         yield from draft_screen.commands(self)
+        yield from improve_screen.commands(self)
+        yield from judges_screen.commands(self)
         if self.trust_flow.pending():
             yield SystemCommand("Trust this rubric", "Use its code checks and judge settings (only for rubrics you trust)",
                                 self.action_trust)

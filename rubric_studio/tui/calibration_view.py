@@ -49,6 +49,8 @@ CALIBRATION_KEYS: list[tuple[str, str, str]] = [
     ("F", "fit", "Fit threshold and weights (FitScreen)"),
     ("V", "versions", "Compare versions (VersionsScreen)"),
     ("K", "consistency_run", "Judge every cell K times (flip rates)"),
+    ("I", "improve", "Improve the selected criterion: suggestions proven on your labels (ImproveScreen)"),
+    ("e", "add_example", "Add the selected cell you labelled against the judge as an example of its criterion"),
 ]
 CALIBRATION_BINDINGS = [
     Binding(key, action, description, show=False, key_display={"right_square_bracket": "]", "left_square_bracket": "["}.get(key))
@@ -169,8 +171,8 @@ class AgreementPanel(Widget):
             table.add_row(*([cid, *agreement_cells(figures)]), key=f"criterion:{cid}")
         warnings.update(Text("\n".join(f"⚠ {terminal_safe(w)}" for w in report.warnings), style="yellow"))
         title = Text(f"disagreements ({len(report.disagreements)}) — enter jumps to the sample\n", style="bold")
-        title.append("] / [ next / previous in Results · F fit threshold & weights · V versions · K judge K times",
-                     style="dim")
+        title.append("] / [ next / previous in Results · F fit threshold & weights · V versions · K judge K times"
+                     " · I improve a criterion", style="dim")
         self.query_one("#agreement-disagreements-title", Static).update(title)
         options.add_options([Option(self._disagreement_text(d), id=d["id"]) for d in report.disagreements])
         self.query_one("#agreement-consistency", Static).update(self._consistency_text())

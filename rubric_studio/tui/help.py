@@ -60,6 +60,7 @@ def calibration_table(keys: Iterable[tuple[str, str, str]]) -> Table:
     for key, _action, description in keys:
         table.add_row(KEY_NAMES.get(key, key), re.sub(r" \((\w+Screen|flip rates)\)$", "", description))
     table.add_row("ctrl+p", "Export rubric as … / Import rubric from file…")
+    table.add_row("ctrl+p", "Compare judges… (which judge agrees with your labels, at what cost)")
     return table
 
 

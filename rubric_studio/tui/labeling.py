@@ -56,6 +56,7 @@ KEY_SCOPE = {
     "label_verdict": "matrix", "label_score": "matrix", "label_cell": "matrix", "label_note": "matrix",
     "label_clear": "matrix", "label_clear_all": "matrix",
     "disagreement": "calibration", "fit": "calibration", "versions": "calibration", "consistency_run": "calibration",
+    "improve": "calibration", "add_example": "matrix",
 }  # fmt: skip
 
 
@@ -90,6 +91,9 @@ class Labeler:
         self.app = app
         self._lock = asyncio.Lock()
         self._written: tuple[int, int, int] | None = None
+        #: sample id -> the criterion a pending m / u write labels (None: an ``a`` note): once written,
+        #: :func:`~rubric_studio.tui.improve_edits.offer_example` may offer ``e`` for it.
+        self.example_offers: dict[str, str | None] = {}
 
     # -- what is selected ---------------------------------------------------------
     def _selected(self) -> tuple[str | None, str | None]:
@@ -139,6 +143,8 @@ class Labeler:
             self.app.notify("Move to a criterion column (→) to label a cell; p / x label the whole sample.",
                             severity="warning")
             return
+        if state is not None:
+            self.example_offers[sample_id] = criterion_id
         self._write(sample_id, labels_store.set_cell, criterion_id, state)
 
     def clear(self) -> None:
@@ -180,6 +186,8 @@ class Labeler:
         def chosen(text: str | None) -> None:
             # Enter on an unchanged note writes nothing (a folded ">-" note keeps its shape).
             if text is not None and text != unchanged:
+                if text:
+                    self.example_offers[sample_id] = None
                 self._write(sample_id, labels_store.set_note, text or None)
 
         self.app.push_screen(LabelNoteScreen(sample_id, label.note if label else None), chosen)

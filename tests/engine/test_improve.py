@@ -204,3 +204,14 @@ def asyncio_run_improve(server, rubric_path, samples_path, env):
     import asyncio
 
     return asyncio.run(run_improve(server, rubric_path, samples_path, env / "cache.sqlite", kinds=["reword"]))
+
+
+async def test_a_judge_whose_cells_all_error_is_named_not_mistaken_for_agreement(env):
+    from tests.fakellm import CutOff
+
+    rubric_path, samples_path, _, _ = build(env)
+    with FakeLLM() as server:
+        server.always(CutOff())
+        report = await run_improve(server, rubric_path, samples_path, env / "cache.sqlite", kinds=["reword"])
+    assert report.criterion is None and report.candidates == []
+    assert any("24 of 24 judged cells" in w and "fix the judge first" in w for w in report.warnings)

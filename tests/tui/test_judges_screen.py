@@ -1,0 +1,95 @@
+"""Pilot test of "Compare judges…": the labelled samples graded by each judge through the local fake
+server (each model scripted to agree with the human labels except on known samples, so every
+kappa and the recommendation are known: tests/calibration/test_calibrate_judges.py)."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+import pytest
+from textual.message import Message
+from textual.widgets import DataTable, Input, Static
+
+from rubric_studio.tui.app import StudioApp
+from rubric_studio.tui.judges_screen import JudgesScreen
+from tests.calibration.test_calibrate_judges import GOOD, HUMAN_PASS, LABELLED, MID, POOR, PRICES, Script
+from tests.fakellm import FakeLLM
+from tests.tui.studio_helpers import SIZE, graded, until
+
+pytestmark = pytest.mark.timeout(60)
+
+
+class Recorder:
+    def __init__(self) -> None:
+        self.names: list[str] = []
+
+    def __call__(self, message: Message) -> None:
+        self.names.append(type(message).__name__)
+
+
+@pytest.fixture
+def project(tmp_path: Path) -> Path:
+    (tmp_path / "r.yaml").write_text(
+        "name: pick-a-judge\njudge:\n  max_retries: 0\ncriteria:\n"
+        "  - id: resolves\n    outcome: Resolves the customer's billing issue\n"
+    )
+    lines = [json.dumps({"id": f"s{i:02d}", "output": f"ticket {i:02d}: we looked into your bill"}) for i in range(21)]
+    (tmp_path / "s.jsonl").write_text("\n".join(lines) + "\n")
+    labels = "".join(f"s{i:02d}: {{verdict: {'pass' if i in HUMAN_PASS else 'fail'}}}\n" for i in range(LABELLED))
+    (tmp_path / "r.labels.yaml").write_text(labels + "s20: {note: not sure yet}\n")
+    config = Path(os.environ["RUBRIC_STUDIO_HOME"])
+    config.mkdir(parents=True, exist_ok=True)
+    (config / "prices.yaml").write_text("".join(f"'{m}': {{input: {i}, output: {o}}}\n" for m, (i, o) in PRICES.items()))
+    return tmp_path
+
+
+async def test_compare_judges_shows_each_judges_figures_and_recommends_one(project: Path, monkeypatch):
+    recorder = Recorder()
+    with FakeLLM() as server:
+        server.always(Script())
+        env = {"OPENAI_API_KEY": "k", "ANTHROPIC_API_KEY": "k", "OPENAI_BASE_URL": server.base_url_openai,
+               "ANTHROPIC_BASE_URL": server.base_url_anthropic}
+        for name, value in env.items():
+            monkeypatch.setenv(name, value)
+        app = StudioApp(project / "r.yaml", project / "s.jsonl", judge=GOOD, watch=False, env=env,
+                        cache_path=project / "cache.sqlite")
+        async with app.run_test(size=SIZE, message_hook=recorder) as pilot:
+            await until(lambda: graded(app), timeout=15)
+            await pilot.pause()
+            assert server.calls() == 21  # the studio graded every sample with its judge
+            next(c for c in app.get_system_commands(app.screen) if c.title == "Compare judges…").callback()
+            await until(lambda: isinstance(app.screen, JudgesScreen))
+            await pilot.pause()
+            screen = app.screen
+            field = screen.query_one("#judges-input", Input)
+            assert field.value == GOOD  # pre-filled with the studio's judge
+            field.value = f"{GOOD},{MID},nope"
+            await pilot.press("enter")
+            await pilot.pause()
+            assert "'nope' is not provider:model" in str(screen.query_one("#judges-status", Static).render())
+            field.value = f"{GOOD},{MID},{POOR}"
+            await pilot.press("enter")
+            await until(lambda: screen.figures, timeout=20)
+            await pilot.pause()
+            assert "JudgesCompared" in recorder.names and "JudgesFailed" not in recorder.names
+            # Only the labelled samples, and the studio's judge came from the cache.
+            assert server.calls() == 21 + 2 * LABELLED
+            by_judge = {f.judge: f for f in screen.figures}
+            assert list(by_judge) == [GOOD, MID, POOR]
+            assert (by_judge[GOOD].judge_calls, by_judge[GOOD].cache_hits) == (0, LABELLED)
+            assert by_judge[MID].kappa == pytest.approx(0.8) and by_judge[POOR].kappa == pytest.approx(0.5)
+            assert screen.recommended == MID and "cheapest" in screen.why
+            table = screen.query_one("#judges-table", DataTable)
+            rows = [table.get_row_at(i) for i in range(table.row_count)]
+            assert [r[0] for r in rows] == [GOOD, f"{MID} ★", POOR]
+            assert rows[1][2:5] == ["0.80", "0.54…1.00", "90%"] and rows[2][5:7] == ["30%", "20%"]
+            assert rows[0][-3:] == ["0", str(LABELLED), "0"] and rows[1][8].startswith("$")
+            text = str(screen.query_one("#judges-recommendation", Static).render())
+            assert f"Recommended: {MID}" in text and GOOD in text
+            folder = Path(os.environ.get("STUDIO_SHOTS", project / "screenshots"))
+            folder.mkdir(parents=True, exist_ok=True)
+            app.save_screenshot("judges-screen.svg", path=str(folder))
+            await pilot.press("escape")
+            await until(lambda: not isinstance(app.screen, JudgesScreen))
