@@ -76,6 +76,11 @@ class Script:
 
 @pytest.fixture
 def project(tmp_path: Path) -> Path:
+    return write_project(tmp_path)
+
+
+def write_project(tmp_path: Path) -> Path:
+    """The rubric, 21 samples, labels and the price table the judge comparisons run on."""
     (tmp_path / "r.yaml").write_text(
         "name: pick-a-judge\njudge:\n  max_retries: 0\ncriteria:\n"
         "  - id: resolves\n    outcome: Resolves the customer's billing issue\n"

@@ -7,6 +7,7 @@ import shutil
 import time
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -41,3 +42,13 @@ async def unsaved_edit(app, pilot, description: str = "unsaved") -> None:
     app.document.set_rubric_field("description", description)
     app.editor.refresh_from_document()
     await pilot.pause()
+
+
+class Recorder:
+    """A Pilot ``message_hook`` keeping the names of the messages posted, in order."""
+
+    def __init__(self) -> None:
+        self.names: list[str] = []
+
+    def __call__(self, message: Any) -> None:
+        self.names.append(type(message).__name__)

@@ -8,14 +8,13 @@ import os
 from pathlib import Path
 
 import pytest
-from textual.message import Message
 from textual.widgets import Checkbox, Input, Static
 
 from rubric_studio.core.loading import load_rubric
 from rubric_studio.tui.app import StudioApp
 from rubric_studio.tui.draft_screen import DraftScreen
 from tests.fakellm import Call, FakeLLM, keyword_brain
-from tests.tui.studio_helpers import SIZE, until
+from tests.tui.studio_helpers import SIZE, Recorder, until
 
 pytestmark = pytest.mark.timeout(60)
 
@@ -37,14 +36,6 @@ def brain(call: Call) -> dict:
     """Drafting requests get DRAFTED; judge requests the keyword brain."""
     schema = call.body.get("response_format", {}).get("json_schema", {}).get("name")
     return DRAFTED if schema == "draft_criteria" else keyword_brain(call)
-
-
-class Recorder:
-    def __init__(self) -> None:
-        self.names: list[str] = []
-
-    def __call__(self, message: Message) -> None:
-        self.names.append(type(message).__name__)
 
 
 @pytest.fixture

@@ -13,7 +13,6 @@ import os
 from pathlib import Path
 
 import pytest
-from textual.message import Message
 from textual.widgets import DataTable, Input, OptionList
 
 from rubric_studio.core.document import RubricDocument
@@ -24,19 +23,11 @@ from rubric_studio.tui.improve_screen import ImproveScreen
 from rubric_studio.tui.matrix import ResultsMatrix
 from tests.engine.test_improve import GOOD, assistant_brain, build
 from tests.fakellm import FakeLLM
-from tests.tui.studio_helpers import SIZE, graded, until
+from tests.tui.studio_helpers import SIZE, Recorder, graded, until
 
 pytestmark = pytest.mark.timeout(60)
 POLITE = "Thanks the customer"  # the outcome of `polite`: requests about it carry it
 WARMTH = "  - id: warmth\n    outcome: Thanks warmly\n    score_ranges: {0: Cold, 10: Warm}\n"
-
-
-class Recorder:
-    def __init__(self) -> None:
-        self.names: list[str] = []
-
-    def __call__(self, message: Message) -> None:
-        self.names.append(type(message).__name__)
 
 
 @pytest.fixture

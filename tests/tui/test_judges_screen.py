@@ -4,45 +4,24 @@ kappa and the recommendation are known: tests/calibration/test_calibrate_judges.
 
 from __future__ import annotations
 
-import json
 import os
 from pathlib import Path
 
 import pytest
-from textual.message import Message
 from textual.widgets import DataTable, Input, Static
 
 from rubric_studio.tui.app import StudioApp
 from rubric_studio.tui.judges_screen import JudgesScreen
-from tests.calibration.test_calibrate_judges import GOOD, HUMAN_PASS, LABELLED, MID, POOR, PRICES, Script
+from tests.calibration.test_calibrate_judges import GOOD, LABELLED, MID, POOR, Script, write_project
 from tests.fakellm import FakeLLM
-from tests.tui.studio_helpers import SIZE, graded, until
+from tests.tui.studio_helpers import SIZE, Recorder, graded, until
 
 pytestmark = pytest.mark.timeout(60)
 
 
-class Recorder:
-    def __init__(self) -> None:
-        self.names: list[str] = []
-
-    def __call__(self, message: Message) -> None:
-        self.names.append(type(message).__name__)
-
-
 @pytest.fixture
 def project(tmp_path: Path) -> Path:
-    (tmp_path / "r.yaml").write_text(
-        "name: pick-a-judge\njudge:\n  max_retries: 0\ncriteria:\n"
-        "  - id: resolves\n    outcome: Resolves the customer's billing issue\n"
-    )
-    lines = [json.dumps({"id": f"s{i:02d}", "output": f"ticket {i:02d}: we looked into your bill"}) for i in range(21)]
-    (tmp_path / "s.jsonl").write_text("\n".join(lines) + "\n")
-    labels = "".join(f"s{i:02d}: {{verdict: {'pass' if i in HUMAN_PASS else 'fail'}}}\n" for i in range(LABELLED))
-    (tmp_path / "r.labels.yaml").write_text(labels + "s20: {note: not sure yet}\n")
-    config = Path(os.environ["RUBRIC_STUDIO_HOME"])
-    config.mkdir(parents=True, exist_ok=True)
-    (config / "prices.yaml").write_text("".join(f"'{m}': {{input: {i}, output: {o}}}\n" for m, (i, o) in PRICES.items()))
-    return tmp_path
+    return write_project(tmp_path)
 
 
 async def test_compare_judges_shows_each_judges_figures_and_recommends_one(project: Path, monkeypatch):
