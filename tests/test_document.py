@@ -642,3 +642,13 @@ def test_criterion_helpers(support: RubricDocument):
     assert support.criterion_data(4) == {"id": "short", "check": {"type": "length", "max_words": 150}}
     with pytest.raises(IndexError):
         support.set_criterion_field(99, "weight", 1)
+
+
+@pytest.mark.parametrize("text", ["yes", "No", "on", "012", "1:30", "2024-01-01", "~", "null"])
+def test_a_string_yaml_11_would_misread_is_written_quoted_and_loads_as_written(text):
+    """The rubric loader reads YAML 1.1: an outcome set to "yes" must not come back as True."""
+    doc = RubricDocument.from_text("name: x\ncriteria:\n  - id: a\n    outcome: hi\n", "r.yaml")
+    doc.set_criterion_field(0, "outcome", text)
+    doc.set_rubric_field("description", text)
+    rubric = doc.parse()
+    assert rubric.criteria[0].outcome == text and rubric.description == text

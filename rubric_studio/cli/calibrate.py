@@ -21,7 +21,7 @@ import sys
 from argparse import Namespace
 from typing import Any
 
-from rubric_studio.cli.common import echo, fail_usage, print_problems, write_output
+from rubric_studio.cli.common import echo, fail_usage, print_problems, report_console, write_output
 from rubric_studio.core.problems import Problem, RubricError
 
 
@@ -296,23 +296,11 @@ def _fit_lines(fit: dict[str, Any]) -> list[str]:
     return lines
 
 
-def _console(to_file: bool):
-    """A recording rich console: coloured and terminal-wide on a terminal, plain and 160 wide otherwise."""
-    import io
-    import shutil
-
-    from rich.console import Console
-
-    tty = sys.stdout.isatty() and not to_file
-    width = shutil.get_terminal_size((160, 40)).columns if tty else 160
-    return Console(record=True, width=width, file=io.StringIO(), force_terminal=tty), tty
-
-
 def render(data: dict[str, Any], *, to_file: bool = False) -> str:
     """The calibrate report as text (rich, coloured on a terminal)."""
     from rubric_studio.core.safe_text import terminal_safe
 
-    console, tty = _console(to_file)
+    console, tty = report_console(to_file)
     console.print(_agreement_table("agreement", {"overall": data["overall"]}))
     if data["overall"]["n"]:
         console.print(_confusion(data["overall"]))
@@ -367,7 +355,7 @@ def render_judges(data: dict[str, Any], *, to_file: bool = False) -> str:
     """The ``--judges`` comparison as text: one row per judge, the recommendation, warnings."""
     from rubric_studio.core.safe_text import terminal_safe
 
-    console, tty = _console(to_file)
+    console, tty = report_console(to_file)
     console.print(_judges_table(data["judges"], data["recommended"]))
     console.print()
     console.print(terminal_safe(f"recommended: {data['recommended'] or 'none'}"), style="bold", markup=False)

@@ -51,3 +51,18 @@ def write_output(text: str, output: str | None) -> bool:
         echo(f"rubric-studio: error: cannot write {output}: {exc.strerror or exc}", sys.stderr)
         return False
     return True
+
+
+def report_console(to_file: bool, width: int = 160):
+    """(a recording rich console for a text report, whether it is coloured): terminal-wide and
+    coloured on a terminal, plain and ``width`` wide otherwise. Emoji codes and highlighting are
+    off: ``openai:a:`` in a judge name or a criterion id is text, not an emoji."""
+    import io
+    import shutil
+
+    from rich.console import Console
+
+    tty = sys.stdout.isatty() and not to_file
+    columns = shutil.get_terminal_size((width, 40)).columns if tty else width
+    return Console(record=True, width=columns, file=io.StringIO(), force_terminal=tty, emoji=False,
+                   highlight=False), tty

@@ -195,24 +195,12 @@ def _choose(args: Namespace, draft: Any) -> list[Any] | int:
 
 def rubric_text(name: str, task: str, proposals: list, samples_used: int) -> str:
     """A new rubric's text: name, description (the task), pass_threshold 0.8 and the drafted criteria."""
-    import io
-
-    from ruamel.yaml import YAML
-    from ruamel.yaml.scalarstring import LiteralScalarString
-
     from rubric_studio.core.document import RubricDocument
-    from rubric_studio.engine.draft import append_drafted, yaml_value
+    from rubric_studio.engine.draft import append_drafted
 
-    description = task.strip()
-    multiline = "\n" in description
-    head = {"name": yaml_value(name),
-            "description": LiteralScalarString(description) if multiline else yaml_value(description),
-            "pass_threshold": 0.8, "criteria": []}
-    yaml = YAML()
-    yaml.width = 10**9
-    out = io.StringIO()
-    yaml.dump(head, out)
-    document = RubricDocument.from_text(out.getvalue(), f"{name}.yaml")
+    document = RubricDocument.from_text("name: draft\npass_threshold: 0.8\ncriteria: []\n", f"{name}.yaml")
+    document.set_rubric_field("name", name)  # the document quotes what YAML 1.1 would misread
+    document.set_rubric_field("description", task.strip())
     append_drafted(document, proposals, samples_used)
     return document.text
 

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import sys
-
 from rubric_studio.core.results import Status, Verdict, cell_mark, score_label
 from rubric_studio.core.rubric import Rubric
 from rubric_studio.core.safe_text import markdown_text, terminal_safe, xml_text
@@ -25,7 +23,6 @@ def sample_score(sample) -> str:
 
 def table(report: Report, rubric: Rubric, labels=None, *, to_file: bool = False) -> str:
     """A rich table of samples × criteria; every user string goes in as plain, terminal-safe text."""
-    from rich.console import Console
     from rich.table import Table
     from rich.text import Text
 
@@ -51,12 +48,9 @@ def table(report: Report, rubric: Rubric, labels=None, *, to_file: bool = False)
             label = labels.get(sample.id)
             row.append(plain(label.verdict if label and label.verdict else ""))
         grid.add_row(*row)
-    import io
-    import shutil
+    from rubric_studio.cli.common import report_console
 
-    tty = sys.stdout.isatty() and not to_file
-    width = shutil.get_terminal_size((200, 40)).columns if tty else 200
-    console = Console(record=True, width=width, file=io.StringIO(), force_terminal=tty)
+    console, tty = report_console(to_file, 200)
     console.print(grid)
     lines = [(summary_line(report), "")]
     if report.repeat > 1:

@@ -4,7 +4,8 @@ Prints the candidates best first — kind, change, ``fixes N, breaks M`` and kap
 after on the fitting part and on the holdout, judge calls each cost — as a table or as
 ``{"criterion", "candidates": [...], "split", "calls", "warnings"}`` (``--format json``).
 ``--apply N`` writes candidate N into the rubric (comments and layout kept).
-Exit codes: 0 done; 2 bad input; 3 the judge or the assistant could not be used.
+Exit codes: 0 done; 2 bad input or no judge configured (the judge's errors are reported in
+the candidates and warnings).
 """
 
 from __future__ import annotations
@@ -59,8 +60,7 @@ def run(args: Namespace) -> int:
     try:
         report = asyncio.run(_improve(rubric, sample_set.samples, labels, options, args, kinds))
     except _NoModel as exc:
-        echo(f"error: {exc}", sys.stderr)
-        return 3
+        return fail_usage(f"cannot improve {args.rubric} without a judge: {exc}")
     text = json.dumps(report.to_dict(), indent=2, ensure_ascii=False) + "\n" if args.format == "json" \
         else _table(report)
     if not write_output(text, args.output):
@@ -79,6 +79,9 @@ async def _improve(rubric, samples, labels, options, args: Namespace, kinds: lis
     from rubric_studio.judges.base import JudgeError
 
     grader = make_grader(rubric, **options)
+    if grader.judge is None and rubric.judge_criteria:  # nothing to disagree with the labels: say why
+        await grader.aclose()
+        raise _NoModel(grader.no_judge_reason or "no judge")
     assistant = None
     if "reword" in kinds:
         try:
@@ -125,15 +128,14 @@ def _table(report) -> str:
 
 
 def _apply(args: Namespace, rubric, report) -> int:
-    from rubric_studio.core.atomic import ChangedOnDisk
     from rubric_studio.engine.improve_apply import apply_candidate
 
     if not 1 <= args.apply <= len(report.candidates):
         return fail_usage(f"--apply {args.apply}: there are {len(report.candidates)} candidates")
     candidate = report.candidates[args.apply - 1]
-    try:
+    try:  # EditError is a ValueError; ChangedOnDisk and an unsafe target are OSErrors
         changes = apply_candidate(args.rubric, report.rubric_hash, report.criterion, candidate)
-    except (ValueError, ChangedOnDisk, RubricError) as exc:
+    except (ValueError, OSError, RubricError) as exc:
         echo(f"error: {args.rubric}: not applied: {exc}", sys.stderr)
         return 2
     for change in changes:

@@ -61,6 +61,7 @@ from rubric_studio.core.loading import lint_rubric, parse_rubric
 from rubric_studio.core.merge import Merge, merge3
 from rubric_studio.core.problems import Problem, RubricError, RubricStudioError
 from rubric_studio.core.rubric import JudgeSettings, Rubric, unique_id
+from rubric_studio.core.yaml_core import misread_by_yaml11
 from rubric_studio.core.yamlpos import load_with_positions
 
 __all__ = [
@@ -172,7 +173,7 @@ def _styled_str(value: str, old: Any, indent: int) -> str:
         return LiteralScalarString(value)
     if isinstance(old, SingleQuotedScalarString):
         return SingleQuotedScalarString(value)
-    if isinstance(old, DoubleQuotedScalarString):
+    if isinstance(old, DoubleQuotedScalarString) or misread_by_yaml11(value):
         return DoubleQuotedScalarString(value)
     return value
 
@@ -204,8 +205,9 @@ def _styled(value: Any, old: Any = None, *, indent: int = 4, flow: bool = False)
     return value
 
 
-def _orphan(container: Any, key: Any) -> str:
-    """Comment and blank lines ruamel stored with ``container[key]`` that follow its line.
+def _orphan(container: Any, key: Any, *, cut: bool = False) -> str:
+    """Comment and blank lines ruamel stored with ``container[key]`` that follow its line
+    (removed from there with ``cut``, for moving them elsewhere).
 
     ruamel keeps the lines after an end-of-line comment in that comment's token, so
     deleting the key would delete them too; they belong to whatever follows.
@@ -213,14 +215,17 @@ def _orphan(container: Any, key: Any) -> str:
     text = ""
     value = container[key]
     if isinstance(value, CommentedMap) and value and not value.fa.flow_style():
-        text += _orphan(value, list(value.keys())[-1])
+        text += _orphan(value, list(value.keys())[-1], cut=cut)
     elif isinstance(value, CommentedSeq) and value and not value.fa.flow_style():
-        text += _orphan(value, len(value) - 1)
+        text += _orphan(value, len(value) - 1, cut=cut)
     slot = 2 if isinstance(container, CommentedMap) else 0
     entry = container.ca.items.get(key)
     token = entry[slot] if entry and len(entry) > slot else None
     if isinstance(token, CommentToken) and "\n" in token.value:
-        text += token.value[token.value.index("\n") + 1 :]
+        end = token.value.index("\n") + 1
+        text += token.value[end:]
+        if cut:
+            token.value = token.value[:end]
     return text
 
 
@@ -244,24 +249,6 @@ def _append_tail(container: Any, key: Any, text: str) -> None:
         token.value = (token.value if token.value.endswith("\n") else token.value + "\n") + text
     else:
         entry[slot] = CommentToken("\n" + text, CommentMark(0), None)
-
-
-def _cut_tail(container: Any, key: Any) -> str:
-    """Remove and return the lines :func:`_orphan` finds after ``container[key]`` (they move with the end)."""
-    text = ""
-    value = container[key]
-    if isinstance(value, CommentedMap) and value and not value.fa.flow_style():
-        text += _cut_tail(value, list(value.keys())[-1])
-    elif isinstance(value, CommentedSeq) and value and not value.fa.flow_style():
-        text += _cut_tail(value, len(value) - 1)
-    slot = 2 if isinstance(container, CommentedMap) else 0
-    entry = container.ca.items.get(key)
-    token = entry[slot] if entry and len(entry) > slot else None
-    if isinstance(token, CommentToken) and "\n" in token.value:
-        cut = token.value.index("\n") + 1
-        text += token.value[cut:]
-        token.value = token.value[:cut]
-    return text
 
 
 def _delete_key(mapping: CommentedMap, key: Any) -> str:
@@ -892,7 +879,7 @@ class RubricDocument:
                 return
             if not isinstance(seq, CommentedSeq):
                 raise EditError(f"criteria[{index}].{key} is not a list; fix it in the YAML view")
-            tail = "" if seq.fa.flow_style() else _cut_tail(seq, len(seq) - 1)
+            tail = "" if seq.fa.flow_style() else _orphan(seq, len(seq) - 1, cut=True)
             for item in items:
                 seq.append(_styled(item, indent=indent + 2))
             if seq.fa.flow_style() and any(isinstance(item, dict | list) for item in seq):

@@ -64,3 +64,12 @@ def construct(node: yaml.ScalarNode) -> object:
             return math.nan
         return float(text)
     return None
+
+
+def misread_by_yaml11(text: str) -> bool:
+    """Would PyYAML (YAML 1.1, how rubric files are read) take this text, written as a plain
+    scalar, for something other than a string (``yes``, ``on``, ``012``, ``1:30``)? Writers
+    quote such strings, so a value set to the text "yes" still loads as "yes"."""
+    if len(text) > 64 or "\n" in text:
+        return False
+    return yaml.resolver.Resolver().resolve(yaml.ScalarNode, text, (True, False)) != STR_TAG

@@ -367,22 +367,6 @@ def origin_comment(why: str, samples_used: int) -> str:
     return f"drafted from {source}: {why}" if why else f"drafted from {source}"
 
 
-def yaml_value(value: Any) -> Any:
-    """Strings YAML 1.1 (how rubric files are read) would take for something else, double-quoted."""
-    import yaml
-    from ruamel.yaml.scalarstring import DoubleQuotedScalarString
-
-    if isinstance(value, dict):
-        return {k: yaml_value(v) for k, v in value.items()}
-    if isinstance(value, list):
-        return [yaml_value(v) for v in value]
-    if isinstance(value, str) and "\n" not in value:
-        tag = yaml.resolver.Resolver().resolve(yaml.ScalarNode, value, (True, False))
-        if tag != "tag:yaml.org,2002:str":
-            return DoubleQuotedScalarString(value)
-    return value
-
-
 def _comment_above(document: RubricDocument, index: int, comment: str) -> None:
     line = document.criterion_line(index)
     if line is None:
@@ -403,7 +387,7 @@ def append_drafted(document: RubricDocument, proposals: Sequence[Proposal], samp
     with document.transaction():
         for proposal in proposals:
             data = dict(proposal.data, id=unique_id(proposal.id, set(document.criterion_ids())))
-            index = document.add_criterion(yaml_value(data))
+            index = document.add_criterion(data)
             _comment_above(document, index, origin_comment(proposal.why, samples_used))
             written.append(data["id"])
     return written

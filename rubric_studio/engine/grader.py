@@ -105,6 +105,11 @@ class Grader:
     def cancelled_requests(self) -> int:
         return self.dispatch.cancelled_requests
 
+    def request_keys(self, rubric: Rubric, samples: Sequence[Sample]) -> list[str]:
+        """The cache keys of every judge request a run asks for (one per cell and repeat)."""
+        work = self._judge_work(rubric, list(samples))
+        return [] if work is None else list(work.requests)
+
     def uncached(self, rubric: Rubric, samples: Sequence[Sample]) -> dict[str, Any]:
         """The judge requests (cache key -> request) a run would have to send: neither the
         session memo nor the persistent cache answers them."""

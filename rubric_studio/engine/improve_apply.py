@@ -1,109 +1,92 @@
-"""Write an ``improve`` candidate into the rubric file: one edit, comments and layout kept.
+"""Write an ``improve`` candidate (or a fit) into a rubric document: one edit, comments and layout kept.
 
-Only what the candidate changes is touched: the criterion's ``outcome``, its ``examples``,
-the judge fields a check replaces, or (``scoring``) weights and ``pass_threshold`` through
-:func:`rubric_studio.engine.fit.apply_fit`. The edited text must load and give the
-criterion exactly the candidate's meaning, and it is written only over the version of the
-file the suggestion was computed from (a newer change on disk is never overwritten).
+Both the studio (into the open document, one undo step) and ``improve --apply`` (into the file,
+saved over exactly the version the suggestions were computed from) go through
+:func:`write_candidate`, which edits only what the candidate changes through
+:class:`~rubric_studio.core.document.RubricDocument` — the criterion's ``outcome``, its
+``examples``, the judge fields a check replaces, or weights and ``pass_threshold`` — and then
+checks that the criterion now means exactly what the candidate means.
 """
 
 from __future__ import annotations
 
-import io
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from rubric_studio.engine.improve import Candidate
+from rubric_studio.core.document import CHECK_FIELDS, EditError, RubricDocument
+from rubric_studio.core.problems import RubricError
 
-_JUDGE_ONLY = ("outcome", "operator", "score_ranges", "min_score", "examples")
+if TYPE_CHECKING:
+    from rubric_studio.engine.improve import Candidate
+
+#: What a check candidate drops besides the outcome (``set_check_type`` removes that).
+_JUDGE_KEYS = ("operator", "score_ranges", "min_score", "examples")
+
+
+def tidy_number(value: float) -> int | float:
+    """2.0 → 2 (as a person writes it), 0.55 stays."""
+    value = round(float(value), 6)
+    return int(value) if value.is_integer() else value
+
+
+def write_fit(document: RubricDocument, fit: Any) -> str:
+    """A fit's threshold and changed weights written into ``document``; what changed, in one line."""
+    changes = []
+    if fit.threshold != fit.current_threshold:
+        document.set_rubric_field("pass_threshold", tidy_number(fit.threshold))
+        changes.append(f"pass_threshold {fit.current_threshold:g} → {fit.threshold:g}")
+    for cid, (old, new) in fit.changed_weights.items():
+        index = document.criterion_index(cid)
+        if index is None:
+            raise EditError(f"criterion {cid} is not in the rubric any more")
+        document.set_criterion_field(index, "weight", tidy_number(new))
+        changes.append(f"{cid} weight {old:g} → {new:g}")
+    return "; ".join(changes) or "nothing changed"
+
+
+def write_candidate(document: RubricDocument, criterion_id: str | None, candidate: Candidate) -> str:
+    """Apply ``candidate`` to ``document`` as one undo step (the text is restored on an error);
+    what changed, in one line. EditError when it cannot be applied or would not mean the candidate."""
+    with document.transaction():
+        if candidate.kind == "scoring":
+            return write_fit(document, candidate.fit_result)
+        if criterion_id is None or (index := document.criterion_index(criterion_id)) is None:
+            raise EditError(f"criterion {criterion_id} is not in the rubric any more")
+        change = candidate.change
+        if candidate.kind == "reword":
+            document.set_criterion_field(index, "outcome", change["outcome"])
+        elif candidate.kind == "examples":
+            document.append_criterion_items(index, "examples", list(change["examples"]))
+        elif candidate.kind == "check":
+            check = change["check"]
+            document.set_check_type(index, check["type"])
+            for key in CHECK_FIELDS[check["type"]]:
+                document.set_check_field(index, key, check.get(key))
+            for key in _JUDGE_KEYS:
+                document.set_criterion_field(index, key, None)
+        else:
+            raise EditError(f"unknown kind of suggestion {candidate.kind!r}")
+        _check_meaning(document, criterion_id, candidate)
+    return candidate.description
+
+
+def _check_meaning(document: RubricDocument, criterion_id: str, candidate: Candidate) -> None:
+    try:
+        written = document.parse().criterion(criterion_id)
+    except (RubricError, KeyError) as exc:
+        raise EditError(f"the edited rubric does not load: {exc}") from None
+    if written.fingerprint() != candidate.rubric.criterion(criterion_id).fingerprint():
+        raise EditError(f"writing the suggestion would not give {criterion_id} its meaning; nothing changed")
 
 
 def apply_candidate(rubric_path: str | Path, rubric_hash: str, criterion_id: str | None, candidate: Candidate,
                     *, force: bool = False) -> list[str]:
     """Apply ``candidate`` to the file; return what changed. ValueError when the file changed since
-    the suggestion (unless ``force``) or the result would not mean what the candidate means."""
-    if candidate.kind == "scoring":
-        from rubric_studio.engine.fit import apply_fit
-
-        return apply_fit(rubric_path, candidate.fit_result, force=force)
-    if criterion_id is None:
-        raise ValueError("this candidate names no criterion")
-    new_text, seen = edited_text(rubric_path, rubric_hash, criterion_id, candidate, force=force)
-    from rubric_studio.core.atomic import write_text_safely
-
-    write_text_safely(Path(rubric_path), new_text, expect=seen)  # ChangedOnDisk: nothing written
-    return [candidate.description]
-
-
-def edited_text(rubric_path: str | Path, rubric_hash: str, criterion_id: str, candidate: Candidate,
-                *, force: bool = False) -> tuple[str, Any]:
-    """(the file's text with ``candidate`` applied, the disk state it was read at)."""
-    from rubric_studio.core.files import read_user_file_state
-    from rubric_studio.core.labels_store import round_trip_yaml
-    from rubric_studio.core.loading import parse_rubric
-
-    path = Path(rubric_path)
-    text, seen = read_user_file_state(path)
-    if text is None:
-        raise ValueError(f"{path}: no such file")
-    if not force and parse_rubric(text, str(path)).content_hash() != rubric_hash:
-        raise ValueError(f"{path} changed since the suggestions were computed; run improve again")
-    yaml = round_trip_yaml(text)
-    data = yaml.load(text)
-    index, _ = _find(data, parse_rubric(text, str(path)), criterion_id)
-    item = _as_mapping(data["criteria"], index)
-    _change(item, candidate)
-    buffer = io.StringIO()
-    yaml.dump(data, buffer)
-    new_text = buffer.getvalue()
-    after = parse_rubric(new_text, str(path)).criterion(criterion_id)
-    if after.fingerprint() != candidate.rubric.criterion(criterion_id).fingerprint():
-        raise ValueError(f"applying the candidate would not give {criterion_id} the suggested meaning; nothing written")
-    return new_text, seen
-
-
-def _find(data: Any, rubric: Any, criterion_id: str) -> tuple[int, Any]:
-    for index, criterion in enumerate(rubric.criteria):
-        if criterion.key == criterion_id:
-            return index, criterion
-    raise ValueError(f"no criterion {criterion_id!r} in the rubric")
-
-
-def _as_mapping(criteria: Any, index: int) -> Any:
-    """The criterion at ``index`` as a mapping (a plain-string criterion becomes ``{outcome: ...}``)."""
-    from ruamel.yaml.comments import CommentedMap
-
-    item = criteria[index]
-    if isinstance(item, str):
-        slot = criteria.ca.items.pop(index, None)
-        item = criteria[index] = CommentedMap([("outcome", item)])
-        if slot and slot[0] is not None:
-            item.ca.items["outcome"] = [None, None, slot[0], None]
-    return item
-
-
-def _change(item: Any, candidate: Candidate) -> None:
-    from ruamel.yaml.comments import CommentedMap, CommentedSeq
-
-    from rubric_studio.core.labels_store import insert_key
-
-    if candidate.kind == "reword":
-        item["outcome"] = candidate.change["outcome"]
-    elif candidate.kind == "examples":
-        examples = item.get("examples")
-        if not isinstance(examples, list):
-            examples = CommentedSeq()
-            keys = list(item)
-            insert_key(item, len(keys), "examples", examples)
-        for example in candidate.change["examples"]:
-            examples.append(CommentedMap(example))
-    elif candidate.kind == "check":
-        position = list(item).index("outcome") if "outcome" in item else len(item)
-        for key in _JUDGE_ONLY:
-            if key in item:
-                del item[key]
-        check = CommentedMap(candidate.change["check"])
-        check.fa.set_flow_style()
-        insert_key(item, min(position, len(item)), "check", check)
-    else:
-        raise ValueError(f"unknown candidate kind {candidate.kind!r}")
+    the suggestion (unless ``force``); EditError when it cannot be written; ChangedOnDisk when the
+    file changes between reading and writing (nothing is written then)."""
+    document = RubricDocument.load(rubric_path)
+    if not force and document.parse().content_hash() != rubric_hash:
+        raise ValueError(f"{rubric_path} changed since the suggestions were computed; run improve again")
+    summary = write_candidate(document, criterion_id, candidate)
+    document.save()
+    return [summary]

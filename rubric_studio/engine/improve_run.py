@@ -65,7 +65,7 @@ async def improve(
         criterion = rubric.criterion(criterion_id)
         await _criterion_candidates(report, rubric, criterion, labelled, labels, baseline, grader, assistant,
                                     holdout, kinds)
-    else:
+    elif not baseline.judge_note:
         report.warnings.append("no judge criterion disagrees with a labelled cell; only scoring is suggested")
     if "scoring" in kinds:
         await _scoring_candidate(report, rubric, labelled, labels, baseline, grader, seed, holdout)

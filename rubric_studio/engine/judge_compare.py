@@ -146,11 +146,10 @@ async def grade_each(rubric: Rubric, samples: Sequence[Sample], judges: Sequence
 
 def _cached_cost(grader: Any, rubric: Rubric, samples: Sequence[Sample]) -> float | None:
     """What the replies the cache holds for this run cost when they were bought (None: no known price)."""
-    work = grader._judge_work(rubric, list(samples))  # the run's requests, one per cell and repeat
-    if work is None or grader.cache is None:
+    if grader.cache is None:
         return 0.0
     tokens_in = tokens_out = hits = 0
-    for key in work.requests:
+    for key in grader.request_keys(rubric, samples):
         hit = grader.cache.get(key)
         if hit is not None:
             hits += 1

@@ -21,6 +21,7 @@ from pydantic import ValidationError
 
 from rubric_studio.core.problems import Problem, RubricError
 from rubric_studio.core.rubric import ID_PATTERN, Criterion, JudgeSettings, Rubric
+from rubric_studio.core.yaml_core import misread_by_yaml11
 from rubric_studio.core.yamlpos import Positions, load_with_positions
 
 _ID_RE = re.compile(ID_PATTERN)
@@ -375,22 +376,13 @@ def prepare(value: Any) -> Any:
         return seq
     if isinstance(value, str) and "\n" in value and not any(line != line.rstrip() for line in value.split("\n")):
         return LiteralScalarString(value)  # | keeps a final newline, |- when there is none
-    if isinstance(value, str) and _not_a_string_in_yaml11(value):
+    if isinstance(value, str) and misread_by_yaml11(value):
         from ruamel.yaml.scalarstring import DoubleQuotedScalarString
 
         return DoubleQuotedScalarString(value)  # `yes`, `on`, `012`: strings here, not what YAML 1.1 makes of them
     if isinstance(value, float):
         return num(value)
     return value
-
-
-def _not_a_string_in_yaml11(text: str) -> bool:
-    """Would PyYAML (YAML 1.1, how rubric files are read) read this plain scalar as something else?"""
-    import yaml
-
-    if len(text) > 64 or "\n" in text:
-        return False
-    return yaml.resolver.Resolver().resolve(yaml.ScalarNode, text, (True, False)) != "tag:yaml.org,2002:str"
 
 
 def flow(node: Any) -> Any:

@@ -31,9 +31,11 @@ from textual.app import SystemCommand
 from rubric_studio.core.agreement import AgreementReport, agreement
 from rubric_studio.core.document import EditError
 from rubric_studio.engine.fit import FitResult, fit
+from rubric_studio.engine.improve_apply import write_fit
 from rubric_studio.engine.versions import VersionDiff, VersionHistory
 from rubric_studio.tui.calibration_view import FitScreen, VersionsScreen
 from rubric_studio.tui.dialogs import AskScreen, ConfirmScreen
+from rubric_studio.tui.improve_edits import finish_edit
 from rubric_studio.tui.messages import ActionFailed, FitReady
 
 if TYPE_CHECKING:
@@ -43,12 +45,6 @@ if TYPE_CHECKING:
 
 DEFAULT_K = 3
 MAX_K = 10
-
-
-def _number(value: float) -> int | float:
-    """2.0 → 2 (as a person would write it), 0.55 stays."""
-    value = round(float(value), 6)
-    return int(value) if value.is_integer() else value
 
 
 def parse_k(text: str) -> str | None:
@@ -202,32 +198,13 @@ class CalibrationFlow:
             app.notify("The rubric changed since the fit; press F to fit again.", severity="error")
             return False
         dirty = document.dirty
-        changes: list[str] = []
         try:
             with document.transaction():
-                if result.threshold != result.current_threshold:
-                    document.set_rubric_field("pass_threshold", _number(result.threshold))
-                    changes.append(f"pass_threshold {result.current_threshold:g} → {result.threshold:g}")
-                for cid, (old, new) in result.changed_weights.items():
-                    index = document.criterion_index(cid)
-                    if index is None:
-                        raise EditError(f"criterion {cid} is not in the editor's rubric any more")
-                    document.set_criterion_field(index, "weight", _number(new))
-                    changes.append(f"{cid} weight {old:g} → {new:g}")
+                summary = write_fit(document, result)
         except (EditError, IndexError, ValueError) as exc:
             app.notify(f"Could not apply the fit: {exc}", severity="error", title="Fit")
             return False
-        if editor is not None:
-            editor.refresh_from_document()
-        summary = "; ".join(changes) or "nothing changed"
-        if dirty:
-            app.notify(f"Applied on top of your unsaved edits ({summary}); review and save (ctrl+s).",
-                       title="Fit applied", severity="warning", timeout=8)
-            app._refresh_bars()
-            return True
-        app.action_save()
-        app.notify(f"{summary}. Saved and re-grading; ctrl+z in the editor undoes it.", title="Fit applied",
-                   timeout=8)
+        finish_edit(app, dirty, summary, "Fit applied")
         return True
 
     # -- consistency -------------------------------------------------------------------------

@@ -17,89 +17,24 @@ reason rather than invented. A sample already among the criterion's examples is 
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
-from rubric_studio.core.document import CHECK_FIELDS, EditError
+from rubric_studio.core.document import EditError
 from rubric_studio.core.problems import RubricError
+from rubric_studio.engine.improve_apply import write_candidate
 from rubric_studio.tui.model import cell_disagrees
 
 if TYPE_CHECKING:
-    from rubric_studio.core.document import RubricDocument
     from rubric_studio.core.rubric import Rubric
     from rubric_studio.engine.improve import Candidate, ImproveReport
     from rubric_studio.tui.app import StudioApp
-
-_JUDGE_KEYS = ("operator", "score_ranges", "min_score", "examples")  # what a check candidate drops (outcome: set_check_type)
-
 
 def document_rubric(app: StudioApp) -> Rubric:
     """The rubric as the editor holds it now (unsaved edits included); RubricError when it does not parse."""
     return app.document.parse()
 
 
-def _number(value: float) -> int | float:
-    """2.0 → 2 (as a person writes it), 0.55 stays."""
-    value = round(float(value), 6)
-    return int(value) if value.is_integer() else value
-
-
-def _yaml(value: Any) -> Any:
-    """Strings a YAML 1.1 reader would take for something else ("no", "1.5") quoted."""
-    from rubric_studio.engine.draft import yaml_value
-
-    return yaml_value(value)
-
-
 # -- improve candidates ---------------------------------------------------------------------
-def write_candidate(document: RubricDocument, criterion_id: str | None, candidate: Candidate) -> str:
-    """Apply ``candidate`` to ``document`` as one undo step (the text is restored on an error);
-    what changed, in one line. EditError when it cannot be applied or would not mean the candidate."""
-    with document.transaction():
-        if candidate.kind == "scoring":
-            return _write_scoring(document, candidate.fit_result)
-        if criterion_id is None or (index := document.criterion_index(criterion_id)) is None:
-            raise EditError(f"criterion {criterion_id} is not in the editor's rubric any more")
-        change = candidate.change
-        if candidate.kind == "reword":
-            document.set_criterion_field(index, "outcome", _yaml(change["outcome"]))
-        elif candidate.kind == "examples":
-            document.append_criterion_items(index, "examples", [_yaml(e) for e in change["examples"]])
-        elif candidate.kind == "check":
-            check = change["check"]
-            document.set_check_type(index, check["type"])
-            for key in CHECK_FIELDS[check["type"]]:
-                document.set_check_field(index, key, _yaml(check[key]) if key in check else None)
-            for key in _JUDGE_KEYS:
-                document.set_criterion_field(index, key, None)
-        else:
-            raise EditError(f"unknown kind of suggestion {candidate.kind!r}")
-        _check_meaning(document, criterion_id, candidate)
-    return candidate.description
-
-
-def _write_scoring(document: RubricDocument, fit: Any) -> str:
-    changes = []
-    if fit.threshold != fit.current_threshold:
-        document.set_rubric_field("pass_threshold", _number(fit.threshold))
-        changes.append(f"pass_threshold {fit.current_threshold:g} → {fit.threshold:g}")
-    for cid, (old, new) in fit.changed_weights.items():
-        index = document.criterion_index(cid)
-        if index is None:
-            raise EditError(f"criterion {cid} is not in the editor's rubric any more")
-        document.set_criterion_field(index, "weight", _number(new))
-        changes.append(f"{cid} weight {old:g} → {new:g}")
-    return "; ".join(changes) or "nothing changed"
-
-
-def _check_meaning(document: RubricDocument, criterion_id: str, candidate: Candidate) -> None:
-    try:
-        written = document.parse().criterion(criterion_id)
-    except (RubricError, KeyError) as exc:
-        raise EditError(f"the edited rubric does not load: {exc}") from None
-    if written.fingerprint() != candidate.rubric.criterion(criterion_id).fingerprint():
-        raise EditError(f"writing the suggestion would not give {criterion_id} its meaning; nothing changed")
-
-
 async def accept_candidate(app: StudioApp, report: ImproveReport, candidate: Candidate) -> str | None:
     """Write ``candidate`` into the open rubric and save it (see the module docstring); None when
     done, else why not (the rubric is then unchanged)."""
@@ -183,7 +118,7 @@ async def add_cell_example(app: StudioApp) -> bool:
     dirty = document.dirty
     index = document.criterion_index(criterion_id)
     try:
-        if index is None or not document.append_criterion_items(index, "examples", [_yaml(example)]):
+        if index is None or not document.append_criterion_items(index, "examples", [example]):
             raise EditError(f"{criterion_id} could not be edited")
     except Exception as exc:  # EditError, or YAML the edit cannot be made in: the text is unchanged
         app.notify(f"Could not add the example: {exc}", title="Few-shot example", severity="error")

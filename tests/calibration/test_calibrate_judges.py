@@ -275,3 +275,12 @@ def test_bad_flags_exit_2_before_any_call(project, server, capsys, args, message
     assert main(["calibrate", str(project / "r.yaml"), str(project / "s.jsonl"), *args]) == 2
     assert message in capsys.readouterr().err
     assert server.calls() == 0
+
+
+def test_judge_names_are_text_in_the_table_never_emoji_codes(project, capsys, monkeypatch):
+    """rich turns ``:a:`` into an emoji unless told not to; a judge called openai:a must read as written."""
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    monkeypatch.delenv("ANTHROPIC_API_KEY", raising=False)
+    main(["calibrate", str(project / "r.yaml"), str(project / "s.jsonl"), "--judges", "openai:a,anthropic:b"])
+    out = capsys.readouterr().out
+    assert "openai:a" in out and "anthropic:b" in out and "🅰" not in out and "🅱" not in out

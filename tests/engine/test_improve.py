@@ -215,3 +215,11 @@ async def test_a_judge_whose_cells_all_error_is_named_not_mistaken_for_agreement
         report = await run_improve(server, rubric_path, samples_path, env / "cache.sqlite", kinds=["reword"])
     assert report.criterion is None and report.candidates == []
     assert any("24 of 24 judged cells" in w and "fix the judge first" in w for w in report.warnings)
+
+
+def test_improve_without_a_judge_says_so_and_exits_2(env, monkeypatch, capsys):
+    rubric_path, samples_path, _, _ = build(env)
+    monkeypatch.delenv("OPENAI_API_KEY")
+    assert main(["improve", str(rubric_path), str(samples_path)]) == 2
+    err = capsys.readouterr().err
+    assert "without a judge" in err and "OPENAI_API_KEY" in err and "disagrees" not in err
