@@ -85,7 +85,7 @@ from rubric_studio.tui.messages import (
     SamplesGraded,
     SamplesLoaded,
 )
-from rubric_studio.tui.model import FILTERS, SORTS, ResultsModel
+from rubric_studio.session.results_model import FILTERS, SORTS, ResultsModel
 from rubric_studio.tui.save_flow import SaveFlow
 from rubric_studio.tui.statusbar import RunHeader, RunState, StatusBar, StatusState
 from rubric_studio.tui.trust_prompt import TrustFlow

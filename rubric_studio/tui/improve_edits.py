@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING
 from rubric_studio.core.document import EditError
 from rubric_studio.core.problems import RubricError
 from rubric_studio.engine.improve_apply import write_candidate
-from rubric_studio.tui.model import cell_disagrees
+from rubric_studio.session.results_model import cell_disagrees
 
 if TYPE_CHECKING:
     from rubric_studio.core.rubric import Rubric

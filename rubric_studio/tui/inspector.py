@@ -28,7 +28,7 @@ from rubric_studio.core.rubric import Criterion
 from rubric_studio.core.safe_text import terminal_safe
 from rubric_studio.core.samples import Sample
 from rubric_studio.tui.matrix import cell_text, verdict_text
-from rubric_studio.tui.model import redact
+from rubric_studio.session.results_model import redact
 
 STATUS_STYLE = {"good": "bold green", "bad": "bold red", "error": "bold yellow", "pending": "dim", "unjudged": "dim",
                 "pass": "bold green", "fail": "bold red", "disagree": "bold magenta"}

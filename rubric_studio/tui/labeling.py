@@ -31,7 +31,7 @@ from rubric_studio.core import labels_store
 from rubric_studio.tui.calibration_view import CALIBRATION_KEYS, LabelNoteScreen, LabelScoreScreen
 from rubric_studio.tui.matrix import ResultsMatrix
 from rubric_studio.tui.messages import LabelWriteFailed, LabelWritten
-from rubric_studio.tui.model import cell_disagrees, disagrees, label_verdict_disagrees
+from rubric_studio.session.results_model import cell_disagrees, disagrees, label_verdict_disagrees
 
 if TYPE_CHECKING:
     from rubric_studio.tui.app import StudioApp

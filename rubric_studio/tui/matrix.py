@@ -1,7 +1,7 @@
 """The live results matrix: one line per sample, one column per criterion.
 
 A Line-API widget (like Textual's DataTable, but rendering only the visible lines
-from a :class:`~rubric_studio.tui.model.ResultsModel`): no widget per cell and no
+from a :class:`~rubric_studio.session.results_model.ResultsModel`): no widget per cell and no
 per-cell measuring, so 10,000 samples open, scroll and filter at once. The header
 and the sample columns stay put; criterion columns scroll sideways by column.
 
@@ -41,7 +41,7 @@ from rubric_studio.core.results import CriterionResult, SampleResult, Status, Ve
 from rubric_studio.core.results import cell_mark as status_mark
 from rubric_studio.core.rubric import Criterion
 from rubric_studio.core.safe_text import terminal_safe
-from rubric_studio.tui.model import FILTERS, SORTS, ResultsModel, cell_disagrees, label_verdict_disagrees
+from rubric_studio.session.results_model import FILTERS, SORTS, ResultsModel, cell_disagrees, label_verdict_disagrees
 
 ID_MIN, ID_MAX = 8, 16
 ID_COMPACT = 12  # the id column gives up to this much width when that shows another criterion

@@ -14,7 +14,7 @@ from textual.widgets import Static
 
 from rubric_studio.core.safe_text import terminal_safe
 from rubric_studio.engine.usage import Usage
-from rubric_studio.tui.model import FILTERS, SORTS, Counts
+from rubric_studio.session.results_model import FILTERS, SORTS, Counts
 
 BAR_WIDTH = 6
 

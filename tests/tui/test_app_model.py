@@ -10,7 +10,7 @@ from rubric_studio.core.labels import Label
 from rubric_studio.core.loading import parse_rubric
 from rubric_studio.core.results import CriterionResult, SampleResult, Status, Verdict
 from rubric_studio.tui.matrix import cell_mark, cell_text, column_title, fit, squeeze, verdict_mark
-from rubric_studio.tui.model import ResultsModel, compute_flips, disagrees, matches, redact
+from rubric_studio.session.results_model import ResultsModel, compute_flips, disagrees, matches, redact
 from rubric_studio.tui.watch import WatchTargets
 
 RUBRIC = parse_rubric(

@@ -12,7 +12,7 @@ from rubric_studio.core.labels import Label
 from rubric_studio.core.loading import load_rubric
 from rubric_studio.core.results import CriterionResult, SampleResult, Status, Verdict
 from rubric_studio.tui.matrix import CRIT_MAX, CRIT_MIN, ID_COMPACT, ResultsMatrix
-from rubric_studio.tui.model import ResultsModel
+from rubric_studio.session.results_model import ResultsModel
 
 ROOT = Path(__file__).resolve().parents[2]
 SUPPORT = ROOT / "sample_rubrics" / "support_reply" / "support_reply.yaml"

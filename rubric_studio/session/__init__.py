@@ -1,0 +1,7 @@
+"""The studio's state and commands without Textual.
+
+A :class:`~rubric_studio.session.studio.StudioSession` owns what one studio window works on:
+the rubric document, the samples, the human labels, the versions and the grading runs. The
+Textual app holds one session, sends it commands and renders the events it reports; every
+flow (labelling, calibration, interop) is a session method a test can drive without a screen.
+"""
