@@ -77,7 +77,7 @@ async def _save_latency(work: Path) -> dict[str, float]:
         app = StudioApp(rubric, judge="openai-compatible:fake", base_url=server.base_url_openai,
                         cache_path=work / "cache.sqlite")
         async with app.run_test(size=SIZE) as pilot:
-            await _until(lambda: app.report is not None and not app.running, timeout=60)
+            await _until(lambda: app.session.report is not None and not app.session.running, timeout=60)
             await pilot.pause()
             # A sample whose verdict depends on the length limit.
             target = "refund-late-request"
@@ -87,7 +87,7 @@ async def _save_latency(work: Path) -> dict[str, float]:
                 before = _row_text(app, target)
                 started = time.perf_counter()
                 rubric.write_text(text)
-                await _until(lambda b=before: _row_text(app, target) != b and not app.running, timeout=5)
+                await _until(lambda b=before: _row_text(app, target) != b and not app.session.running, timeout=5)
                 latencies.append(time.perf_counter() - started)
                 await pilot.pause(0.05)
     latencies.sort()
@@ -182,7 +182,7 @@ async def _big(work: Path) -> dict[str, float]:
     started = time.perf_counter()
     app = StudioApp(rubric)
     async with app.run_test(size=SIZE) as pilot:
-        await _until(lambda: app.report is not None and not app.running, timeout=60)
+        await _until(lambda: app.session.report is not None and not app.session.running, timeout=60)
         await pilot.pause()
         opened = time.perf_counter() - started
         matrix = app.query_one(ResultsMatrix)
@@ -233,7 +233,7 @@ async def _small_keys(work: Path) -> float:
 
     app = StudioApp(work / "support_reply" / "support_reply.yaml")
     async with app.run_test(size=SIZE) as pilot:
-        await _until(lambda: app.report is not None and not app.running, timeout=60)
+        await _until(lambda: app.session.report is not None and not app.session.running, timeout=60)
         await pilot.pause()
         keys = await _keys_end_to_end(app, pilot, ["pagedown"] * 10 + ["f"] * 5)
     return statistics.median(keys) * 1000

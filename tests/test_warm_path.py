@@ -33,10 +33,10 @@ async def first_screen():
     app = StudioApp(sys.argv[1], sys.argv[2], base_url=sys.argv[3], watch=False)
     async with app.run_test() as pilot:
         for _ in range(500):
-            if app.report is not None:
+            if app.session.report is not None:
                 break
             await pilot.pause(0.02)
-        print("CALLS", app.report.usage.judge_calls, app.report.usage.cache_hits, file=sys.stderr)
+        print("CALLS", app.session.report.usage.judge_calls, app.session.report.usage.cache_hits, file=sys.stderr)
         await pilot.pause(0.5)  # let the first screen settle before leaving
 asyncio.run(first_screen())
 print("SDKS", sorted({m.split('.')[0] for m in sys.modules} & {'openai', 'anthropic', 'httpx2'}), file=sys.stderr)

@@ -2,8 +2,15 @@
 
 from __future__ import annotations
 
+import argparse
 import sys
 from argparse import Namespace
+
+
+def register(parser: argparse.ArgumentParser) -> None:
+    parser.description = "Inspect or clear the judge reply cache."
+    parser.add_argument("action", choices=("stats", "clear"))
+    parser.add_argument("--cache-path", metavar="FILE")
 
 
 def run(args: Namespace) -> int:

@@ -15,6 +15,7 @@ over 1 so a gate never passes or fails on partial data).
 
 from __future__ import annotations
 
+import argparse
 import asyncio
 import json
 import sys
@@ -23,6 +24,27 @@ from typing import Any
 
 from rubric_studio.cli.common import echo, fail_usage, print_problems, report_console, write_output
 from rubric_studio.core.problems import Problem, RubricError
+
+
+def register(parser: argparse.ArgumentParser) -> None:
+    from rubric_studio.cli.common import add_extract_option, add_judge_options
+
+    parser.description = "Measure judge-vs-human agreement on labelled samples."
+    parser.add_argument("rubric", metavar="RUBRIC")
+    parser.add_argument("samples", metavar="SAMPLES", nargs="?")
+    parser.add_argument("--labels", metavar="FILE")
+    parser.add_argument("--fit", action="store_true", help="fit pass_threshold and weights to the labels")
+    parser.add_argument("--apply", action="store_true", help="with --fit: write the fitted values into the rubric")
+    parser.add_argument("--format", choices=("table", "json"), default="table")
+    parser.add_argument("-o", "--output", metavar="FILE")
+    parser.add_argument("--seed", type=int, default=0, help="seed of the holdout split")
+    parser.add_argument("--judges", metavar="P:M,P:M,...",
+                        help="grade the labelled samples with each judge and compare them; recommends the "
+                             "cheapest judge whose kappa CI overlaps the best judge's")
+    parser.add_argument("--min-kappa", type=float, metavar="X",
+                        help="exit 1 when kappa is below X or undefined (with --judges: the recommended judge's)")
+    add_extract_option(parser)
+    add_judge_options(parser)
 
 
 def _sample_problem(sample: Any, message: str) -> Problem:

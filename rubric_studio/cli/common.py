@@ -1,4 +1,5 @@
-"""Helpers shared by the subcommands: printing problems and messages, writing output.
+"""Helpers shared by the subcommands: printing problems and messages, writing output, and the
+option groups several subcommands' parsers share (judge options, the transcript extractor).
 
 Every line a subcommand prints that holds text from a user file (ids, names, paths,
 messages quoting a file) goes through :func:`echo` or :func:`print_problems`, which show
@@ -8,12 +9,37 @@ terminal. Whole reports are made safe by their renderer (see ``formats``).
 
 from __future__ import annotations
 
+import argparse
 import sys
 from collections.abc import Iterable
 from pathlib import Path
 
 from rubric_studio.core.problems import Problem
 from rubric_studio.core.safe_text import terminal_safe
+
+
+def add_judge_options(parser: argparse.ArgumentParser) -> None:
+    """The judge option group of the commands that grade (and of the studio)."""
+    group = parser.add_argument_group("judge")
+    group.add_argument("--judge", metavar="P:M", help="judge model as provider:model (openai, anthropic, ollama, openai-compatible)")
+    group.add_argument("--base-url", metavar="URL", help="endpoint of an OpenAI- or Anthropic-compatible server")
+    group.add_argument("--concurrency", type=int, metavar="N", help="judge calls in flight at once")
+    group.add_argument("--repeat", type=int, default=1, metavar="K", help="judge each cell K times (majority / median)")
+    group.add_argument("--no-cache", action="store_true", help="do not read or write the judge reply cache")
+    group.add_argument("--batch", action="store_true", help="grade all judge criteria of a sample in one call")
+    group.add_argument("--timeout", type=float, metavar="S", help="seconds to wait for one judge reply (judge.timeout)")
+    group.add_argument("--deadline", type=float, metavar="S",
+                       help="seconds the whole run may take; calls unanswered by then end as errors (judge.deadline)")
+    group.add_argument("--allow-code", action="store_true",
+                       help="trust this rubric for this run: run its python/command checks and use its judge.base_url, "
+                            "a judge.model naming another provider than yours, and a judge.prompt_path outside its "
+                            "folder (without it, only what you trusted before is used)")
+    group.add_argument("--cache-path", metavar="FILE", help="SQLite cache file (default: in the user cache folder)")
+
+
+def add_extract_option(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--extract", choices=("last_assistant", "all_assistant", "transcript"), default="last_assistant",
+                        help="which part of a chat transcript is graded (default: the last assistant message)")
 
 
 def echo(text: object, stream=None) -> None:

@@ -12,6 +12,7 @@ Exit codes: 0 written or printed; 1 nothing kept; 2 bad input or no model config
 
 from __future__ import annotations
 
+import argparse
 import asyncio
 import json
 import sys
@@ -19,9 +20,29 @@ from argparse import Namespace
 from pathlib import Path
 from typing import Any
 
-from rubric_studio.cli.common import echo, fail_usage, print_problems
+from rubric_studio.cli.common import add_extract_option, echo, fail_usage, print_problems
 
 DEFAULT_NAME = "drafted-rubric"
+
+
+def register(parser: argparse.ArgumentParser) -> None:
+    parser.description = "Draft criteria with an LLM from a task description and sample outputs; keep the ones you pick."
+    parser.add_argument("samples", metavar="SAMPLES", nargs="?", help="sample outputs to learn from (at most 8 are shown)")
+    parser.add_argument("--task", required=True, help="what the outputs are for (becomes the rubric's description)")
+    parser.add_argument("-o", "--output", metavar="FILE", help="write the rubric to FILE (default: print the YAML)")
+    parser.add_argument("--force", action="store_true", help="replace FILE when it exists")
+    parser.add_argument("--name", help="rubric name (default: FILE's stem)")
+    parser.add_argument("--model", metavar="P:M", help="the model that drafts (default: your judge)")
+    parser.add_argument("--base-url", metavar="URL", help="endpoint of an OpenAI- or Anthropic-compatible server")
+    choice = parser.add_mutually_exclusive_group()
+    choice.add_argument("-y", "--yes", action="store_true", help="keep every valid proposal without asking")
+    choice.add_argument("--pick", metavar="N,N", help="keep these proposals by number (1,3,4 or 2-5)")
+    parser.add_argument("--format", choices=("yaml", "json"), default="yaml",
+                        help="json: print the proposals, what was dropped and kept, and the rubric as one object")
+    parser.add_argument("--labels", metavar="FILE", help="labels to show the model (default: FILE's <stem>.labels.yaml)")
+    parser.add_argument("--no-cache", action="store_true", help="do not read or write the reply cache")
+    parser.add_argument("--cache-path", metavar="FILE", help="SQLite cache file (default: in the user cache folder)")
+    add_extract_option(parser)
 
 
 def parse_pick(text: str, count: int | None = None) -> list[int]:

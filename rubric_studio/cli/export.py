@@ -6,8 +6,20 @@ the exported file goes to stdout or FILE. Exit 2 when the rubric is invalid.
 
 from __future__ import annotations
 
+import argparse
 import sys
 from argparse import Namespace
+
+EXPORT_TARGETS = ("agentv", "promptfoo", "letta", "docent", "healthbench", "markdown")
+
+
+def register(parser: argparse.ArgumentParser) -> None:
+    parser.description = "Write a rubric in another eval tool's format."
+    parser.add_argument("rubric", metavar="RUBRIC")
+    parser.add_argument("--to", required=True, choices=EXPORT_TARGETS)
+    parser.add_argument("--agentv-version", choices=("4", "5"), default="5",
+                        help="AgentV layout: 5 (default, the newest) or 4 (the 4.x line on npm)")
+    parser.add_argument("-o", "--output", metavar="FILE")
 
 
 def run(args: Namespace) -> int:

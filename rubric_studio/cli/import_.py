@@ -7,9 +7,19 @@ warnings go to stderr as ``warning: ...``; bad input exits 2 with
 
 from __future__ import annotations
 
+import argparse
 import sys
 from argparse import Namespace
 from pathlib import Path
+
+IMPORT_SOURCES = ("auto", "agentv", "promptfoo", "letta", "docent", "healthbench")
+
+
+def register(parser: argparse.ArgumentParser) -> None:
+    parser.description = "Read a rubric written for another eval tool."
+    parser.add_argument("file", metavar="FILE")
+    parser.add_argument("--from", dest="source", default="auto", choices=IMPORT_SOURCES)
+    parser.add_argument("-o", "--output", metavar="FILE")
 
 
 def run(args: Namespace) -> int:

@@ -10,12 +10,20 @@ the candidates and warnings).
 
 from __future__ import annotations
 
+import argparse
 import asyncio
 import json
 import sys
 from argparse import Namespace
 
-from rubric_studio.cli.common import echo, fail_usage, print_problems, write_output
+from rubric_studio.cli.common import (
+    add_extract_option,
+    add_judge_options,
+    echo,
+    fail_usage,
+    print_problems,
+    write_output,
+)
 from rubric_studio.core.problems import RubricError
 
 KINDS = ("reword", "examples", "check", "scoring")
@@ -27,6 +35,25 @@ def _kinds(text: str) -> list[str]:
     if unknown or not kinds:
         raise ValueError(f"--kinds: unknown kind {', '.join(unknown) or '(none)'}; expected some of {', '.join(KINDS)}")
     return kinds
+
+
+def register(parser: argparse.ArgumentParser) -> None:
+    parser.description = ("Suggest fixes for the criterion judge and human disagree on most (or --criterion), each "
+                          "evaluated on held-out labels before it is shown.")
+    parser.add_argument("rubric", metavar="RUBRIC")
+    parser.add_argument("samples", metavar="SAMPLES", nargs="?")
+    parser.add_argument("--labels", metavar="FILE")
+    parser.add_argument("--criterion", metavar="ID", help="the criterion to improve (default: most disagreements)")
+    parser.add_argument("--model", metavar="P:M", help="the model that writes rewordings (default: the judge's)")
+    parser.add_argument("--kinds", metavar="K,K", default="reword,examples,check,scoring",
+                        help="candidate kinds to make (reword, examples, check, scoring)")
+    parser.add_argument("--seed", type=int, default=0, help="seed of the fitting/holdout split")
+    parser.add_argument("--holdout", type=float, default=0.3, metavar="F", help="share of labels held out (0.3)")
+    parser.add_argument("--apply", type=int, metavar="N", help="write candidate N (1 = the first listed) into RUBRIC")
+    parser.add_argument("--format", choices=("table", "json"), default="table")
+    parser.add_argument("-o", "--output", metavar="FILE")
+    add_extract_option(parser)
+    add_judge_options(parser)
 
 
 def run(args: Namespace) -> int:

@@ -11,7 +11,18 @@ import argparse
 import sys
 from pathlib import Path
 
-from rubric_studio.cli.common import fail_usage, print_problems
+from rubric_studio.cli.common import add_judge_options, fail_usage, print_problems
+
+
+def register(parser: argparse.ArgumentParser) -> None:
+    """The arguments of ``rubric-studio RUBRIC [SAMPLES]``."""
+    from rubric_studio import __version__
+
+    parser.add_argument("rubric", metavar="RUBRIC", help="rubric .yaml file (created if missing)")
+    parser.add_argument("samples", metavar="SAMPLES", nargs="?", help="samples: folder of .txt/.md, or .jsonl/.yaml/.csv")
+    parser.add_argument("--labels", metavar="FILE", help="labels sidecar (default: RUBRIC's <stem>.labels.yaml)")
+    parser.add_argument("--version", action="version", version=f"rubric-studio {__version__}")
+    add_judge_options(parser)
 
 
 def run(args: argparse.Namespace) -> int:
@@ -32,22 +43,25 @@ def run(args: argparse.Namespace) -> int:
     from rubric_studio.core.problems import RubricError
     from rubric_studio.tui.app import StudioApp
 
-    try:
-        app = StudioApp(
-            rubric,
-            args.samples,
-            args.labels,
-            judge=args.judge,
-            base_url=args.base_url,
-            concurrency=args.concurrency,
-            repeat=args.repeat or 1,
-            use_cache=not args.no_cache,
-            batch=args.batch,
-            allow_code=args.allow_code,
-            cache_path=args.cache_path,
-        )
-    except RubricError as exc:
-        print_problems(exc.problems)
-        return 2
-    app.run()
-    return int(app.return_code or 0)
+    while True:  # "New rubric…" in the palette closes this rubric and opens the new one
+        try:
+            app = StudioApp(
+                rubric,
+                args.samples,
+                args.labels,
+                judge=args.judge,
+                base_url=args.base_url,
+                concurrency=args.concurrency,
+                repeat=args.repeat or 1,
+                use_cache=not args.no_cache,
+                batch=args.batch,
+                allow_code=args.allow_code,
+                cache_path=args.cache_path,
+            )
+        except RubricError as exc:
+            print_problems(exc.problems)
+            return 2
+        app.run()
+        if app.next_rubric is None:
+            return int(app.return_code or 0)
+        rubric, args.labels = app.next_rubric, None  # the samples given stay; labels belong to a rubric

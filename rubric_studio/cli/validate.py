@@ -8,9 +8,16 @@ exit code. A prompt file outside the folder is read only when the user trusts it
 
 from __future__ import annotations
 
+import argparse
 import json
 import sys
 from argparse import Namespace
+
+
+def register(parser: argparse.ArgumentParser) -> None:
+    parser.description = "Check rubric files; print every problem with file:line:column."
+    parser.add_argument("rubrics", metavar="RUBRIC", nargs="+")
+    parser.add_argument("--format", choices=("text", "json"), default="text")
 
 
 def _trust_review(rubric) -> tuple[list, list]:

@@ -4,6 +4,8 @@ One :class:`Grader` lives as long as a studio session (or one CLI run). Each
 :meth:`Grader.run` grades the current rubric + samples:
 
 * check cells are computed at once (memoised by criterion and sample fingerprint);
+* a judge criterion whose outcome is still the starter's placeholder
+  (:mod:`rubric_studio.engine.starter`) is ``unjudged``: no request is planned for it;
 * judge cells are served from the session memo, then the persistent cache, and only
   then sent to the judge, at most ``concurrency`` at a time;
 * a judge request already in flight from an earlier run is adopted if the new run
@@ -30,8 +32,9 @@ from rubric_studio.engine.cache import ReplyCache
 from rubric_studio.engine.dispatch import Dispatcher, RequestResult, Work, error_result
 from rubric_studio.engine.events import Event, Progress, RunFinished, RunStarted, SamplesUpdated
 from rubric_studio.engine.offloop import in_daemon_thread
-from rubric_studio.engine.plan import Snapshot, combine, plan
+from rubric_studio.engine.plan import Snapshot, plan, snapshot_of
 from rubric_studio.engine.report import Report
+from rubric_studio.engine.starter import PLACEHOLDER_RATIONALE, awaits_outcome
 from rubric_studio.engine.usage import Usage
 from rubric_studio.engine.votes import aggregate_votes
 
@@ -142,25 +145,10 @@ class Grader:
         self.previous = snapshot
 
         cells: dict[str, dict[str, CriterionResult]] = {s.id: dict(check_results[s.id]) for s in samples}
-        resolved: dict[str, RequestResult] = {}
-        to_send: list[str] = []
-        if work is None:
-            for sample in samples:
-                for criterion in rubric.judge_criteria:
-                    cells[sample.id][criterion.key] = CriterionResult(
-                        criterion.key, Status.UNJUDGED, source="none", rationale=self.no_judge_reason
-                    )
-        else:
-            for key, request in work.requests.items():
-                found = self.dispatch.lookup(key, request, rubric, work.sample_for(key), usage)
-                if found is not None:
-                    resolved[key] = found
-                else:
-                    to_send.append(key)
-            self.dispatch.cancel_unwanted(set(to_send), usage)
-            for sample in samples:
-                for criterion in rubric.judge_criteria:
-                    cells[sample.id][criterion.key] = self._cell_from(criterion, sample.id, work, resolved)
+        resolved, to_send = self._resolve_known(rubric, work, usage)
+        for sample in samples:
+            for criterion in rubric.judge_criteria:
+                cells[sample.id][criterion.key] = self._judge_cell(criterion, sample.id, work, resolved)
 
         results = {s.id: self._score(rubric, s.id, cells[s.id]) for s in samples}
         emit(RunStarted(total_requests=len(work.requests) if work else 0, to_send=len(to_send),
@@ -174,19 +162,39 @@ class Grader:
         self.last_stopped = stopped
         usage.wall_seconds = time.perf_counter() - started
         self.session_usage.merge(usage)
-        report = Report(
+        report = self._report(rubric, [results[s.id] for s in samples], usage, stopped)
+        emit(RunFinished(report))
+        return report
+
+    def _resolve_known(self, rubric: Rubric, work: Work | None, usage: Usage) -> tuple[dict[str, RequestResult], list[str]]:
+        """(requests the memo or the cache answers, keys still to send); cancels calls in flight
+        that the run no longer wants."""
+        resolved: dict[str, RequestResult] = {}
+        to_send: list[str] = []
+        if work is None:
+            return resolved, to_send
+        for key, request in work.requests.items():
+            found = self.dispatch.lookup(key, request, rubric, work.sample_for(key), usage)
+            if found is not None:
+                resolved[key] = found
+            else:
+                to_send.append(key)
+        self.dispatch.cancel_unwanted(set(to_send), usage)
+        return resolved, to_send
+
+    def _report(self, rubric: Rubric, samples: list[SampleResult], usage: Usage, stopped: str | None) -> Report:
+        needs_judge = self.judge is None and any(not awaits_outcome(c) for c in rubric.judge_criteria)
+        return Report(
             rubric_name=rubric.name,
             rubric_path=rubric.path,
             rubric_hash=rubric.content_hash(),
             judge={"provider": self.config.provider, "model": self.config.model} if self.config else None,
-            samples=[results[s.id] for s in samples],
+            samples=samples,
             usage=usage,
-            judge_note=None if work is not None or not rubric.judge_criteria else self.no_judge_reason,
+            judge_note=self.no_judge_reason if needs_judge else None,
             judge_stopped=stopped,
             repeat=self.repeat,
         )
-        emit(RunFinished(report))
-        return report
 
     async def _send(
         self,
@@ -230,7 +238,7 @@ class Grader:
                 touched.update(sample.id for sample in work.samples_of[key])
             for sample_id in touched:
                 for criterion in rubric.judge_criteria:
-                    cells[sample_id][criterion.key] = self._cell_from(criterion, sample_id, work, resolved)
+                    cells[sample_id][criterion.key] = self._judge_cell(criterion, sample_id, work, resolved)
                 results[sample_id] = self._score(rubric, sample_id, cells[sample_id])
             emit(SamplesUpdated([results[i] for i in touched], final=not waiting))
             emit(Progress(done=len(tasks) - len(waiting), total=len(tasks), in_flight=self.in_flight))
@@ -292,7 +300,8 @@ class Grader:
     def _judge_work(self, rubric: Rubric, samples: Iterable[Sample]) -> Work | None:
         """One per-criterion request per judge cell (and repeat), whatever the mode: batch mode
         only sends them together (:mod:`rubric_studio.engine.dispatch`)."""
-        if self.judge is None or not rubric.judge_criteria:
+        criteria = [criterion for criterion in rubric.judge_criteria if not awaits_outcome(criterion)]
+        if self.judge is None or not criteria:
             return None
         from dataclasses import replace
 
@@ -300,7 +309,6 @@ class Grader:
 
         config = self.config if self.config.mode == "per_criterion" else replace(self.config, mode="per_criterion")
         work = Work()
-        criteria = rubric.judge_criteria
         for sample in samples:
             for repeat_index in range(self.repeat):
                 for request in build_requests(rubric, sample, criteria, config, repeat_index):
@@ -310,22 +318,21 @@ class Grader:
     def _snapshot_from(
         self, rubric: Rubric, samples: list[Sample], work: Work | None, sample_fps: dict[str, str]
     ) -> Snapshot:
-        snap = Snapshot()
-        trusted = str(self.allow_code)
-        criterion_fps = {c.key: c.fingerprint() for c in rubric.criteria}
-        for sample in samples:
-            sample_fp = sample_fps[sample.id]
-            for criterion in rubric.criteria:
-                cell = (sample.id, criterion.key)
-                if not criterion.is_judged:
-                    snap.cells[cell] = combine("check", criterion_fps[criterion.key], sample_fp, trusted)
-                elif work is None:
-                    snap.cells[cell] = combine("unjudged", criterion_fps[criterion.key], sample_fp)
-                else:
-                    snap.cells[cell] = combine("judge", *work.cell_keys.get(cell, []))
-        return snap
+        return snapshot_of(rubric, [s.id for s in samples], sample_fps, None if work is None else work.cell_keys,
+                           trusted=self.allow_code)  # fmt: skip
 
     # -- cells -------------------------------------------------------------
+    def _judge_cell(
+        self, criterion: Criterion, sample_id: str, work: Work | None, resolved: dict[str, RequestResult]
+    ) -> CriterionResult:
+        """A judge criterion's cell: unjudged while its outcome is the starter's placeholder or
+        there is no judge, else from the replies resolved so far."""
+        if awaits_outcome(criterion):
+            return CriterionResult(criterion.key, Status.UNJUDGED, source="none", rationale=PLACEHOLDER_RATIONALE)
+        if work is None:
+            return CriterionResult(criterion.key, Status.UNJUDGED, source="none", rationale=self.no_judge_reason)
+        return self._cell_from(criterion, sample_id, work, resolved)
+
     def _cell_from(self, criterion: Criterion, sample_id: str, work: Work, resolved: dict[str, RequestResult]) -> CriterionResult:
         keys = work.cell_keys.get((sample_id, criterion.key), [])
         votes: list[CriterionResult] = []

@@ -1,132 +1,71 @@
-"""Rubric versions in a session, and what changed between any two of them.
+"""Rubric versions, what each was graded against, and what changed between any two of them.
 
-Every save the studio grades becomes a :class:`Version`: the rubric, a hash of its
-text, each sample's verdict and cell statuses, and the agreement with the human
-labels at that moment. :meth:`VersionHistory.diff` says which verdicts flipped,
-which cells flipped per criterion, which disagreements with the labels the edit
-fixed or broke (overall and per criterion) and how agreement moved — the
-"this edit fixed 3 disagreements, broke 1" line.
+Every graded save becomes a :class:`Version`: the rubric text and its hash, each sample's
+verdict, cell statuses and score, the human labels at that moment, and the agreement
+with them. A version also records what it was graded against — the rubric text hash, a
+fingerprint of the samples, a fingerprint of the labels and a key of the judge — and so
+what kind of event it is (:attr:`Version.kind`): a "rubric edit", a "samples change", a
+"labels change", a "judge change", several of them joined with " + ", or the "first run".
+Grading the same four again updates the latest version in place.
 
-A disagreement counts as *fixed* when a sample (or cell) that disagreed with its
-label in version a agrees in version b, and *broken* the other way round; items
-compared in only one of the two versions (pending, unlabelled) count as neither.
+That keeps the "this edit fixed 3 disagreements, broke 1" line of
+:meth:`VersionHistory.diff` honest: a samples file changed after an outcome edit is its
+own "samples change" version, not blamed on the edit; relabelling a sample is a "labels
+change" version (:meth:`VersionHistory.record_labels`) whose diff compares each version
+with its own labels. The diff itself lives in :mod:`rubric_studio.engine.version_diff`.
+
+A history may be backed by a store (:mod:`rubric_studio.engine.run_history`): recorded
+versions are appended to it and :meth:`VersionHistory.load_past` reads earlier sessions'
+versions back, so today's version compares with yesterday's.
 """
 
 from __future__ import annotations
 
+import datetime
 import hashlib
+import json
 import time
-from collections.abc import Mapping
-from dataclasses import dataclass, field
-from typing import Any
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Protocol
 
-from rubric_studio.core.agreement import Agreement, AgreementReport
-from rubric_studio.core.labels import Label
-from rubric_studio.core.results import SampleResult
-from rubric_studio.core.rubric import Rubric
+from rubric_studio.engine.version_diff import (
+    FIGURES,
+    Fixes,
+    LabelsSnapshot,
+    Pairs,
+    VersionDiff,
+    agreement_changes,
+    cell_flips,
+    figures_of,
+    pairs_from_labels,
+    pairs_from_report,
+    rubric_changes,
+    verdict_flips,
+)
 
-FIGURES = ("accuracy", "kappa", "false_pass_rate", "false_fail_rate", "alignment")
+if TYPE_CHECKING:
+    from rubric_studio.core.agreement import AgreementReport
+    from rubric_studio.core.labels import Label
+    from rubric_studio.core.results import SampleResult
+    from rubric_studio.core.rubric import Rubric
+    from rubric_studio.core.samples import Sample
 
+__all__ = ["FIGURES", "Fixes", "LabelsSnapshot", "Version", "VersionDiff", "VersionHistory", "change_kind",
+           "judge_key_of", "labels_fingerprint_of", "labels_snapshot", "rubric_changes", "samples_fingerprint_of",
+           "text_hash"]  # fmt: skip
 
-@dataclass
-class Version:
-    """One graded save of the rubric."""
-
-    number: int
-    timestamp: float
-    text_hash: str
-    rubric: Rubric
-    verdicts: dict[str, str]
-    cells: dict[str, dict[str, str]]  # sample id -> criterion id -> status
-    scores: dict[str, float | None]
-    agreement: AgreementReport | None = None
-
-    @property
-    def label(self) -> str:
-        return f"v{self.number} {time.strftime('%H:%M:%S', time.localtime(self.timestamp))}"
-
-
-@dataclass
-class Fixes:
-    """Disagreements with the labels fixed and broken between two versions."""
-
-    fixed: list[str] = field(default_factory=list)
-    broken: list[str] = field(default_factory=list)
-
-    def to_dict(self) -> dict[str, list[str]]:
-        return {"fixed": list(self.fixed), "broken": list(self.broken)}
+FIRST_RUN = "first run"
+RUBRIC_EDIT, SAMPLES_CHANGE, LABELS_CHANGE, JUDGE_CHANGE = "rubric edit", "samples change", "labels change", "judge change"
+NO_CHANGE = "no change"
+_BASIS = (("text_hash", RUBRIC_EDIT), ("samples_fingerprint", SAMPLES_CHANGE),
+          ("labels_fingerprint", LABELS_CHANGE), ("judge_key", JUDGE_CHANGE))  # fmt: skip
 
 
-@dataclass
-class VersionDiff:
-    """What changed from version ``a`` to version ``b``."""
-
-    a: int
-    b: int
-    to_pass: list[str] = field(default_factory=list)  # fail → pass
-    to_fail: list[str] = field(default_factory=list)  # pass → fail
-    other_changes: list[tuple[str, str, str]] = field(default_factory=list)  # (id, before, after)
-    cell_flips: dict[str, list[tuple[str, str, str]]] = field(default_factory=dict)  # criterion -> (id, before, after)
-    overall: Fixes = field(default_factory=Fixes)
-    criteria: dict[str, Fixes] = field(default_factory=dict)
-    deltas: dict[str, dict[str, tuple[float | None, float | None]]] = field(default_factory=dict)
-    rubric_changes: list[str] = field(default_factory=list)
-
-    @property
-    def cells_fixed(self) -> int:
-        return sum(len(f.fixed) for f in self.criteria.values())
-
-    @property
-    def cells_broken(self) -> int:
-        return sum(len(f.broken) for f in self.criteria.values())
-
-    def summary_line(self) -> str:
-        """One line: "v3 → v4: fixed 3 disagreements, broke 1 · 1 fail→pass · kappa 0.40 → 0.62"."""
-        parts = [f"fixed {len(self.overall.fixed)} disagreement{'s' if len(self.overall.fixed) != 1 else ''}, "
-                 f"broke {len(self.overall.broken)}"]  # fmt: skip
-        if self.cells_fixed or self.cells_broken:
-            parts.append(f"cells: fixed {self.cells_fixed}, broke {self.cells_broken}")
-        flips = []
-        if self.to_pass:
-            flips.append(f"{len(self.to_pass)} fail→pass")
-        if self.to_fail:
-            flips.append(f"{len(self.to_fail)} pass→fail")
-        if self.other_changes:
-            flips.append(f"{len(self.other_changes)} other")
-        parts.append(", ".join(flips) if flips else "no verdict changes")
-        before, after = self.deltas.get("overall", {}).get("kappa", (None, None))
-        if before is not None or after is not None:
-            parts.append(f"kappa {_fmt(before)} → {_fmt(after)}")
-        return f"v{self.a} → v{self.b}: " + " · ".join(parts)
-
-    def criterion_lines(self) -> list[str]:
-        """Per criterion with any change: "tone: fixed 2, broke 0 · 3 cells flipped"."""
-        lines = []
-        for cid in sorted(set(self.criteria) | set(self.cell_flips)):
-            fixes = self.criteria.get(cid, Fixes())
-            flips = len(self.cell_flips.get(cid, []))
-            if fixes.fixed or fixes.broken or flips:
-                lines.append(f"{cid}: fixed {len(fixes.fixed)}, broke {len(fixes.broken)} · {flips} cells flipped")
-        return lines
-
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "a": self.a,
-            "b": self.b,
-            "summary": self.summary_line(),
-            "fail_to_pass": list(self.to_pass),
-            "pass_to_fail": list(self.to_fail),
-            "other_changes": [list(c) for c in self.other_changes],
-            "cell_flips": {k: [list(f) for f in v] for k, v in self.cell_flips.items()},
-            "overall": self.overall.to_dict(),
-            "criteria": {k: v.to_dict() for k, v in self.criteria.items()},
-            "deltas": {k: {f: list(v) for f, v in d.items()} for k, d in self.deltas.items()},
-            "rubric_changes": list(self.rubric_changes),
-        }
-
-
-def _fmt(value: float | None) -> str:
-    return "–" if value is None else f"{value:.2f}"
+# -- fingerprints ----------------------------------------------------------------------------
+def _digest(payload: Any) -> str:
+    return hashlib.sha256(json.dumps(payload, ensure_ascii=False, sort_keys=True).encode()).hexdigest()[:16]
 
 
 def text_hash(rubric: Rubric, text: str | None = None) -> str:
@@ -137,13 +76,142 @@ def text_hash(rubric: Rubric, text: str | None = None) -> str:
     return hashlib.sha256(source.encode()).hexdigest()[:16]
 
 
-class VersionHistory:
-    """The versions of one studio session, oldest first (at most ``limit`` kept)."""
+def samples_fingerprint_of(samples: Iterable[Sample]) -> str:
+    """One hash of every sample's id and what a judge sees of it (order does not matter)."""
+    return _digest(sorted((sample.id, sample.fingerprint()) for sample in samples))
 
-    def __init__(self, limit: int = 200):
+
+def labels_snapshot(labels: Mapping[str, Label]) -> LabelsSnapshot:
+    """The part of the labels a diff compares with: verdict and criteria per labelled sample."""
+    out: LabelsSnapshot = {}
+    for sid, label in labels.items():
+        if label.verdict is not None or label.criteria:
+            out[sid] = {"verdict": label.verdict, "criteria": dict(label.criteria)}
+    return out
+
+
+def labels_fingerprint_of(labels: Mapping[str, Label] | LabelsSnapshot) -> str:
+    """One hash of the labels' verdicts and criteria (notes and scores do not count)."""
+    snapshot = {sid: value for sid, value in labels.items() if isinstance(value, dict)}
+    if len(snapshot) != len(labels):
+        snapshot = labels_snapshot(labels)  # type: ignore[arg-type]
+    return _digest(snapshot)
+
+
+def judge_key_of(config: Any, repeat: int = 1) -> str:
+    """A short key of the judge (``provider:model`` and a hash of what changes its replies);
+    ``"none"`` without a judge. ``repeat`` > 1 (K judgements per cell) is part of it."""
+    if config is None or not hasattr(config, "identity"):
+        return "none"
+    key = f"{config.label}#{_digest(config.identity())[:8]}"
+    return key if repeat <= 1 else f"{key}×{repeat}"
+
+
+# -- versions ----------------------------------------------------------------------------------
+@dataclass
+class Version:
+    """One graded state of the rubric: what it was graded against, and the results.
+
+    ``rubric`` is the parsed rubric; a version read back from a history file holds only its
+    ``text`` and parses it the first time ``rubric`` is asked for (None when it no longer parses).
+    """
+
+    number: int
+    timestamp: float
+    text_hash: str
+    verdicts: dict[str, str]
+    cells: dict[str, dict[str, str]]  # sample id -> criterion id -> status
+    scores: dict[str, float | None]
+    agreement: AgreementReport | None = None
+    kind: str = FIRST_RUN
+    samples_fingerprint: str | None = None
+    labels_fingerprint: str | None = None
+    judge_key: str | None = None
+    labels: LabelsSnapshot | None = None
+    text: str | None = None
+    rubric_path: str | None = None
+    stored_figures: dict[str, Any] | None = None  # agreement figures read back from a history file
+    _rubric: Rubric | None = field(default=None, repr=False, compare=False)
+    _unparsable: bool = field(default=False, repr=False, compare=False)
+
+    @property
+    def rubric(self) -> Rubric | None:
+        if self._rubric is None and self.text is not None and not self._unparsable:
+            from rubric_studio.core.loading import parse_rubric
+
+            try:
+                self._rubric = parse_rubric(self.text, self.rubric_path or "<version>")
+            except Exception:  # a stored text that no longer parses: the version still lists and diffs
+                self._unparsable = True
+        return self._rubric
+
+    @property
+    def label(self) -> str:
+        moment = datetime.datetime.fromtimestamp(self.timestamp)
+        when = moment.strftime("%H:%M:%S") if moment.date() == datetime.date.today() else moment.strftime("%Y-%m-%d %H:%M")
+        return f"v{self.number} {when} · {self.kind}"
+
+    @property
+    def basis(self) -> tuple[str | None, ...]:
+        """What the version was graded against: rubric text, samples, labels, judge."""
+        return tuple(getattr(self, name) for name, _ in _BASIS)
+
+    def counts(self) -> dict[str, int]:
+        """How many samples pass, fail, and have no final verdict."""
+        values = list(self.verdicts.values())
+        passed, failed = values.count("pass"), values.count("fail")
+        return {"pass": passed, "fail": failed, "other": len(values) - passed - failed}
+
+    def own_pairs(self) -> Pairs | None:
+        """(human, rubric) pairs against the labels this version was graded with."""
+        if self.labels is not None:
+            return pairs_from_labels(self.verdicts, self.cells, self.labels)
+        return pairs_from_report(self.agreement)
+
+    def figures(self) -> dict[str, Any] | None:
+        """Agreement with its labels, overall and per criterion (None when nothing is known)."""
+        pairs = self.own_pairs()
+        if pairs is None:
+            return self.stored_figures
+        return figures_of(pairs)
+
+
+def change_kind(before: Version | None, after: Version) -> str:
+    """What changed from ``before`` to ``after``: "first run", "rubric edit + samples change" ..."""
+    if before is None:
+        return FIRST_RUN
+    names = [kind for name, kind in _BASIS if getattr(before, name) != getattr(after, name)]
+    return " + ".join(names) or NO_CHANGE
+
+
+class HistoryStore(Protocol):
+    """Where versions outlive the session (see :class:`rubric_studio.engine.run_history.RunHistory`)."""
+
+    warnings: list[str]
+
+    def load(self) -> list[Version]: ...
+
+    def append(self, version: Version) -> bool: ...
+
+
+class VersionHistory:
+    """The versions of one rubric, oldest first (at most ``limit`` kept); appended to ``store`` if given."""
+
+    def __init__(self, limit: int = 200, store: HistoryStore | None = None):
         self.versions: list[Version] = []
         self.limit = limit
+        self.store = store
+        self.warnings: list[str] = []  # what the store could not read or write
         self._next = 1
+
+    @classmethod
+    def for_rubric(cls, rubric_path: str | Path, *, cache_path: str | Path | None = None, limit: int = 200) -> VersionHistory:
+        """A history backed by the rubric's run-history file (beside the judge cache), its past loaded."""
+        from rubric_studio.engine.run_history import RunHistory
+
+        history = cls(limit, RunHistory.for_rubric(rubric_path, cache_path=cache_path, max_versions=limit))
+        history.load_past()
+        return history
 
     def __len__(self) -> int:
         return len(self.versions)
@@ -158,6 +226,17 @@ class VersionHistory:
                 return version
         raise KeyError(number)
 
+    def load_past(self) -> int:
+        """Read the store's versions into an empty history (numbering continues after them);
+        how many were loaded. Unreadable entries become :attr:`warnings`, never errors."""
+        if self.store is None or self.versions:
+            return 0
+        past = sorted(self.store.load(), key=lambda v: v.number)[-self.limit :]
+        self._take_warnings()
+        self.versions = past
+        self._next = (past[-1].number + 1) if past else 1
+        return len(past)
+
     def record(
         self,
         rubric: Rubric,
@@ -166,23 +245,81 @@ class VersionHistory:
         *,
         text: str | None = None,
         timestamp: float | None = None,
+        samples_fingerprint: str | None = None,
+        labels_fingerprint: str | None = None,
+        judge_key: str | None = None,
+        labels: Mapping[str, Label] | None = None,
     ) -> Version:
-        """Record graded results of a save. The same text as the latest version updates it."""
-        digest = text_hash(rubric, text)
-        verdicts = {r.id: str(r.verdict) for r in results}
-        cells = {r.id: {c.id: str(c.status) for c in r.criteria} for r in results}
-        scores = {r.id: r.score for r in results}
+        """Record graded results. ``labels`` (the labels graded against) are kept as a snapshot
+        and fingerprinted unless ``labels_fingerprint`` is given. The same rubric text, samples,
+        labels and judge as the latest version update it in place; anything else is a new version."""
+        if labels_fingerprint is None and labels is not None:
+            labels_fingerprint = labels_fingerprint_of(labels)
+        candidate = Version(
+            self._next, time.time() if timestamp is None else timestamp, text_hash(rubric, text),
+            {r.id: str(r.verdict) for r in results}, {r.id: {c.id: str(c.status) for c in r.criteria} for r in results},
+            {r.id: r.score for r in results}, agreement, samples_fingerprint=samples_fingerprint,
+            labels_fingerprint=labels_fingerprint, judge_key=judge_key,
+            labels=labels_snapshot(labels) if labels is not None else None,
+            text=text if text is not None else rubric._source_text, rubric_path=rubric.path, _rubric=rubric,
+        )  # fmt: skip
+        return self._add(candidate)
+
+    def record_labels(
+        self,
+        labels: Mapping[str, Label],
+        *,
+        agreement: AgreementReport | None = None,
+        labels_fingerprint: str | None = None,
+        timestamp: float | None = None,
+        coalesce: bool = False,
+    ) -> Version | None:
+        """The labels changed, the results did not: a "labels change" version with the latest
+        version's results and the new labels (None before anything was graded).
+
+        ``coalesce``: when the latest version is itself a labels change, it takes the new labels
+        in place (a labelling run is one version, not one per key pressed)."""
         latest = self.latest
-        if latest is not None and latest.text_hash == digest:
-            latest.rubric, latest.verdicts, latest.cells, latest.scores = rubric, verdicts, cells, scores
-            latest.agreement = agreement
+        if latest is None:
+            return None
+        fingerprint = labels_fingerprint or labels_fingerprint_of(labels)
+        if coalesce and latest.kind == LABELS_CHANGE and len(self.versions) > 1:
+            latest.labels_fingerprint, latest.labels = fingerprint, labels_snapshot(labels)
+            latest.agreement, latest.stored_figures = agreement, None
+            latest.kind = change_kind(self.versions[-2], latest)
+            self._persist(latest)
             return latest
-        version = Version(self._next, time.time() if timestamp is None else timestamp, digest, rubric,
-                          verdicts, cells, scores, agreement)  # fmt: skip
-        self._next += 1
-        self.versions.append(version)
+        candidate = replace(latest, number=self._next, timestamp=time.time() if timestamp is None else timestamp,
+                            labels_fingerprint=fingerprint, labels=labels_snapshot(labels),
+                            agreement=agreement, stored_figures=None)  # fmt: skip
+        return self._add(candidate)
+
+    def _add(self, candidate: Version) -> Version:
+        latest = self.latest
+        if latest is not None and latest.basis == candidate.basis:
+            latest.verdicts, latest.cells, latest.scores = candidate.verdicts, candidate.cells, candidate.scores
+            latest.agreement, latest.stored_figures = candidate.agreement, None
+            latest.labels = candidate.labels if candidate.labels is not None else latest.labels
+            latest.text = candidate.text if candidate.text is not None else latest.text
+            latest._rubric = candidate._rubric or latest._rubric
+            self._persist(latest)
+            return latest
+        candidate.kind = change_kind(latest, candidate)
+        self._next = candidate.number + 1
+        self.versions.append(candidate)
         del self.versions[: max(0, len(self.versions) - self.limit)]
-        return version
+        self._persist(candidate)
+        return candidate
+
+    def _persist(self, version: Version) -> None:
+        if self.store is not None:
+            self.store.append(version)
+            self._take_warnings()
+
+    def _take_warnings(self) -> None:
+        if self.store is not None and self.store.warnings:
+            self.warnings.extend(self.store.warnings)
+            self.store.warnings.clear()
 
     def diff_latest(self, labels: Mapping[str, Label] | None = None) -> VersionDiff | None:
         """The diff of the latest version against the one before, if there are two."""
@@ -190,106 +327,41 @@ class VersionHistory:
             return None
         return self.diff(self.versions[-2], self.versions[-1], labels)
 
-    def diff(self, a: Version | int, b: Version | int, labels: Mapping[str, Label] | None = None) -> VersionDiff:
-        """What changed from ``a`` to ``b`` (versions or their numbers).
+    def diff(
+        self, a: Version | int, b: Version | int, labels: Mapping[str, Label] | None = None, *, compare_rubrics: bool = True
+    ) -> VersionDiff:
+        """What changed from ``a`` to ``b`` (versions or their numbers), and what kind of change it was.
 
-        With ``labels``, both versions are compared against those labels (so a label
-        edited between the saves is not credited to the rubric edit); without, each
-        version's recorded agreement is used.
+        Without ``labels`` each version is compared with the labels it was graded against.
+        With ``labels`` both are compared with those (so a label edited after the two versions
+        is not credited to the rubric edit between them) — unless the two versions were graded
+        against different labels: then the labels change is part of what the diff describes,
+        and each version is compared with its own labels. ``compare_rubrics=False`` leaves
+        :attr:`VersionDiff.rubric_changes` empty (no stored rubric text is parsed: a listing).
         """
         va = self.get(a) if isinstance(a, int) else a
         vb = self.get(b) if isinstance(b, int) else b
-        out = VersionDiff(va.number, vb.number)
-        for sid, after in vb.verdicts.items():
-            before = va.verdicts.get(sid)
-            if before is None or before == after:
-                continue
-            if (before, after) == ("fail", "pass"):
-                out.to_pass.append(sid)
-            elif (before, after) == ("pass", "fail"):
-                out.to_fail.append(sid)
-            else:
-                out.other_changes.append((sid, before, after))
-        for sid, cells in vb.cells.items():
-            for cid, after in cells.items():
-                before = va.cells.get(sid, {}).get(cid)
-                if {before, after} == {"met", "unmet"}:
-                    out.cell_flips.setdefault(cid, []).append((sid, before, after))
-        pa, pb = _pairs(va, labels), _pairs(vb, labels)
+        out = VersionDiff(va.number, vb.number, change_kind(va, vb))
+        verdict_flips(out, va.verdicts, vb.verdicts)
+        cell_flips(out, va.cells, vb.cells)
+        pa, pb = _compared_pairs(va, vb, labels)
         if pa is not None and pb is not None:
-            out.overall = _fixes(pa[0], pb[0])
-            for cid in sorted(set(pa[1]) | set(pb[1])):
-                fixes = _fixes(pa[1].get(cid, {}), pb[1].get(cid, {}))
-                if fixes.fixed or fixes.broken:
-                    out.criteria[cid] = fixes
-            out.deltas = _deltas(pa, pb)
-        out.rubric_changes = rubric_changes(va.rubric, vb.rubric)
+            agreement_changes(out, pa, pb)
+        if compare_rubrics and va.text_hash != vb.text_hash:
+            ra, rb = va.rubric, vb.rubric
+            known = ra is not None and rb is not None
+            out.rubric_changes = rubric_changes(ra, rb) if known else ["rubric changes unknown: a text is not kept or no longer parses"]
         return out
 
 
-def _fixes(before: dict[str, tuple[str, str]], after: dict[str, tuple[str, str]]) -> Fixes:
-    fixes = Fixes()
-    for sid, (human_b, rubric_b) in after.items():
-        if sid not in before:
-            continue
-        human_a, rubric_a = before[sid]
-        was_wrong, is_wrong = human_a != rubric_a, human_b != rubric_b
-        if was_wrong and not is_wrong:
-            fixes.fixed.append(sid)
-        elif is_wrong and not was_wrong:
-            fixes.broken.append(sid)
-    return fixes
-
-
-_Pairs = tuple[dict[str, tuple[str, str]], dict[str, dict[str, tuple[str, str]]]]
-
-
-def _pairs(version: Version, labels: Mapping[str, Label] | None) -> _Pairs | None:
-    """(human, rubric) per sample and per criterion cell, as in AgreementReport."""
-    if labels is None:
-        report = version.agreement
-        return None if report is None else (report.pairs, report.cell_pairs)
-    pairs: dict[str, tuple[str, str]] = {}
-    cell_pairs: dict[str, dict[str, tuple[str, str]]] = {}
-    for sid, verdict in version.verdicts.items():
-        label = labels.get(sid)
-        if label is None:
-            continue
-        if label.verdict is not None and verdict in ("pass", "fail"):
-            pairs[sid] = (label.verdict, verdict)
-        for cid, state in label.criteria.items():
-            status = version.cells.get(sid, {}).get(cid)
-            if status in ("met", "unmet"):
-                cell_pairs.setdefault(cid, {})[sid] = (state, status)
-    return pairs, cell_pairs
-
-
-def _agreement(pairs: dict[str, tuple[str, str]], positive: str) -> Agreement:
-    return Agreement.of((h == positive, r == positive) for h, r in pairs.values())
-
-
-def _deltas(a: _Pairs, b: _Pairs) -> dict[str, dict[str, tuple[float | None, float | None]]]:
-    before, after = _agreement(a[0], "pass"), _agreement(b[0], "pass")
-    out = {"overall": {f: (getattr(before, f), getattr(after, f)) for f in FIGURES}}
-    for cid in sorted(set(a[1]) | set(b[1])):
-        ca, cb = _agreement(a[1].get(cid, {}), "met"), _agreement(b[1].get(cid, {}), "met")
-        out[cid] = {f: (getattr(ca, f), getattr(cb, f)) for f in FIGURES}
-    return out
-
-
-def rubric_changes(a: Rubric, b: Rubric) -> list[str]:
-    """Human-readable changes of meaning between two rubrics."""
-    changes = []
-    if a.pass_threshold != b.pass_threshold:
-        changes.append(f"pass_threshold {a.pass_threshold:g} → {b.pass_threshold:g}")
-    old = {c.key: c for c in a.criteria}
-    new = {c.key: c for c in b.criteria}
-    for cid in new:
-        if cid not in old:
-            changes.append(f"added {cid}")
-        elif old[cid].fingerprint() != new[cid].fingerprint():
-            what = [f for f in ("outcome", "check", "weight", "required", "operator", "score_ranges", "min_score")
-                    if getattr(old[cid], f) != getattr(new[cid], f)]  # fmt: skip
-            changes.append(f"changed {cid} ({', '.join(what) or 'definition'})")
-    changes.extend(f"removed {cid}" for cid in old if cid not in new)
-    return changes
+def _compared_pairs(va: Version, vb: Version, labels: Mapping[str, Label] | None) -> tuple[Pairs | None, Pairs | None]:
+    given = None if labels is None else labels_snapshot(labels)
+    if given is not None and va.labels_fingerprint == vb.labels_fingerprint:
+        return (pairs_from_labels(va.verdicts, va.cells, given), pairs_from_labels(vb.verdicts, vb.cells, given))
+    pairs = []
+    for version in (va, vb):
+        own = version.own_pairs()
+        if own is None and given is not None:
+            own = pairs_from_labels(version.verdicts, version.cells, given)
+        pairs.append(own)
+    return pairs[0], pairs[1]

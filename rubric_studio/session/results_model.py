@@ -1,9 +1,13 @@
-"""The studio's results state, without Textual: rows, flips, filters, sorting, redaction.
+"""The studio's results state, without Textual: rows, flips, filters, search, sorting, redaction.
 
-:class:`ResultsModel` holds what the live pane shows — the samples in file order,
-their latest results, the human labels and the flip marks against the previous
-completed run — and answers "which rows, in which order" for a filter and a sort.
-The app owns one and hands it to the matrix widget (attributes down).
+:class:`ResultsModel` holds what the live pane shows — the samples in file order (with the
+text a search looks through), their latest results, the human labels and the flip marks
+against the previous completed run — and answers "which rows, in which order" for a filter,
+a search and a sort. The app owns one and hands it to the matrix widget (attributes down).
+
+Two filters are about one criterion (:data:`CRITERION_FILTERS`: its cell unmet, or in error):
+the table passes the criterion it had in focus when the filter was picked; without one they
+look at every cell of the row.
 """
 
 from __future__ import annotations
@@ -12,6 +16,7 @@ import os
 import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
+from typing import Protocol
 
 from rubric_studio.core.labels import Label
 from rubric_studio.core.results import CriterionResult, SampleResult, Status, Verdict
@@ -24,7 +29,13 @@ FILTERS: dict[str, str] = {
     "disagree": "disagreeing with the label",
     "errors": "errors",
     "pending": "pending",
+    "unmet": "criterion unmet",
+    "cell-error": "criterion error",
+    "made-up": "made-up quote",
+    "unlabelled": "no label yet",
 }
+#: Filters about one criterion's cell (the focused one), or about every cell without one.
+CRITERION_FILTERS: dict[str, Status] = {"unmet": Status.UNMET, "cell-error": Status.ERROR}
 SORTS: dict[str, str] = {
     "file": "file order",
     "id": "id",
@@ -68,12 +79,39 @@ def disagrees(result: SampleResult | None, label: Label | None) -> bool:
     return any(cell_disagrees(cell, label) for cell in result.criteria)
 
 
-def matches(kind: str, result: SampleResult | None, label: Label | None) -> bool:
-    """Whether a row passes the filter ``kind`` (a key of :data:`FILTERS`)."""
+def has_human_label(label: Label | None) -> bool:
+    """A person judged the sample: a verdict, a score or a labelled criterion (a note alone is not one)."""
+    return label is not None and (label.verdict is not None or label.score is not None or bool(label.criteria))
+
+
+def has_made_up_quote(cell: CriterionResult | None) -> bool:
+    """The cell's judge quoted something that is in no text it was shown (see ``Evidence.made_up``)."""
+    return cell is not None and any(item.made_up for item in cell.evidence)
+
+
+def filter_label(kind: str, criterion: str | None = None) -> str:
+    """How a filter reads, naming its criterion: "unmet: tone"; "any criterion unmet" without one."""
+    label = FILTERS[kind]
+    if kind not in CRITERION_FILTERS:
+        return label
+    status = label.split(" ", 1)[1]
+    return f"{status}: {criterion}" if criterion else f"any criterion {status}"
+
+
+def matches(kind: str, result: SampleResult | None, label: Label | None, criterion: str | None = None) -> bool:
+    """Whether a row passes the filter ``kind`` (a key of :data:`FILTERS`); ``criterion``
+    narrows the :data:`CRITERION_FILTERS` to that criterion's cell."""
     if kind == "all":
         return True
+    if kind == "unlabelled":
+        return not has_human_label(label)
     if result is None:
         return kind == "pending"
+    if kind in CRITERION_FILTERS:
+        cells = result.criteria if criterion is None else [c for c in result.criteria if c.id == criterion]
+        return any(c.status is CRITERION_FILTERS[kind] for c in cells)
+    if kind == "made-up":
+        return any(has_made_up_quote(c) for c in result.criteria)
     if kind == "failing":
         return result.verdict is Verdict.FAIL
     if kind == "errors":
@@ -105,6 +143,19 @@ def compute_flips(previous: SampleResult | None, current: SampleResult) -> tuple
     return flips, verdict
 
 
+class SearchableSample(Protocol):
+    """What a search looks through (a :class:`~rubric_studio.core.samples.Sample` is one)."""
+
+    id: str
+    input: str | None
+    output: str
+
+
+def matches_search(query: str, sample_id: str, text: str | None) -> bool:
+    """``query`` (already case-folded) is part of the sample id or of ``text`` (case-folded)."""
+    return query in sample_id.casefold() or (text is not None and query in text)
+
+
 @dataclass
 class Counts(Summary):
     """The run's verdict tallies, plus what the human labels add."""
@@ -128,10 +179,22 @@ class ResultsModel:
     #: The files changed into something invalid: these results are the last good ones.
     stale: bool = False
     version: int = 0
+    #: Sample id -> the sample, when :meth:`set_samples` was given samples (a search reads their text).
+    samples: dict[str, SearchableSample] = field(default_factory=dict)
+    _folded: dict[str, str] = field(default_factory=dict, repr=False)
 
     # -- updates -------------------------------------------------------------
-    def set_samples(self, ids: Iterable[str]) -> None:
-        self.order = list(ids)
+    def set_samples(self, samples: Iterable[str | SearchableSample]) -> None:
+        """The samples, in file order: ids, or samples whose input and output a search reads too."""
+        self.order = []
+        self.samples = {}
+        self._folded = {}
+        for item in samples:
+            if isinstance(item, str):
+                self.order.append(item)
+            else:
+                self.order.append(item.id)
+                self.samples[item.id] = item
         keep = set(self.order)
         self.results = {k: v for k, v in self.results.items() if k in keep}
         self.flips = {k: v for k, v in self.flips.items() if k in keep}
@@ -197,13 +260,27 @@ class ResultsModel:
                 counts.disagree += 1
         return counts
 
-    def visible(self, filter_kind: str = "all", sort: str = "file", reverse: bool = False) -> list[str]:
-        """Sample ids passing ``filter_kind``, ordered by ``sort``."""
-        if filter_kind == "all":
-            ids = list(self.order)
-        else:
+    def searchable_text(self, sample_id: str) -> str | None:
+        """The sample's input and output, case-folded (once, on the first search), or None."""
+        text = self._folded.get(sample_id)
+        if text is None:
+            sample = self.samples.get(sample_id)
+            if sample is None:
+                return None
+            text = self._folded[sample_id] = f"{sample.input or ''}\n{sample.output}".casefold()
+        return text
+
+    def visible(self, filter_kind: str = "all", sort: str = "file", reverse: bool = False, *,
+                criterion: str | None = None, search: str = "") -> list[str]:
+        """Sample ids passing ``filter_kind`` (about ``criterion`` for a criterion filter) whose id,
+        input or output holds ``search`` (any case), ordered by ``sort``."""
+        ids = list(self.order)
+        if filter_kind != "all":
             results, labels = self.results, self.labels
-            ids = [i for i in self.order if matches(filter_kind, results.get(i), labels.get(i))]
+            ids = [i for i in ids if matches(filter_kind, results.get(i), labels.get(i), criterion)]
+        query = search.casefold() if search.strip() else ""
+        if query:
+            ids = [i for i in ids if matches_search(query, i, self.searchable_text(i))]
         if sort == "id":
             ids.sort(key=_natural_key)
         elif sort == "score":

@@ -28,116 +28,70 @@ from typing import TYPE_CHECKING
 from rich.text import Text
 from textual.app import SystemCommand
 
-from rubric_studio.core.agreement import AgreementReport, agreement
-from rubric_studio.core.document import EditError
-from rubric_studio.engine.fit import FitResult, fit
-from rubric_studio.engine.improve_apply import write_fit
-from rubric_studio.engine.versions import VersionDiff, VersionHistory
+from rubric_studio.session.calibration import DEFAULT_K, Refusal, parse_k
 from rubric_studio.tui.calibration_view import FitScreen, VersionsScreen
 from rubric_studio.tui.dialogs import AskScreen, ConfirmScreen
 from rubric_studio.tui.improve_edits import finish_edit
 from rubric_studio.tui.messages import ActionFailed, FitReady
 
 if TYPE_CHECKING:
-    from rubric_studio.core.rubric import Rubric
-    from rubric_studio.engine.report import Report
-    from rubric_studio.tui.app import StudioApp
-
-DEFAULT_K = 3
-MAX_K = 10
-
-
-def parse_k(text: str) -> str | None:
-    """Why ``text`` is not a usable K, or None."""
-    try:
-        k = int(text)
-    except ValueError:
-        return f"expected a whole number from 2 to {MAX_K}, got {text!r}"
-    if not 2 <= k <= MAX_K:
-        return f"K must be from 2 to {MAX_K}"
-    return None
-
-
-def flip_summary(report: Report) -> tuple[str, bool]:
-    """One line about a consistency run's flips, and whether anything flipped."""
-    rates = report.flip_rates()
-    flipping = sorted(((cid, e) for cid, e in rates.items() if e["flipped"]), key=lambda item: -item[1]["flip_rate"])
-    if not flipping:
-        return f"×{report.repeat}: no judged criterion flipped — the judge is consistent on these samples.", False
-    parts = [f"{cid} {e['flip_rate']:.0%} ({e['flipped']}/{e['cells']})" for cid, e in flipping]
-    return f"×{report.repeat}: flip rates {', '.join(parts)} — ambiguous wording? See Agreement (F6).", True
+    from rubric_studio.engine.fit import FitResult
+    from rubric_studio.session.versions import RunOutcome
+    from rubric_studio.tui.host import StudioHost
 
 
 class CalibrationFlow:
-    """Versions, fit and consistency of one studio (the app calls these from thin methods)."""
+    """Versions, fit and consistency of one studio: asks the user, the session does the work."""
 
-    def __init__(self, app: StudioApp) -> None:
+    def __init__(self, app: StudioHost) -> None:
         self.app = app
-        self.history = VersionHistory()
-        self.latest_diff: VersionDiff | None = None
-        self._fit_pending: str | None = None  # the rubric text whose graded results should be fitted
+
+    def _refused(self, refusal: Refusal | None) -> bool:
+        if refusal is not None:
+            self.app.notify(refusal.message, severity=refusal.severity, timeout=4)
+        return refusal is not None
 
     # -- versions and the Agreement panel ------------------------------------------------
-    @property
-    def version_line(self) -> str | None:
-        """The latest version diff in short (for the run header): "v3 → v4: fixed 3, broke 1"."""
-        diff = self.latest_diff
-        if diff is None:
-            return None
-        return f"v{diff.a} → v{diff.b}: fixed {len(diff.overall.fixed)}, broke {len(diff.overall.broken)}"
-
-    def graded(self, report: Report, *, consistency: int | None) -> None:
-        """A run finished: record a version (not for a consistency run), publish, notify."""
+    def graded(self, outcome: RunOutcome) -> None:
+        """A run finished: publish, say what the new version changed, open a fit asked for."""
         app = self.app
-        rubric = app.rubric
-        if rubric is None:
-            return
-        report_now = agreement(report.samples, app.labels, rubric)
-        new_version = False
-        if consistency is None:
-            before = self.history.latest
-            version = self.history.record(rubric, report.samples, report_now)
-            new_version = before is not None and version is not before
-        self.publish(report_now)
-        if new_version and self.latest_diff is not None:
-            app.notify(self.latest_diff.summary_line(), title="New rubric version", timeout=8)
-        if consistency is not None:
-            line, flipped = flip_summary(report)
-            app.notify(line, title="Consistency run", severity="warning" if flipped else "information", timeout=10)
-        self._maybe_fit_after_save(rubric)
+        self.publish()
+        if outcome.version_line:
+            app.notify(outcome.version_line, title="New version", timeout=8)
+        if outcome.consistency_line:
+            app.notify(outcome.consistency_line, title="Consistency run",
+                       severity="warning" if outcome.consistency_flipped else "information", timeout=10)
+        if outcome.fit_now:
+            self.start_fit()
 
-    def publish(self, report_now: AgreementReport | None = None) -> None:
+    def publish(self) -> None:
         """Hand agreement, the latest version diff and any flip rates to the Agreement panel."""
         app = self.app
-        report, rubric = app.report, app.rubric
-        if report is None or rubric is None or not app.is_mounted:
+        session = app.session
+        report, report_now = session.report, session.versions.agreement_now()
+        if report is None or report_now is None or not app.is_mounted:
             return
-        if report_now is None:
-            report_now = agreement(report.samples, app.labels, rubric)
-        self.latest_diff = self.history.diff_latest(app.labels)
-        panel = app.query_one("#agreement-view")
-        show = getattr(panel, "show", None)
+        show = getattr(app.query_one("#agreement-view"), "show", None)
         if show is not None:
             flip_rates = report.flip_rates() if report.repeat > 1 else None
-            show(report_now, self.latest_diff, flip_rates, repeat=report.repeat)
+            show(report_now, session.versions.latest_diff, flip_rates, repeat=report.repeat)
 
     def show_versions(self) -> None:
-        if not self.history.versions:
+        session = self.app.session
+        if not session.versions.history.versions:
             self.app.notify("No versions yet: the first grade of the rubric records one.", timeout=3)
             return
-        self.app.push_screen(VersionsScreen(self.history, dict(self.app.labels)))
+        self.app.push_screen(VersionsScreen(session.versions.history, dict(session.labels)))
 
     # -- fit -------------------------------------------------------------------------------
     def start_fit(self) -> None:
         """``F``: fit threshold and weights to the labels (asks first if there are unsaved edits)."""
         app = self.app
-        if app.rubric is None or app.report is None:
-            app.notify("Nothing graded yet: the fit needs graded samples and labels.", severity="warning")
-            return
-        if app.document.dirty:
+        session = app.session
+        if session.document.dirty and session.report is not None:
             def chosen(save: bool | None) -> None:
                 if save:
-                    self._fit_pending = app.document.text
+                    session.calibration.fit_pending = session.document.text
                     app.action_save()
 
             app.push_screen(ConfirmScreen(
@@ -147,18 +101,12 @@ class CalibrationFlow:
                 yes="Save and fit", no="Cancel",
             ), chosen)
             return
-        if app.running or app.report.rubric_hash != app.rubric.content_hash():
-            self._fit_pending = app.document.text
-            app.notify("Grading is still running: the fit opens when it finishes.", timeout=4)
-            return
-        rubric, samples, labels = app.rubric, list(app.report.samples), dict(app.labels)
-        if not any(label.verdict for label in labels.values()):
-            app.notify("No labelled samples yet: label a few pass / fail (p / x) first.", severity="warning")
+        if self._refused(session.calibration.fit_refusal()):
             return
 
         def work() -> None:
             try:
-                result = fit(rubric, samples, labels)
+                result = session.calibration.compute_fit()
             except Exception as exc:  # a bug must be a notification, not a traceback
                 app.post_message(ActionFailed("fit", f"{type(exc).__name__}: {exc}"))
                 return
@@ -166,19 +114,9 @@ class CalibrationFlow:
 
         app.run_worker(work, thread=True, group="fit", exclusive=True, exit_on_error=False)
 
-    def _maybe_fit_after_save(self, rubric: Rubric) -> None:
-        pending = self._fit_pending
-        if pending is None:
-            return
-        if rubric._source_text == pending:
-            self._fit_pending = None
-            self.start_fit()
-        elif self.app.document.text != pending:
-            self._fit_pending = None  # the user moved on: forget the request
-
     def fit_ready(self, result: FitResult) -> None:
         app = self.app
-        if app.rubric is None or app.rubric.content_hash() != result.rubric_hash:
+        if not app.session.calibration.fit_is_current(result):
             app.notify("The rubric changed while fitting; press F again.", severity="warning")
             return
 
@@ -191,17 +129,12 @@ class CalibrationFlow:
     async def apply(self, result: FitResult) -> bool:
         """Apply a fit as one ordinary edit of the rubric (undoable), then save it (re-grade)."""
         app = self.app
-        document, editor = app.document, app.editor
-        if editor is not None:
-            await editor.flush()
-        if app.rubric is None or app.rubric.content_hash() != result.rubric_hash:
-            app.notify("The rubric changed since the fit; press F to fit again.", severity="error")
-            return False
-        dirty = document.dirty
+        if app.editor is not None:
+            await app.editor.flush()
+        dirty = app.session.document.dirty
         try:
-            with document.transaction():
-                summary = write_fit(document, result)
-        except (EditError, IndexError, ValueError) as exc:
+            summary = app.session.calibration.apply_fit(result)
+        except ValueError as exc:
             app.notify(f"Could not apply the fit: {exc}", severity="error", title="Fit")
             return False
         finish_edit(app, dirty, summary, "Fit applied")
@@ -211,17 +144,10 @@ class CalibrationFlow:
     def ask_consistency(self) -> None:
         """``K``: ask for K, then judge every judged cell K times."""
         app = self.app
-        rubric, grader = app.rubric, app.grader
-        if rubric is None or grader is None:
-            app.notify("Not ready: the rubric or the judge is still loading.", severity="warning")
+        calibration = app.session.calibration
+        if self._refused(calibration.consistency_refusal()):
             return
-        if not rubric.judge_criteria:
-            app.notify("This rubric has no judged criteria: deterministic checks never flip.", timeout=4)
-            return
-        if grader.judge is None:
-            app.notify(f"Judge K times needs a judge. {grader.no_judge_reason}", severity="warning", timeout=8)
-            return
-        cells = len(app.samples) * len(rubric.judge_criteria)
+        cells = calibration.consistency_cells()
         prompt = Text.assemble(
             "Each judged cell is asked K times; a cell whose K verdicts differ ", ("flips", "bold"), ".\n",
             (f"About {cells} × (K − 1) new judge calls ({cells} cells; each first judgement is reused). "
@@ -236,7 +162,7 @@ class CalibrationFlow:
                                   validate=parse_k), chosen)
 
 
-def commands(app: StudioApp) -> Iterable[SystemCommand]:
+def commands(app: StudioHost) -> Iterable[SystemCommand]:
     flow = app.calibration
     yield SystemCommand("Fit threshold and weights to labels",
                         "pass_threshold and weights that agree best with your labels, holdout shown (F)",
@@ -245,4 +171,3 @@ def commands(app: StudioApp) -> Iterable[SystemCommand]:
                         flow.show_versions)
     yield SystemCommand("Judge K times (consistency)",
                         "Judge every cell K times: flip rates flag ambiguous criteria (K)", flow.ask_consistency)
-

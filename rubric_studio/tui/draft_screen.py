@@ -34,7 +34,7 @@ from rubric_studio.core.safe_text import terminal_safe
 if TYPE_CHECKING:
     from rubric_studio.core.document import RubricDocument
     from rubric_studio.engine.draft import Draft, Proposal
-    from rubric_studio.tui.app import StudioApp
+    from rubric_studio.tui.host import StudioHost
 
 INTRO = ("Describe what the outputs are for; the model proposes criteria from that and up to 8 of your "
          "samples (labelled ones included). Tick the ones to keep; they are added to the rubric unsaved.")
@@ -109,11 +109,11 @@ class DraftScreen(ModalScreen[None]):
         if not task:
             self._status("Describe the task first: what are the outputs for?")
             return
-        app: StudioApp = self.app  # type: ignore[assignment]
+        app: StudioHost = self.app  # type: ignore[assignment]
         self.drafting = True
         self.query_one("#draft-run", Button).disabled = True
-        self._status(f"Asking the model with the task and {min(len(app.samples), 8)} samples…")
-        self.run_draft(task, app.rubric, dict(app.grader_options), app.env, list(app.samples), dict(app.labels))
+        self._status(f"Asking the model with the task and {min(len(app.session.samples), 8)} samples…")
+        self.run_draft(task, app.session.rubric, dict(app.session.grader_options), app.session.env, list(app.session.samples), dict(app.session.labels))
 
     @work(group="draft", exclusive=True, exit_on_error=False)
     async def run_draft(self, task: str, rubric: Any, options: Mapping[str, Any], env: Mapping[str, str] | None,
@@ -204,7 +204,7 @@ class DraftScreen(ModalScreen[None]):
 def _starter_index(document: RubricDocument) -> int | None:
     """The index of the untouched starter criterion when it is the rubric's only one."""
     from rubric_studio.core.document import RubricDocument
-    from rubric_studio.tui.app import STARTER_RUBRIC
+    from rubric_studio.engine.starter import STARTER_RUBRIC
 
     if document.criteria_count != 1:
         return None
@@ -212,11 +212,11 @@ def _starter_index(document: RubricDocument) -> int | None:
     return 0 if document.criterion_data(0) == starter else None
 
 
-async def keep_drafted(app: StudioApp, draft: Draft, proposals: Sequence[Proposal]) -> list[str]:
+async def keep_drafted(app: StudioHost, draft: Draft, proposals: Sequence[Proposal]) -> list[str]:
     """Append ``proposals`` to the studio's document (one undo step) and show them; the ids written."""
     from rubric_studio.engine.draft import append_drafted
 
-    document = app.document
+    document = app.session.document
     editor = app.editor
     if editor is not None:
         await editor.flush()  # typing still waiting for its pause goes in first
@@ -233,26 +233,26 @@ async def keep_drafted(app: StudioApp, draft: Draft, proposals: Sequence[Proposa
     return ids
 
 
-def open_draft(app: StudioApp, *, first: bool = False) -> None:
+def open_draft(app: StudioHost, *, first: bool = False) -> None:
     """Show the screen (once), the Task pre-filled with the rubric's description."""
     if isinstance(app.screen, DraftScreen):
         return
     try:
-        task = str(app.document.rubric_data().get("description") or "")
+        task = str(app.session.document.rubric_data().get("description") or "")
     except Exception:  # the YAML does not parse right now
         task = ""
     app.push_screen(DraftScreen(task, first=first))
 
 
-def offer_on_new(app: StudioApp) -> None:
+def offer_on_new(app: StudioHost) -> None:
     """Open the screen first when the studio just created the rubric or its criteria list is empty
     (not when the file does not parse: that needs fixing, not drafting)."""
-    document = app.document
+    document = app.session.document
     empty = document.structure_problem is None and not document.rubric_data().get("criteria")
-    if app.created_rubric or empty:
+    if app.session.created_rubric or empty:
         open_draft(app, first=True)
 
 
-def commands(app: StudioApp) -> Iterable[SystemCommand]:
+def commands(app: StudioHost) -> Iterable[SystemCommand]:
     yield SystemCommand("Draft criteria…", "Let the model propose criteria from a task description and your samples",
                         lambda: open_draft(app))

@@ -27,15 +27,15 @@ from rubric_studio.session.results_model import cell_disagrees
 if TYPE_CHECKING:
     from rubric_studio.core.rubric import Rubric
     from rubric_studio.engine.improve import Candidate, ImproveReport
-    from rubric_studio.tui.app import StudioApp
+    from rubric_studio.tui.host import StudioHost
 
-def document_rubric(app: StudioApp) -> Rubric:
+def document_rubric(app: StudioHost) -> Rubric:
     """The rubric as the editor holds it now (unsaved edits included); RubricError when it does not parse."""
-    return app.document.parse()
+    return app.session.document.parse()
 
 
 # -- improve candidates ---------------------------------------------------------------------
-async def accept_candidate(app: StudioApp, report: ImproveReport, candidate: Candidate) -> str | None:
+async def accept_candidate(app: StudioHost, report: ImproveReport, candidate: Candidate) -> str | None:
     """Write ``candidate`` into the open rubric and save it (see the module docstring); None when
     done, else why not (the rubric is then unchanged)."""
     editor = app.editor
@@ -47,9 +47,9 @@ async def accept_candidate(app: StudioApp, report: ImproveReport, candidate: Can
         return f"the rubric does not load right now: {exc.problems[0].message}"
     if current != report.rubric_hash:
         return "the rubric changed since these suggestions were computed; run Improve again"
-    dirty = app.document.dirty
+    dirty = app.session.document.dirty
     try:
-        summary = write_candidate(app.document, report.criterion, candidate)
+        summary = write_candidate(app.session.document, report.criterion, candidate)
     except (EditError, IndexError, ValueError) as exc:
         return str(exc)
     except Exception as exc:  # e.g. YAML the edit cannot be made in; the transaction restored the text
@@ -58,12 +58,12 @@ async def accept_candidate(app: StudioApp, report: ImproveReport, candidate: Can
     return None
 
 
-def finish_edit(app: StudioApp, dirty: bool, summary: str, title: str) -> None:
+def finish_edit(app: StudioHost, dirty: bool, summary: str, title: str) -> None:
     """Show the edit; save it (and so re-grade) unless it joined unsaved edits, as a fit does."""
     editor = app.editor
     if editor is not None:
         editor.refresh_from_document()
-        editor.post_message(editor.Changed(app.document))
+        editor.post_message(editor.Changed(app.session.document))
     if dirty:
         app.notify(f"{summary} — added to your unsaved edits; review and save (ctrl+s).", title=title,
                    severity="warning", timeout=8)
@@ -73,7 +73,7 @@ def finish_edit(app: StudioApp, dirty: bool, summary: str, title: str) -> None:
 
 
 # -- a labelled cell as a few-shot example ------------------------------------------------------
-def cell_example(app: StudioApp, sample_id: str | None, criterion_id: str | None) -> tuple[dict | None, str]:
+def cell_example(app: StudioHost, sample_id: str | None, criterion_id: str | None) -> tuple[dict | None, str]:
     """(the example for this cell, "") or (None, why it cannot be one)."""
     from rubric_studio.core.examples import make_example
 
@@ -85,7 +85,7 @@ def cell_example(app: StudioApp, sample_id: str | None, criterion_id: str | None
         return None, "The rubric in the editor does not load: fix it first."
     except KeyError:
         return None, f"{criterion_id} is not in the editor's rubric any more."
-    label, result, sample = app.labels.get(sample_id), app.model.results.get(sample_id), app.samples_by_id.get(sample_id)
+    label, result, sample = app.session.labels.get(sample_id), app.session.model.results.get(sample_id), app.session.samples_by_id.get(sample_id)
     human = label.criteria.get(criterion_id) if label is not None else None
     if not criterion.is_judged:
         return None, f"{criterion_id} is a deterministic check: examples teach a judge criterion."
@@ -102,7 +102,7 @@ def cell_example(app: StudioApp, sample_id: str | None, criterion_id: str | None
     return example.model_dump(mode="json", exclude_none=True), ""
 
 
-async def add_cell_example(app: StudioApp) -> bool:
+async def add_cell_example(app: StudioHost) -> bool:
     """``e``: the selected disagreeing labelled cell becomes an example of its criterion (one edit)."""
     from rubric_studio.tui.matrix import ResultsMatrix
 
@@ -114,7 +114,7 @@ async def add_cell_example(app: StudioApp) -> bool:
     if example is None or criterion_id is None:
         app.notify(why, title="Few-shot example", severity="warning", timeout=8)
         return False
-    document = app.document
+    document = app.session.document
     dirty = document.dirty
     index = document.criterion_index(criterion_id)
     try:
@@ -128,11 +128,11 @@ async def add_cell_example(app: StudioApp) -> bool:
     return True
 
 
-def offer_example(app: StudioApp, sample_id: str) -> None:
+def offer_example(app: StudioHost, sample_id: str) -> None:
     """After a label write: offer ``e`` when the write made a noted cell disagree (``m`` / ``u``) or gave a
     note to a sample with a disagreeing cell (``a``). Other writes offer nothing."""
     wanted = app.labeler.example_offers.pop(sample_id, False)
-    label, rubric, result = app.labels.get(sample_id), app.rubric, app.model.results.get(sample_id)
+    label, rubric, result = app.session.labels.get(sample_id), app.session.rubric, app.session.model.results.get(sample_id)
     if wanted is False or label is None or not (label.note or "").strip() or rubric is None or result is None:
         return
     ids = [wanted] if wanted is not None else list(label.criteria)

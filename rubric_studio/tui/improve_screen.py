@@ -40,7 +40,7 @@ from rubric_studio.tui import improve_edits
 if TYPE_CHECKING:
     from rubric_studio.core.rubric import Rubric
     from rubric_studio.engine.improve import Candidate, Delta, ImproveReport
-    from rubric_studio.tui.app import StudioApp
+    from rubric_studio.tui.host import StudioHost
 
 #: status → (mark, style): what a candidate did on the labels it was not made from.
 STATUS_MARKS = {
@@ -213,7 +213,7 @@ async def improve_in_studio(rubric: Rubric, samples: Sequence[Any], labels: Mapp
     from rubric_studio.engine.assistant import make_assistant
     from rubric_studio.engine.improve_run import improve
     from rubric_studio.judges.base import JudgeError
-    from rubric_studio.tui.app import make_studio_grader
+    from rubric_studio.session.studio import make_studio_grader
 
     grader = await asyncio.to_thread(make_studio_grader, rubric, options, env)
     if grader.judge is None:
@@ -242,7 +242,7 @@ async def improve_in_studio(rubric: Rubric, samples: Sequence[Any], labels: Mapp
 
 
 # -- opening ----------------------------------------------------------------------------------
-def selected_criterion(app: StudioApp) -> str | None:
+def selected_criterion(app: StudioHost) -> str | None:
     """The criterion the user has selected: the Agreement panel's row while it has focus, the results
     table's column, or the editor's criterion while the editor has focus; None when none is."""
     from rubric_studio.tui.matrix import ResultsMatrix
@@ -260,12 +260,12 @@ def selected_criterion(app: StudioApp) -> str | None:
         return matrix.current[1]
     editor = app.editor
     if editor is not None and focused is not None and editor in focused.ancestors and editor.selected is not None:
-        ids = app.document.criterion_ids()
+        ids = app.session.document.criterion_ids()
         return ids[editor.selected] if editor.selected < len(ids) else None
     return None
 
 
-def open_improve(app: StudioApp) -> None:
+def open_improve(app: StudioHost) -> None:
     """Open the screen for the selected criterion, or say why not (no judge, no labels, a broken rubric)."""
     if isinstance(app.screen, ImproveScreen):
         return
@@ -275,14 +275,14 @@ def open_improve(app: StudioApp) -> None:
         app.notify(f"The rubric does not load: {exc.problems[0].message}. Fix it first.", title="Improve",
                    severity="warning")
         return
-    grader = app.grader
+    grader = app.session.grader
     if grader is None:
         app.notify("Not ready: the judge is still loading.", title="Improve", severity="warning")
         return
     if grader.judge is None:
         app.notify(f"Improve needs a judge. {grader.no_judge_reason}", title="Improve", severity="warning", timeout=10)
         return
-    if not any(label.verdict or label.criteria for label in app.labels.values()):
+    if not any(label.verdict or label.criteria for label in app.session.labels.values()):
         app.notify("No labels yet: every suggestion is proven on your labels. Mark cells met / unmet (m / u) on "
                    "the criterion, or samples pass / fail (p / x), first.", title="Improve", severity="warning",
                    timeout=10)
@@ -293,10 +293,10 @@ def open_improve(app: StudioApp) -> None:
         if criterion is None or not criterion.is_judged:
             note = f"{criterion_id} is a deterministic check: improving the judge criterion with most disagreements."
             criterion_id = None
-    app.push_screen(ImproveScreen(rubric, criterion_id, note, app.samples, app.labels, app.grader_options, app.env))
+    app.push_screen(ImproveScreen(rubric, criterion_id, note, app.session.samples, app.session.labels, app.session.grader_options, app.session.env))
 
 
-def commands(app: StudioApp) -> Iterable[SystemCommand]:
+def commands(app: StudioHost) -> Iterable[SystemCommand]:
     yield SystemCommand("Improve criterion…", "Suggested fixes for the selected criterion, proven on your labels (I)",
                         lambda: open_improve(app))
     yield SystemCommand("Add cell as a few-shot example",

@@ -13,64 +13,54 @@
 
 from __future__ import annotations
 
-import os
-import shlex
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from rich.text import Text
 from textual.app import SystemCommand
 
-from rubric_studio.core.atomic import ChangedOnDisk, DiskState, disk_state, write_text_safely
-from rubric_studio.interop import FORMATS, ImportResult, export_rubric, import_rubric, rubric_to_yaml
+from rubric_studio.interop import FORMATS, ImportResult, import_rubric
+from rubric_studio.session.interop import (
+    FilePlan,
+    InteropRefused,
+    existing_state,
+    plan_export,
+    plan_import,
+    resolve_import_path,
+    shown_path,
+    write_file,
+)
 from rubric_studio.tui.dialogs import AskScreen, ConfirmScreen, NoticeScreen
 from rubric_studio.tui.messages import ActionFailed, ImportDone
 
 if TYPE_CHECKING:
-    from rubric_studio.tui.app import StudioApp
-
-IMPORT_SUFFIX = ".imported.yaml"
+    from rubric_studio.tui.host import StudioHost
 
 
-def shown_path(path: Path) -> str:
-    """``path`` relative to the working directory when it is below it."""
-    try:
-        return str(path.resolve().relative_to(Path.cwd().resolve()))
-    except ValueError:
-        return str(path)
+def _plural(count: int) -> str:
+    return f"{count} warning{'s' if count != 1 else ''}"
 
 
-def export_target(rubric_path: Path, target: str) -> Path:
-    return rubric_path.with_name(rubric_path.stem + FORMATS[target].suffix)
-
-
-def import_target(source: Path) -> Path:
-    return source.with_name(source.stem + IMPORT_SUFFIX)
-
-
-def _write_then(app: StudioApp, path: Path, text: str, done: object) -> None:
-    """Write ``text`` to ``path`` atomically, then call ``done()``.
+def _write_then(app: StudioHost, plan: FilePlan, done: Callable[[], None]) -> None:
+    """Write ``plan`` atomically, then call ``done()``.
 
     A new file is only created (never over one that appears meanwhile); an existing one is
     replaced once the person says so, and only while it holds what it held when they were
     asked. A path that is not a regular file (a FIFO, a device) is refused with a message.
     """
+    path = plan.path
 
-    def write(expect: DiskState) -> None:
+    def write(expect: object) -> None:
         try:
-            write_text_safely(path, text, expect=expect)
-        except ChangedOnDisk:
-            app.notify(f"{shown_path(path)} changed on disk meanwhile; nothing written (export again to replace it).",
-                       severity="warning", title="Not written")
+            write_file(plan, expect)  # type: ignore[arg-type]
+        except InteropRefused as exc:
+            app.notify(str(exc), severity=exc.severity, title="Not written")
             return
-        except OSError as exc:
-            app.notify(f"Could not write {shown_path(path)}: {exc}", severity="error", title="Not written")
-            return
-        done()  # type: ignore[operator]
+        done()
 
     try:
-        seen = disk_state(path)
+        seen = existing_state(path)
     except OSError as exc:  # not a regular file, unreadable
         app.notify(f"Could not write {shown_path(path)}: {exc}", severity="error", title="Not written")
         return
@@ -89,60 +79,39 @@ def _write_then(app: StudioApp, path: Path, text: str, done: object) -> None:
 
 
 # -- export -----------------------------------------------------------------------------
-def export_as(app: StudioApp, target: str) -> None:
-    info = FORMATS[target]
-    rubric = app.rubric
-    if rubric is None or app.file_problems.get("rubric"):
-        app.notify("The rubric has problems (see the banner): fix them before exporting.", severity="error")
-        return
+def export_as(app: StudioHost, target: str) -> None:
     try:
-        result = export_rubric(rubric, target)
-    except Exception as exc:  # an exporter bug must be a notification, not a traceback
-        app.notify(f"Export to {info.title} failed: {exc}", severity="error", title="Export")
+        plan = plan_export(app.session, target)
+    except InteropRefused as exc:
+        app.notify(str(exc), severity="error", title="Export")
         return
-    path = export_target(app.rubric_path, target)
-    unsaved = app.document.dirty
+    _write_then(app, plan, lambda: _exported(app, plan))
 
-    def written() -> None:
-        where = shown_path(path)
-        note = " (the saved rubric; your unsaved edits are not in it)" if unsaved else ""
-        if not result.warnings:
-            app.notify(f"Wrote {where}{note}. {info.title} expresses everything in the rubric.",
-                       title=f"Exported for {info.title}", timeout=6)
-            return
-        count = len(result.warnings)
-        app.notify(f"Wrote {where}{note} — {count} warning{'s' if count != 1 else ''}.",
-                   title=f"Exported for {info.title}", severity="warning", timeout=8)
-        intro = Text.assemble(
-            "Wrote ", (where, "bold"), note, ".\n",
-            f"{info.title} cannot express everything in this rubric; what changed or was left out:",
-        )
-        app.push_screen(NoticeScreen(f"Exported for {info.title}: {count} warning{'s' if count != 1 else ''}",
-                                     intro, result.warnings))
 
-    _write_then(app, path, result.text, written)
+def _exported(app: StudioHost, plan: FilePlan) -> None:
+    where, count = shown_path(plan.path), len(plan.warnings)
+    note = " (the saved rubric; your unsaved edits are not in it)" if plan.unsaved_edits else ""
+    title = f"Exported for {plan.title}"
+    if not count:
+        app.notify(f"Wrote {where}{note}. {plan.title} expresses everything in the rubric.", title=title, timeout=6)
+        return
+    app.notify(f"Wrote {where}{note} — {_plural(count)}.", title=title, severity="warning", timeout=8)
+    intro = Text.assemble("Wrote ", (where, "bold"), note, ".\n",
+                          f"{plan.title} cannot express everything in this rubric; what changed or was left out:")
+    app.push_screen(NoticeScreen(f"{title}: {_plural(count)}", intro, plan.warnings))
 
 
 # -- import -----------------------------------------------------------------------------
-def _resolve(app: StudioApp, text: str) -> Path | None:
-    """The file a typed path names: as typed (from the working directory), else beside the rubric."""
-    if not text:
-        return None
-    path = Path(os.path.expanduser(text))
-    candidates = [path] if path.is_absolute() else [path, app.rubric_path.parent / path]
-    return next((c for c in candidates if c.is_file()), None)
-
-
-def ask_import(app: StudioApp) -> None:
+def ask_import(app: StudioHost) -> None:
     formats = ", ".join(info.title for info in FORMATS.values() if info.can_import)
 
     def validate(text: str) -> str | None:
         if not text:
             return "type the path of the file to import"
-        return None if _resolve(app, text) is not None else f"no such file: {text}"
+        return None if resolve_import_path(app.session, text) is not None else f"no such file: {text}"
 
     def chosen(text: str | None) -> None:
-        source = _resolve(app, text) if text else None
+        source = resolve_import_path(app.session, text) if text else None
         if source is not None:
             start_import(app, source)
 
@@ -155,7 +124,7 @@ def ask_import(app: StudioApp) -> None:
     ), chosen)
 
 
-def start_import(app: StudioApp, source: Path) -> None:
+def start_import(app: StudioHost, source: Path) -> None:
     """Read ``source`` in a worker thread; posts ImportDone or ActionFailed."""
 
     def work() -> None:
@@ -169,46 +138,42 @@ def start_import(app: StudioApp, source: Path) -> None:
     app.run_worker(work, thread=True, group="import", exclusive=True, exit_on_error=False)
 
 
-def imported(app: StudioApp, source: Path, result: ImportResult) -> None:
+def imported(app: StudioHost, source: Path, result: ImportResult) -> None:
     """Write the native rubric of an import and list what did not carry over."""
     try:
-        text = rubric_to_yaml(result.rubric)
-    except Exception as exc:
-        app.notify(f"Could not convert {shown_path(source)}: {exc}", severity="error", title="Import")
+        plan = plan_import(source, result)
+    except InteropRefused as exc:
+        app.notify(str(exc), severity="error", title="Import")
         return
-    path = import_target(source)
-    title = FORMATS[result.detected].title if result.detected in FORMATS else (result.detected or "unknown")
-    command = f"rubric-studio {shlex.quote(shown_path(path))}"
-
-    def written() -> None:
-        count = len(result.warnings)
-        intro = Text.assemble(
-            "Read ", (shown_path(source), "bold"), f" as {title}; wrote ", (shown_path(path), "bold"), ".\n",
-            "Open it in the studio (this session keeps the current rubric):\n  ", (command, "bold cyan"), "\n",
-            f"{count} warning{'s' if count != 1 else ''} — what could not be carried over exactly:" if count
-            else "Everything was carried over.",
-        )
-        severity = "warning" if count else "information"
-        app.notify(f"Wrote {shown_path(path)}" + (f" — {count} warning{'s' if count != 1 else ''}" if count else ""),
-                   title=f"Imported from {title}", severity=severity, timeout=8)
-
-        def after(choice: str | None) -> None:
-            if choice == "copy-command":
-                app.copy_to_clipboard(command)
-                app.notify(f"Copied: {command}", timeout=3)
-
-        app.push_screen(NoticeScreen(f"Imported {source.name}", intro, result.warnings,
-                                     actions=[("copy-command", "Copy command")]), after)
-
-    _write_then(app, path, text, written)
+    _write_then(app, plan, lambda: _imported(app, source, plan))
 
 
-def commands(app: StudioApp) -> Iterable[SystemCommand]:
+def _imported(app: StudioHost, source: Path, plan: FilePlan) -> None:
+    count = len(plan.warnings)
+    intro = Text.assemble(
+        "Read ", (shown_path(source), "bold"), f" as {plan.title}; wrote ", (shown_path(plan.path), "bold"), ".\n",
+        "Open it in the studio (this session keeps the current rubric):\n  ", (plan.command, "bold cyan"), "\n",
+        f"{_plural(count)} — what could not be carried over exactly:" if count else "Everything was carried over.",
+    )
+    app.notify(f"Wrote {shown_path(plan.path)}" + (f" — {_plural(count)}" if count else ""),
+               title=f"Imported from {plan.title}", severity="warning" if count else "information", timeout=8)
+
+    def after(choice: str | None) -> None:
+        if choice == "copy-command":
+            app.copy_to_clipboard(plan.command)
+            app.notify(f"Copied: {plan.command}", timeout=3)
+
+    app.push_screen(NoticeScreen(f"Imported {source.name}", intro, plan.warnings,
+                                 actions=[("copy-command", "Copy command")]), after)
+
+
+def commands(app: StudioHost) -> Iterable[SystemCommand]:
+    stem = app.session.rubric_path.stem
     for name, info in FORMATS.items():
         if info.can_export:
             yield SystemCommand(
                 f"Export rubric as {info.title}",
-                f"{info.description} → {app.rubric_path.stem}{info.suffix} beside the rubric; warnings listed",
+                f"{info.description} → {stem}{info.suffix} beside the rubric; warnings listed",
                 lambda n=name: export_as(app, n),
             )
     yield SystemCommand("Import rubric from file…", "Read an AgentV / promptfoo / Letta / Docent / HealthBench file "

@@ -34,7 +34,7 @@ from rubric_studio.core.safe_text import terminal_safe
 if TYPE_CHECKING:
     from rubric_studio.core.rubric import Rubric
     from rubric_studio.engine.judge_compare import JudgeFigures
-    from rubric_studio.tui.app import StudioApp
+    from rubric_studio.tui.host import StudioHost
 
 #: Short headers so the table fits a 120-column terminal; the footnote under it spells them out.
 COLUMNS = ("judge", "n", "κ", "95% CI", "acc", "f-pass", "f-fail", "flip", "$/100", "s/100", "calls", "hits", "err")
@@ -172,15 +172,15 @@ class JudgesScreen(ModalScreen[None]):
         self.query_one("#judges-status", Static).update(Text(terminal_safe(text, multiline=True)))
 
 
-def current_judge(app: StudioApp, rubric: Rubric) -> str:
+def current_judge(app: StudioHost, rubric: Rubric) -> str:
     """The studio's judge as ``provider:model`` (what the input starts with)."""
-    config = getattr(app.grader, "config", None)
-    if config is not None and getattr(app.grader, "judge", None) is not None:
+    config = getattr(app.session.grader, "config", None)
+    if config is not None and getattr(app.session.grader, "judge", None) is not None:
         return f"{config.alias or config.provider}:{config.model}"
-    return app.grader_options.get("judge") or (rubric.judge.model if rubric.judge and rubric.judge.model else "") or ""
+    return app.session.grader_options.get("judge") or (rubric.judge.model if rubric.judge and rubric.judge.model else "") or ""
 
 
-def open_judges(app: StudioApp) -> None:
+def open_judges(app: StudioHost) -> None:
     """Open the screen, or say why not (no labelled samples, a rubric that does not load)."""
     from rubric_studio.tui.improve_edits import document_rubric
 
@@ -192,14 +192,14 @@ def open_judges(app: StudioApp) -> None:
         app.notify(f"The rubric does not load: {exc.problems[0].message}. Fix it first.", title="Compare judges",
                    severity="warning")
         return
-    if not any(label.verdict or label.criteria for sid, label in app.labels.items() if sid in app.samples_by_id):
+    if not any(label.verdict or label.criteria for sid, label in app.session.labels.items() if sid in app.session.samples_by_id):
         app.notify("No labelled samples: judges are compared on your labels. Label a few samples pass / fail (p / x) "
                    "first.", title="Compare judges", severity="warning", timeout=10)
         return
-    options = {**app.grader_options, "env": os.environ if app.env is None else app.env}
-    app.push_screen(JudgesScreen(rubric, app.samples, app.labels, options, current_judge(app, rubric)))
+    options = {**app.session.grader_options, "env": os.environ if app.session.env is None else app.session.env}
+    app.push_screen(JudgesScreen(rubric, app.session.samples, app.session.labels, options, current_judge(app, rubric)))
 
 
-def commands(app: StudioApp) -> Iterable[SystemCommand]:
+def commands(app: StudioHost) -> Iterable[SystemCommand]:
     yield SystemCommand("Compare judges…", "Grade your labelled samples with several judges; pick the cheapest that "
                         "agrees with you as well as the best", lambda: open_judges(app))

@@ -12,29 +12,27 @@ at a time, in key order. The worker posts :class:`~rubric_studio.tui.messages.La
 (the app updates the human column, the disagreement marks and the Agreement panel at
 once) or :class:`~rubric_studio.tui.messages.LabelWriteFailed` (a notification). The
 file watcher then sees our own write; :meth:`Labeler.is_own_write` lets the app skip
-reloading it. The sidecar is ``app.labels_path`` (``<stem>.labels.yaml`` beside the
+reloading it. The sidecar is ``session.labels_path`` (``<stem>.labels.yaml`` beside the
 rubric unless ``--labels`` named another); labels_store creates it when missing.
 """
 
 from __future__ import annotations
 
-import asyncio
-import os
 from collections.abc import Callable, Iterable
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from textual.app import SystemCommand
 from textual.binding import Binding
 
 from rubric_studio.core import labels_store
+from rubric_studio.session.labels import disagreeing, next_disagreement
 from rubric_studio.tui.calibration_view import CALIBRATION_KEYS, LabelNoteScreen, LabelScoreScreen
 from rubric_studio.tui.matrix import ResultsMatrix
 from rubric_studio.tui.messages import LabelWriteFailed, LabelWritten
-from rubric_studio.session.results_model import cell_disagrees, disagrees, label_verdict_disagrees
 
 if TYPE_CHECKING:
-    from rubric_studio.tui.app import StudioApp
+    from rubric_studio.tui.host import StudioHost
+
 
 #: Shown in the footer while the results table has focus (short names; the help lists all).
 FOOTER_KEYS = {"p": "Pass", "x": "Fail"}
@@ -60,7 +58,7 @@ KEY_SCOPE = {
 }  # fmt: skip
 
 
-def key_allowed(app: StudioApp, action: str) -> bool:
+def key_allowed(app: StudioHost, action: str) -> bool:
     """Whether a calibration key should act now: single letters must reach text fields."""
     scope = KEY_SCOPE.get(action)
     if scope is None:
@@ -76,21 +74,11 @@ def key_allowed(app: StudioApp, action: str) -> bool:
     return panel is focused or panel in focused.ancestors
 
 
-def file_signature(path: Path) -> tuple[int, int, int] | None:
-    try:
-        stat = os.stat(path)
-    except OSError:
-        return None
-    return (stat.st_mtime_ns, stat.st_size, stat.st_ino)
-
-
 class Labeler:
     """The labeling actions of one studio (the app calls these from thin action methods)."""
 
-    def __init__(self, app: StudioApp) -> None:
+    def __init__(self, app: StudioHost) -> None:
         self.app = app
-        self._lock = asyncio.Lock()
-        self._written: tuple[int, int, int] | None = None
         #: sample id -> the criterion a pending m / u write labels (None: an ``a`` note): once written,
         #: :func:`~rubric_studio.tui.improve_edits.offer_example` may offer ``e`` for it.
         self.example_offers: dict[str, str | None] = {}
@@ -114,19 +102,12 @@ class Labeler:
         self.app.run_worker(self._run(sample_id, change, args), group="labels", exit_on_error=False)
 
     async def _run(self, sample_id: str, change: Callable[..., Any], args: tuple[Any, ...]) -> None:
-        path = self.app.labels_path
-        async with self._lock:  # one write at a time, in the order the keys were pressed
-            try:
-                label = await asyncio.to_thread(change, path, sample_id, *args)
-            except Exception as exc:  # bad YAML in the sidecar, permissions, a full disk ...
-                self.app.post_message(LabelWriteFailed(sample_id, str(exc) or type(exc).__name__))
-                return
-            self._written = file_signature(path)
+        try:
+            label = await self.app.session.label_writer.write(change, sample_id, *args)
+        except Exception as exc:  # bad YAML in the sidecar, permissions, a full disk ...
+            self.app.post_message(LabelWriteFailed(sample_id, str(exc) or type(exc).__name__))
+            return
         self.app.post_message(LabelWritten(sample_id, label))
-
-    def is_own_write(self) -> bool:
-        """The sidecar on disk is the one we last wrote (the watcher need not reload it)."""
-        return self._written is not None and file_signature(self.app.labels_path) == self._written
 
     # -- actions ------------------------------------------------------------------------
     def verdict(self, verdict: str | None) -> None:
@@ -166,7 +147,7 @@ class Labeler:
         sample_id = self._sample()
         if sample_id is None:
             return
-        label = self.app.labels.get(sample_id)
+        label = self.app.session.labels.get(sample_id)
 
         def chosen(value: Any) -> None:
             if value is None:
@@ -179,7 +160,7 @@ class Labeler:
         sample_id = self._sample()
         if sample_id is None:
             return
-        label = self.app.labels.get(sample_id)
+        label = self.app.session.labels.get(sample_id)
 
         unchanged = " ".join((label.note or "").split()) if label else ""
 
@@ -197,37 +178,22 @@ class Labeler:
         """Move the results cursor to the next (1) / previous (−1) disagreeing sample, in the
         table's current order, wrapping; on a disagreeing cell when the verdict agrees."""
         app = self.app
-        model = app.model
-        wrong = {i for i in model.order if disagrees(model.results.get(i), model.labels.get(i))}
-        if not wrong:
+        model = app.session.model
+        matrix = app.query_one(ResultsMatrix)
+        if not disagreeing(model) <= set(matrix.rows):
+            matrix.filter_kind = "all"  # a hidden disagreement must not be skipped
+        found = next_disagreement(model, matrix.rows, matrix.cursor_row, step)
+        if found is None:
             app.notify("No sample disagrees with its label." if any(model.labels.values())
                        else "No labels yet: p / x on a sample labels it.", timeout=3)
             return None
-        matrix = app.query_one(ResultsMatrix)
-        if not wrong <= set(matrix.rows):
-            matrix.filter_kind = "all"  # a hidden disagreement must not be skipped
-        rows = matrix.rows
-        count = len(rows)
-        start = matrix.cursor_row
-        target = None
-        for offset in range(1, count + 1):
-            candidate = rows[(start + step * offset) % count]
-            if candidate in wrong:
-                target = candidate
-                break
-        if target is None:
-            return None
+        target, criterion = found
         app.action_show("results")
-        matrix.select_sample(target)
-        result, label = model.results.get(target), model.labels.get(target)
-        if not label_verdict_disagrees(result, label) and result is not None:
-            cells = [c.id for c in result.criteria if cell_disagrees(c, label)]
-            if cells and matrix.current[1] not in cells:
-                matrix.select_criterion(cells[0])
+        app.select_sample(target, criterion)
         return target
 
 
-def commands(app: StudioApp) -> Iterable[SystemCommand]:
+def commands(app: StudioHost) -> Iterable[SystemCommand]:
     """Palette entries for labeling (they act on the sample under the results cursor)."""
     labeler = app.labeler
     yield SystemCommand("Label: sample passes", "Mark the selected sample pass (p)", lambda: labeler.verdict("pass"))

@@ -16,13 +16,12 @@ if TYPE_CHECKING:
     from pathlib import Path
 
     from rubric_studio.core.labels import Label
-    from rubric_studio.core.problems import Problem
     from rubric_studio.core.results import SampleResult
-    from rubric_studio.core.samples import Sample
     from rubric_studio.engine.fit import FitResult
     from rubric_studio.engine.plan import Plan
     from rubric_studio.engine.report import Report
     from rubric_studio.interop import ImportResult
+    from rubric_studio.session.studio import LabelsRead, SamplesRead
 
 
 class GradeMessage(Message):
@@ -87,15 +86,6 @@ class FilesChanged(Message):
         self.kinds = set(kinds)
 
 
-class FileInvalid(Message):
-    """A file in use cannot be loaded; the last good results stay, marked stale."""
-
-    def __init__(self, kind: str, problems: list[Problem]) -> None:
-        super().__init__()
-        self.kind = kind
-        self.problems = list(problems)
-
-
 class GraderReady(Message):
     """The session's grader was built (judge resolved) off the UI thread."""
 
@@ -107,23 +97,20 @@ class GraderReady(Message):
 
 
 class SamplesLoaded(Message):
-    """Samples read off the UI thread (``path`` None: none found beside the rubric)."""
+    """The samples file was read off the UI thread (``read.failed``: it could not be used)."""
 
-    def __init__(self, path: Path | None, samples: list[Sample], problems: list[Problem], initial: bool) -> None:
+    def __init__(self, read: SamplesRead, initial: bool) -> None:
         super().__init__()
-        self.path = path
-        self.samples = samples
-        self.problems = problems
+        self.read = read
         self.initial = initial
 
 
 class LabelsLoaded(Message):
-    """The labels sidecar, read off the UI thread."""
+    """The labels sidecar was read off the UI thread (``read.failed``: it could not be used)."""
 
-    def __init__(self, labels: dict[str, Label], problems: list[Problem]) -> None:
+    def __init__(self, read: LabelsRead) -> None:
         super().__init__()
-        self.labels = labels
-        self.problems = problems
+        self.read = read
 
 
 # -- calibration and interop (posted by the workers of labeling / calibration_flow / interop_actions) --

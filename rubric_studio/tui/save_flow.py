@@ -23,7 +23,7 @@ from rubric_studio.core.problems import RubricError
 from rubric_studio.tui.conflict import LOAD, MERGE, OVERWRITE, ConflictScreen
 
 if TYPE_CHECKING:
-    from rubric_studio.tui.app import StudioApp
+    from rubric_studio.tui.host import StudioHost
 
 
 @dataclass(frozen=True)
@@ -40,7 +40,7 @@ class _Question:
 class SaveFlow:
     """Writes the studio's rubric and asks whenever the file on disk is not the version edited."""
 
-    def __init__(self, app: StudioApp) -> None:
+    def __init__(self, app: StudioHost) -> None:
         self.app = app
         self.asking = False
         #: A disk text the person chose not to load (the watcher does not ask again for it;
@@ -55,30 +55,30 @@ class SaveFlow:
         """
         app = self.app
         try:
-            app.document.save(replacing=replacing)
+            app.session.document.save(replacing=replacing)
         except ChangedOnDisk as exc:
             self.refused(exc, then)
             return False
         except OSError as exc:
-            app.notify(f"Could not save {app.rubric_path}: {exc}", severity="error", title="Save failed")
+            app.notify(f"Could not save {app.session.rubric_path}: {exc}", severity="error", title="Save failed")
             return False
         self.declined = None
         if app.editor is not None:
             app.editor.saved()  # posts EditorPane.Saved: the app re-grades
         else:
-            app._apply_rubric_text()
+            app.apply_saved_rubric()
         if then is not None:
             then()
         return True
 
     def refused(self, error: ChangedOnDisk, then: Callable[[], object] | None = None) -> None:
         """A save found the file changed since it was read (nothing written): ask what to do."""
-        app, document = self.app, self.app.document
+        app, document = self.app, self.app.session.document
         if error.text is not None and not document.dirty:  # no edits to lose: just take the disk version
             document.take_disk(error.text, error.state)
-            app._editor_refresh()
-            app._apply_rubric_text()
-            app.notify(f"{app.rubric_path.name} changed on disk: loaded it (you had no edits to save).")
+            app.refresh_editor()
+            app.apply_saved_rubric()
+            app.notify(f"{app.session.rubric_path.name} changed on disk: loaded it (you had no edits to save).")
             return
         self._ask(error.text, error.state, saving=True, then=then)
 
@@ -97,10 +97,10 @@ class SaveFlow:
                            severity="warning")
             return
         self.asking = True
-        document = app.document
+        document = app.session.document
         merged = document.merge_disk(disk) if disk is not None else None
         question = _Question(disk, state, merged, saving, then)
-        screen = ConflictScreen(app.rubric_path.name, document.text, disk, merged=merged, saving=saving)
+        screen = ConflictScreen(app.session.rubric_path.name, document.text, disk, merged=merged, saving=saving)
         app.push_screen(screen, functools.partial(self._answered, question))
 
     def _answered(self, question: _Question, choice: str | None) -> None:
@@ -109,12 +109,12 @@ class SaveFlow:
         if choice == LOAD:
             self._load()
         elif choice == MERGE and question.disk is not None and question.merged is not None and question.merged.clean:
-            app.document.take_disk(question.disk, question.state, question.merged.text)
-            app._editor_refresh()
+            app.session.document.take_disk(question.disk, question.state, question.merged.text)
+            app.refresh_editor()
             if question.saving:
                 self.save(then=question.then)  # over exactly the version merged with (else it asks again)
             else:
-                app._apply_rubric_text()
+                app.apply_saved_rubric()
                 app.notify("Merged the change on disk into your edits (not saved yet; ctrl+z undoes the merge).")
         elif choice == OVERWRITE and question.saving:
             self.save(replacing=question.state, then=question.then)
@@ -129,10 +129,10 @@ class SaveFlow:
         app = self.app
         self.declined = None
         try:
-            app.document.reload_from_disk()  # undoable: the edits are one ctrl+z away
+            app.session.document.reload_from_disk()  # undoable: the edits are one ctrl+z away
         except RubricError as exc:
             app.notify(f"Could not load the version on disk: {exc}", severity="error")
             return
-        app._editor_refresh()
-        app._apply_rubric_text()
+        app.refresh_editor()
+        app.apply_saved_rubric()
         app.notify("Loaded the version on disk; undo (ctrl+z in the editor) brings your edits back.")

@@ -7,7 +7,7 @@ from a file through :func:`~rubric_studio.core.safe_text.terminal_safe`.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from rich.text import Text
 from textual.widgets import Static
@@ -15,6 +15,7 @@ from textual.widgets import Static
 from rubric_studio.core.safe_text import terminal_safe
 from rubric_studio.engine.usage import Usage
 from rubric_studio.session.results_model import FILTERS, SORTS, Counts
+from rubric_studio.session.versions import FlipTally
 
 BAR_WIDTH = 6
 
@@ -46,8 +47,9 @@ class RunState:
     done: int = 0
     total: int = 0
     in_flight: int = 0
-    flips_up: int = 0
-    flips_down: int = 0
+    #: Flips of the results shown against the version they are compared with (the same tally the
+    #: table marks and the new-version notification describes).
+    flips: FlipTally = field(default_factory=FlipTally)
     has_baseline: bool = False
     stale: bool = False
     filter_kind: str = "all"
@@ -60,7 +62,7 @@ class RunState:
 
 
 class RunHeader(Static):
-    """Rubric name, verdict counts, judge progress and the flip count since the last save."""
+    """Rubric name, verdict counts, judge progress and the flips since the last version."""
 
     def show(self, state: RunState) -> None:
         out = Text(no_wrap=True, overflow="ellipsis")
@@ -88,12 +90,11 @@ class RunHeader(Static):
         elif state.running:
             out.append("  ⟳ grading…", style="cyan")
         if state.has_baseline:
+            flips = state.flips
             out.append("  ")
-            up, down = state.flips_up, state.flips_down
-            out.append(f"{up} ↑", style="bold green" if up else "dim")
-            out.append(" ")
-            out.append(f"{down} ↓", style="bold red" if down else "dim")
-            out.append(" since last save", style="dim")
+            out.append(flips.describe(), style=("bold red" if flips.to_fail or flips.cells_down else "bold green")
+                       if flips.any else "dim")
+            out.append(" since the last version", style="dim")
         view = []
         if state.filter_kind != "all":
             view.append(f"filter: {FILTERS[state.filter_kind]}")

@@ -16,12 +16,11 @@ from typing import TYPE_CHECKING
 from rich.text import Text
 
 from rubric_studio.core.safe_text import terminal_safe
-from rubric_studio.core.trust import NO_TRUST, Gate, Trust
+from rubric_studio.core.trust import Gate
 from rubric_studio.tui.dialogs import ConfirmScreen
 
 if TYPE_CHECKING:
-    from rubric_studio.core.rubric import Rubric
-    from rubric_studio.tui.app import StudioApp
+    from rubric_studio.tui.host import StudioHost
 
 SHOWN = 12  # settings listed in the prompt; the rest are counted
 
@@ -46,35 +45,16 @@ class TrustScreen(ConfirmScreen):
 
 
 class TrustFlow:
-    """What the studio trusts of its rubric this session, and asking the user for more."""
+    """Asking the user to trust the rubric's untrusted settings (the session keeps what is trusted)."""
 
-    def __init__(self, app: StudioApp) -> None:
+    def __init__(self, app: StudioHost) -> None:
         self.app = app
-        #: Values trusted in this session (also in the store, unless it could not be written).
-        self.session: Trust = NO_TRUST
         self._asked: set[frozenset[tuple[str, str]]] = set()
         self._open = False
 
     def pending(self) -> list[Gate]:
         """The current rubric's trust-gated settings that are not trusted."""
-        app = self.app
-        if app.rubric is None:
-            return []
-        from rubric_studio.engine.api import untrusted_settings
-
-        options = app.grader_options
-        return untrusted_settings(app.rubric, judge=options.get("judge"), base_url=options.get("base_url"),
-                                  allow_code=bool(options.get("allow_code")), trust=self.session, env=app.env)
-
-    def code_trusted(self, rubric: Rubric) -> bool:
-        """Whether ``rubric``'s code checks may run (all of them trusted), for a grader kept across edits."""
-        from rubric_studio.core.trust import code_gates
-        from rubric_studio.engine.api import code_trusted, effective_trust
-
-        options = self.app.grader_options
-        if not code_gates(rubric):  # nothing to run: no need to read the trust store on every re-grade
-            return bool(options.get("allow_code"))
-        return code_trusted(rubric, effective_trust(rubric, bool(options.get("allow_code")), self.session))
+        return self.app.session.trust.pending()
 
     def offer(self, *, again: bool = False) -> None:
         """Ask about the untrusted settings, once per set of them (``again``: ask even so)."""
@@ -84,7 +64,7 @@ class TrustFlow:
             return
         self._asked.add(asked)
         self._open = True
-        self.app.push_screen(TrustScreen(self.app.rubric_path.name, gates),
+        self.app.push_screen(TrustScreen(self.app.session.rubric_path.name, gates),
                              lambda yes: self._answered(bool(yes), gates))
 
     def _answered(self, yes: bool, gates: list[Gate]) -> None:
@@ -94,15 +74,10 @@ class TrustFlow:
 
     def trust(self, gates: list[Gate]) -> None:
         """Trust ``gates`` (remembered in the store), rebuild the judge and re-grade."""
-        from rubric_studio.engine.trust_store import remember
-
         app = self.app
-        self.session = self.session.plus(gates)
-        app.grader_options["trust"] = self.session
-        try:
-            remember(app.rubric_path, gates)
-        except OSError as exc:
-            app.notify(f"Trusted for this session only: cannot write the trust store ({exc})", severity="warning")
+        problem = app.session.trust.grant(gates)
+        if problem is not None:
+            app.notify(f"Trusted for this session only: cannot write the trust store ({problem})", severity="warning")
         else:
-            app.notify(f"Trusted {app.rubric_path.name}: " + "; ".join(gate.describe() for gate in gates))
+            app.notify(f"Trusted {app.session.rubric_path.name}: " + "; ".join(gate.describe() for gate in gates))
         app.rebuild_grader()

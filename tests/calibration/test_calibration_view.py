@@ -159,10 +159,10 @@ async def test_versions_screen_compares_any_two_versions():
         app.push_screen(screen)
         await pilot.pause()
         shown = str(screen.query_one("#versions-diff", Static).render())
-        assert shown.startswith("v2 → v3: fixed 0 disagreements, broke 1")
+        assert shown.startswith("v2 → v3 (rubric edit): fixed 0 disagreements, broke 1")
         diff = screen.compare(1, 2)
         assert diff.overall.fixed == ["a", "b"]
-        assert "v1 → v2: fixed 2 disagreements, broke 0" in str(screen.query_one("#versions-diff", Static).render())
+        assert "v1 → v2 (rubric edit): fixed 2 disagreements, broke 0" in str(screen.query_one("#versions-diff", Static).render())
         await pilot.press("escape")
         await pilot.pause()
         assert not isinstance(app.screen, VersionsScreen)

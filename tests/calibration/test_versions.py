@@ -50,7 +50,7 @@ def test_diff_counts_flips_fixes_and_breaks():
     # v1 compares s1..s4: 2 right of 4 -> accuracy 0.5; v2 compares s1..s5: s1 s2 s3 right -> 3/5
     assert diff.deltas["overall"]["accuracy"] == (pytest.approx(0.5), pytest.approx(0.6))
     line = diff.summary_line()
-    assert line.startswith("v1 → v2: fixed 2 disagreements, broke 1")
+    assert line.startswith("v1 → v2 (rubric edit): fixed 2 disagreements, broke 1")
     assert "cells: fixed 1, broke 1" in line and "1 fail→pass" in line and "2 pass→fail" in line
     assert diff.criterion_lines() == ["tone: fixed 1, broke 1 · 2 cells flipped"]
     assert diff.to_dict()["overall"] == {"fixed": ["s1", "s3"], "broken": ["s4"]}
@@ -75,7 +75,7 @@ def test_same_text_updates_the_latest_version_and_any_two_compare():
     _record(history, V2_TEXT, V1, t=3.0)
     _record(history, V1_TEXT + "# comment\n", V2, t=4.0)  # a comment-only edit is still a version
     assert [v.number for v in history.versions] == [1, 2, 3]
-    assert history.diff(1, 3).summary_line().startswith("v1 → v3: fixed 0 disagreements, broke 0")
+    assert history.diff(1, 3).summary_line().startswith("v1 → v3 (rubric edit): fixed 0 disagreements, broke 0")
     assert "no verdict changes" in history.diff(1, 3).summary_line()
     assert history.diff_latest().a == 2
 

@@ -60,11 +60,11 @@ def shown(widget) -> str:
 
 
 def short_index(app: StudioApp) -> int:
-    return app.document.criterion_index("short")
+    return app.session.document.criterion_index("short")
 
 
 def cell(app: StudioApp, sample_id: str, criterion_id: str):
-    return app.model.results[sample_id].cell(criterion_id)
+    return app.session.model.results[sample_id].cell(criterion_id)
 
 
 # -- opening ----------------------------------------------------------------------------
@@ -77,26 +77,26 @@ async def test_opens_without_judge_runs_checks_and_says_how_to_configure(studio:
         assert len(matrix.rows) == 15
         assert cell(app, "refund-within-window", "short").status is Status.MET
         assert cell(app, "refund-within-window", "tone").status is Status.UNJUDGED
-        assert app.model.results["refund-within-window"].verdict is Verdict.UNJUDGED
+        assert app.session.model.results["refund-within-window"].verdict is Verdict.UNJUDGED
         note = app.query_one("#judge-note")
         assert note.display
         text = str(note.render())
         assert "OPENAI_API_KEY" in text and "--judge" in text and "--base-url" in text
         assert "·" in matrix._row_strip(0).text.split("│", 1)[1]  # the judge cells: unjudged
-        assert app.judge_label == "none"
+        assert app.session.judge_label == "none"
         # Human labels from the sidecar are in the model.
-        assert app.labels["refund-wrong-timeline"].verdict == "fail"
+        assert app.session.labels["refund-wrong-timeline"].verdict == "fail"
 
 
 async def test_missing_rubric_is_created_from_a_starter(studio: Path):
     path = studio / "brand-new.yaml"
     app = StudioApp(path, watch=False)
     async with app.run_test(size=SIZE) as pilot:
-        await until(lambda: app.samples_loaded and app.editor is not None)
+        await until(lambda: app.session.samples_loaded and app.editor is not None)
         await pilot.pause(0.2)
         assert path.exists()
-        assert app.rubric is not None and app.rubric.name == "brand-new"
-        assert len(app.rubric.criteria) == 1
+        assert app.session.rubric is not None and app.session.rubric.name == "brand-new"
+        assert len(app.session.rubric.criteria) == 1
         empty = app.query_one("#empty")
         assert empty.display and "No samples yet" in str(empty.render())
 
@@ -108,18 +108,18 @@ async def test_no_samples_then_samples_appear(studio: Path):
     rubric.write_text("name: solo\ncriteria:\n  - id: short\n    check: {type: length, max_words: 5}\n")
     app = StudioApp(rubric)
     async with app.run_test(size=SIZE) as pilot:
-        await until(lambda: app.samples_loaded and app.editor is not None)
+        await until(lambda: app.session.samples_loaded and app.editor is not None)
         await pilot.pause(0.2)
         assert app.query_one("#empty").display
         (folder / "solo.samples.jsonl").write_text(
             json.dumps({"id": "a", "output": "one two three"}) + "\n"
             + json.dumps({"id": "b", "output": "one two three four five six seven"}) + "\n"
         )
-        await until(lambda: graded(app) and len(app.model.results) == 2)
+        await until(lambda: graded(app) and len(app.session.model.results) == 2)
         await pilot.pause()
         assert not app.query_one("#empty").display
-        assert app.model.results["a"].verdict is Verdict.PASS
-        assert app.model.results["b"].verdict is Verdict.FAIL
+        assert app.session.model.results["a"].verdict is Verdict.PASS
+        assert app.session.model.results["b"].verdict is Verdict.FAIL
 
 
 # -- edit -> save -> re-grade -------------------------------------------------------------------
@@ -128,27 +128,27 @@ async def test_edit_save_regrades_and_marks_flips(studio: Path):
     app = StudioApp(studio / "support_reply" / "support_reply.yaml", watch=False)
     async with app.run_test(size=SIZE, message_hook=recorder) as pilot:
         await until(lambda: graded(app))
-        first_run = app.run_number
+        first_run = app.session.run_number
         assert cell(app, "refund-late-request", "short").status is Status.MET
-        app.document.set_check_field(short_index(app), "max_words", 60)
+        app.session.document.set_check_field(short_index(app), "max_words", 60)
         app.editor.refresh_from_document()
         await pilot.pause()
-        assert app.document.dirty
+        assert app.session.document.dirty
         await pilot.press("ctrl+s")
-        await until(lambda: app.run_number > first_run and graded(app))
+        await until(lambda: app.session.run_number > first_run and graded(app))
         await pilot.pause()
         # The flow: Saved -> GradeStarted -> SamplesGraded -> GradeFinished.
         flow = recorder.after("Saved")
         assert flow.index("GradeStarted") < flow.index("SamplesGraded") < flow.index("GradeFinished")
-        assert not app.document.dirty
+        assert not app.session.document.dirty
         assert "max_words: 60" in (studio / "support_reply" / "support_reply.yaml").read_text()
         # Cells updated in place, flips counted and drawn.
         assert cell(app, "refund-late-request", "short").status is Status.UNMET
-        up, down = app.model.flip_counts()
+        up, down = app.session.model.flip_counts()
         assert up == 0 and down >= 1
-        assert app.model.flips["refund-late-request"]["short"] == -1
+        assert app.session.model.flips["refund-late-request"]["short"] == -1
         header = str(app.query_one("#run-header").render())
-        assert f"{down} ↓" in header and "since last save" in header
+        assert f"cells 0↑ {down}↓" in header and "since the last version" in header
         matrix = app.query_one(ResultsMatrix)
         matrix.select_criterion("short")
         row = matrix.rows.index("refund-late-request")
@@ -159,11 +159,11 @@ async def test_resaving_unchanged_rubric_keeps_results_and_flips_nothing(studio:
     app = StudioApp(studio / "support_reply" / "support_reply.yaml", watch=False)
     async with app.run_test(size=SIZE) as pilot:
         await until(lambda: graded(app))
-        run = app.run_number
+        run = app.session.run_number
         await pilot.press("ctrl+s")
-        await until(lambda: app.run_number > run and graded(app))
-        assert app.model.flip_counts() == (0, 0)
-        assert app.report is not None and app.report.usage.judge_calls == 0
+        await until(lambda: app.session.run_number > run and graded(app))
+        assert app.session.model.flip_counts() == (0, 0)
+        assert app.session.report is not None and app.session.report.usage.judge_calls == 0
 
 
 # -- external edits (real watch loop) --------------------------------------------------------
@@ -173,14 +173,14 @@ async def test_external_edit_reloads_editor_and_regrades(studio: Path):
     async with app.run_test(size=SIZE) as pilot:
         await until(lambda: graded(app))
         await pilot.pause(0.1)
-        run = app.run_number
+        run = app.session.run_number
         rubric.write_text(rubric.read_text().replace("max_words: 150", "max_words: 60"))
-        await until(lambda: app.run_number > run and graded(app))
+        await until(lambda: app.session.run_number > run and graded(app))
         # The editor takes the new text right after the new verdicts are drawn.
-        await until(lambda: "max_words: 60" in app.document.text)
-        assert not app.document.dirty
+        await until(lambda: "max_words: 60" in app.session.document.text)
+        assert not app.session.document.dirty
         assert cell(app, "refund-late-request", "short").status is Status.UNMET
-        assert app.model.flip_counts()[1] >= 1
+        assert app.session.model.flip_counts()[1] >= 1
 
 
 async def test_editor_that_saves_by_rename_is_caught(studio: Path):
@@ -189,11 +189,11 @@ async def test_editor_that_saves_by_rename_is_caught(studio: Path):
     async with app.run_test(size=SIZE) as pilot:
         await until(lambda: graded(app))
         await pilot.pause(0.1)
-        run = app.run_number
+        run = app.session.run_number
         temp = rubric.with_name(".support_reply.yaml.swp")
         temp.write_text(rubric.read_text().replace("max_words: 150", "max_words: 60"))
         temp.replace(rubric)
-        await until(lambda: app.run_number > run and graded(app))
+        await until(lambda: app.session.run_number > run and graded(app))
         assert cell(app, "refund-late-request", "short").status is Status.UNMET
 
 
@@ -205,25 +205,25 @@ async def test_invalid_external_edit_shows_error_and_keeps_stale_results(studio:
         await until(lambda: graded(app))
         await pilot.pause(0.1)
         rubric.write_text(good.replace("max_words: 150", "max_wrds: 150"))
-        await until(lambda: "rubric" in app.file_problems)
+        await until(lambda: "rubric" in app.session.file_problems)
         await pilot.pause()
         banner = app.query_one("#banner")
         assert banner.display and banner.has_class("-error")
         text = str(banner.render())
         assert "support_reply.yaml:" in text and "max_wrds" in text and "did you mean" in text
-        problem = app.file_problems["rubric"][0]
+        problem = app.session.file_problems["rubric"][0]
         assert problem.line is not None and problem.column is not None
         assert f"{problem.line}:{problem.column}" in text
         # The last good results stay, marked stale.
-        assert len(app.model.results) == 15 and app.model.stale
+        assert len(app.session.model.results) == 15 and app.session.model.stale
         assert "stale" in str(app.query_one("#run-header").render())
         # Fixing the file clears the banner and re-grades.
-        run = app.run_number
+        run = app.session.run_number
         rubric.write_text(good.replace("max_words: 150", "max_words: 60"))
-        await until(lambda: "rubric" not in app.file_problems and app.run_number > run and graded(app))
+        await until(lambda: "rubric" not in app.session.file_problems and app.session.run_number > run and graded(app))
         await pilot.pause()
         assert not app.query_one("#banner").display
-        assert not app.model.stale
+        assert not app.session.model.stale
         assert cell(app, "refund-late-request", "short").status is Status.UNMET
 
 
@@ -234,9 +234,9 @@ async def test_invalid_yaml_syntax_points_at_line_and_column(studio: Path):
         await until(lambda: graded(app))
         rubric.write_text("name: x\ncriteria:\n  - id: [unclosed\n")
         app.post_message(FilesChanged({"rubric"}))
-        await until(lambda: "rubric" in app.file_problems)
+        await until(lambda: "rubric" in app.session.file_problems)
         await pilot.pause()
-        problem = app.file_problems["rubric"][0]
+        problem = app.session.file_problems["rubric"][0]
         assert problem.line is not None
         assert problem.location() in str(app.query_one("#banner").render())
 
@@ -248,22 +248,22 @@ async def test_external_change_with_unsaved_edits_asks_first_keep(studio: Path):
         await until(lambda: graded(app))
         await pilot.pause(0.1)
         await unsaved_edit(app, pilot, "my unsaved description")
-        assert app.document.dirty
-        run = app.run_number
+        assert app.session.document.dirty
+        run = app.session.run_number
         disk = rubric.read_text().replace("max_words: 150", "max_words: 60")
         rubric.write_text(disk)
         await until(lambda: isinstance(app.screen, ConflictScreen))
         # Nothing replaced while the question is open.
-        assert "my unsaved description" in app.document.text
+        assert "my unsaved description" in app.session.document.text
         await pilot.press("d")
         await pilot.pause()
         assert app.screen.query_one("#conflict-diff").display
         assert "max_words: 60" in str(app.screen.query_one("#conflict-diff-text").render())
         await pilot.press("k")
         await until(lambda: not isinstance(app.screen, ConflictScreen))
-        assert "my unsaved description" in app.document.text
+        assert "my unsaved description" in app.session.document.text
         assert rubric.read_text() == disk  # the disk version is left alone too
-        assert app.run_number == run
+        assert app.session.run_number == run
         # The same disk version does not ask again.
         app.post_message(FilesChanged({"rubric"}))
         await pilot.pause(0.1)
@@ -276,17 +276,17 @@ async def test_external_change_with_unsaved_edits_load_disk_version(studio: Path
     async with app.run_test(size=SIZE) as pilot:
         await until(lambda: graded(app))
         await unsaved_edit(app, pilot, "my unsaved description")
-        run = app.run_number
+        run = app.session.run_number
         rubric.write_text(rubric.read_text().replace("max_words: 150", "max_words: 60"))
         app.post_message(FilesChanged({"rubric"}))
         await until(lambda: isinstance(app.screen, ConflictScreen))
         await pilot.press("l")
-        await until(lambda: app.run_number > run and graded(app))
-        assert "max_words: 60" in app.document.text and not app.document.dirty
+        await until(lambda: app.session.run_number > run and graded(app))
+        assert "max_words: 60" in app.session.document.text and not app.session.document.dirty
         assert cell(app, "refund-late-request", "short").status is Status.UNMET
         # Loading is undoable: the edits are not lost.
-        app.document.undo()
-        assert "my unsaved description" in app.document.text
+        app.session.document.undo()
+        assert "my unsaved description" in app.session.document.text
 
 
 async def test_a_second_outside_edit_during_the_first_regrade_is_graded_too(studio: Path):
@@ -304,9 +304,9 @@ async def test_a_second_outside_edit_during_the_first_regrade_is_graded_too(stud
         rubric.write_text(rubric.read_text().replace("max_words: 60", "max_wrds: 60"))  # before it is drawn
         await pilot.pause(0.2)
         app.post_message(FilesChanged({"rubric"}))  # the second change event
-        await until(lambda: "rubric" in app.file_problems)
-        assert "max_wrds" in app.file_problems["rubric"][0].message
-        assert "max_wrds" in app.document.text
+        await until(lambda: "rubric" in app.session.file_problems)
+        assert "max_wrds" in app.session.file_problems["rubric"][0].message
+        assert "max_wrds" in app.session.document.text
 
 
 async def test_an_outside_edit_that_is_not_utf8_is_reported_not_ignored(studio: Path):
@@ -317,10 +317,10 @@ async def test_an_outside_edit_that_is_not_utf8_is_reported_not_ignored(studio: 
         await pilot.pause()
         rubric.write_bytes(rubric.read_text().replace("name: support-reply", "name: caf\xe9").encode("latin-1"))
         app.post_message(FilesChanged({"rubric"}))
-        await until(lambda: "rubric" in app.file_problems)
-        problem = app.file_problems["rubric"][0]
+        await until(lambda: "rubric" in app.session.file_problems)
+        problem = app.session.file_problems["rubric"][0]
         assert "not UTF-8" in problem.message and problem.line is not None and problem.column == 10
-        assert app.model.stale and graded(app)  # the last good results stay, marked stale
+        assert app.session.model.stale and graded(app)  # the last good results stay, marked stale
         await pilot.pause()
 
 
@@ -333,7 +333,7 @@ async def test_samples_change_regrades_new_rows(studio: Path):
         await pilot.pause(0.1)
         with samples.open("a") as handle:
             handle.write(json.dumps({"id": "zz-new", "output": "As an AI, I apologize for any inconvenience."}) + "\n")
-        await until(lambda: "zz-new" in app.model.results and graded(app))
+        await until(lambda: "zz-new" in app.session.model.results and graded(app))
         await pilot.pause()
         assert "zz-new" in app.query_one(ResultsMatrix).rows
         assert cell(app, "zz-new", "no-boilerplate").status is Status.UNMET
@@ -347,10 +347,10 @@ async def test_half_written_samples_file_keeps_last_good_samples(studio: Path):
         with samples.open("a") as handle:
             handle.write('{"id": "broken", "output": \n')
         app.post_message(FilesChanged({"samples"}))
-        await until(lambda: "samples" in app.file_problems)
+        await until(lambda: "samples" in app.session.file_problems)
         await pilot.pause()
         assert "support_reply.samples.jsonl:16" in str(app.query_one("#banner").render())
-        assert len(app.model.results) == 15 and app.model.stale
+        assert len(app.session.model.results) == 15 and app.session.model.stale
 
 
 async def test_labels_change_updates_human_column_without_regrading(studio: Path):
@@ -358,12 +358,12 @@ async def test_labels_change_updates_human_column_without_regrading(studio: Path
     app = StudioApp(studio / "support_reply" / "support_reply.yaml", watch=False)
     async with app.run_test(size=SIZE) as pilot:
         await until(lambda: graded(app))
-        run = app.run_number
+        run = app.session.run_number
         labels.write_text(labels.read_text() + "\ncard-update-boilerplate:\n  verdict: fail\n")
         app.post_message(FilesChanged({"labels"}))
-        await until(lambda: "card-update-boilerplate" in app.labels)
+        await until(lambda: "card-update-boilerplate" in app.session.labels)
         await pilot.pause()
-        assert app.run_number == run
+        assert app.session.run_number == run
         matrix = app.query_one(ResultsMatrix)
         assert "fail" in matrix._row_strip(matrix.rows.index("card-update-boilerplate")).text
 
@@ -388,11 +388,11 @@ async def test_filter_and_sort(studio: Path):
         await pilot.press("s", "s")  # file -> id -> score
         assert matrix.sort_by == "score"
         # No verdict is final without a judge: no row has a score, each has a partial figure.
-        assert all(app.model.results[i].score is None for i in matrix.rows)
-        scores = [app.model.results[i].partial_score for i in matrix.rows]
+        assert all(app.session.model.results[i].score is None for i in matrix.rows)
+        scores = [app.session.model.results[i].partial_score for i in matrix.rows]
         assert None not in scores and scores == sorted(scores)
         await pilot.press("r")
-        assert [app.model.results[i].partial_score for i in matrix.rows] == sorted(scores, reverse=True)
+        assert [app.session.model.results[i].partial_score for i in matrix.rows] == sorted(scores, reverse=True)
         assert "sort: score" in str(app.query_one("#run-header").render())
 
 
@@ -484,7 +484,7 @@ async def test_judge_cells_go_pending_then_final_and_resave_makes_no_calls(studi
         await until(lambda: graded(app), timeout=30)
         await pilot.pause()
         assert "GradeProgress" in recorder.names
-        assert app.judge_label == "openai-compatible:fake-judge"
+        assert app.session.judge_label == "openai-compatible:fake-judge"
         calls = fake_llm.calls()
         assert calls == 15 * 4
         tone = cell(app, "refund-within-window", "tone")
@@ -494,10 +494,10 @@ async def test_judge_cells_go_pending_then_final_and_resave_makes_no_calls(studi
         assert "openai-compatible:fake-judge" in status and f"{calls} calls" in status
         # A re-save of the same text, or a comment-only edit, makes no call.
         rubric = studio / "support_reply" / "support_reply.yaml"
-        app.document.replace_text("# a comment\n" + app.document.text)
-        run = app.run_number
+        app.session.document.replace_text("# a comment\n" + app.session.document.text)
+        run = app.session.run_number
         await pilot.press("ctrl+s")
-        await until(lambda: app.run_number > run and graded(app))
+        await until(lambda: app.session.run_number > run and graded(app))
         assert fake_llm.calls() == calls
         assert rubric.read_text().startswith("# a comment")
         # The inspector shows the judge's rationale, evidence and the exact exchange.

@@ -103,7 +103,7 @@ def notifications(app: StudioApp) -> str:
 
 
 async def regraded(app: StudioApp, pilot, run: int) -> None:
-    await until(lambda: app.run_number > run and graded(app), timeout=20)
+    await until(lambda: app.session.run_number > run and graded(app), timeout=20)
     await pilot.pause()
 
 
@@ -117,10 +117,10 @@ async def test_label_keys_write_the_sidecar_keep_comments_and_update_the_views(s
         panel = app.query_one(AgreementPanel)
         n_before = panel.agreement.overall.n
         sample = "cancel-subscription"  # passes, not labelled yet
-        assert app.model.results[sample].verdict is Verdict.PASS and sample not in app.labels
+        assert app.session.model.results[sample].verdict is Verdict.PASS and sample not in app.session.labels
         assert matrix.select_sample(sample)
         await pilot.press("p")
-        await until(lambda: sample in app.labels)
+        await until(lambda: sample in app.session.labels)
         text = LABELS.read_text()
         assert f"\n{sample}:\n  verdict: pass\n" in text
         assert text.startswith(header)  # the comments at the top are kept
@@ -128,7 +128,7 @@ async def test_label_keys_write_the_sidecar_keep_comments_and_update_the_views(s
         assert panel.agreement.overall.n == n_before + 1
 
         await pilot.press("x")  # now the human fails what the rubric passes: a disagreement
-        await until(lambda: app.labels[sample].verdict == "fail")
+        await until(lambda: app.session.labels[sample].verdict == "fail")
         assert f"\n{sample}:\n  verdict: fail\n" in LABELS.read_text()
         assert human_column(matrix, sample) == "fail≠"
         assert sample in panel.disagreement_ids
@@ -138,33 +138,33 @@ async def test_label_keys_write_the_sidecar_keep_comments_and_update_the_views(s
         await pilot.press("S")
         await until(lambda: isinstance(app.screen, LabelScoreScreen) and app.screen.query(Input))
         await pilot.press("4", "enter")
-        await until(lambda: app.labels[sample].score == 4)
+        await until(lambda: app.session.labels[sample].score == 4)
         assert f"\n{sample}:\n  verdict: fail\n  score: 4\n" in LABELS.read_text()
 
         # m / u on the selected cell write criteria labels (c clears the cell's).
         matrix.select_criterion("tone")
         await pilot.press("u")
-        await until(lambda: app.labels[sample].criteria.get("tone") == "unmet")
+        await until(lambda: app.session.labels[sample].criteria.get("tone") == "unmet")
         assert load_labels(LABELS).labels[sample].criteria == {"tone": "unmet"}
         assert "≠" in row_text(matrix, sample).split("│", 1)[1]  # the tone cell is marked
         await pilot.press("m")
-        await until(lambda: app.labels[sample].criteria.get("tone") == "met")
+        await until(lambda: app.session.labels[sample].criteria.get("tone") == "met")
         await pilot.press("c")
-        await until(lambda: not app.labels[sample].criteria)
+        await until(lambda: not app.session.labels[sample].criteria)
         assert "criteria" not in LABELS.read_text().split(f"\n{sample}:\n", 1)[1].split("\n\n")[0]
 
         # a: a note through the modal; letters typed there are not taken for label keys.
         await pilot.press("a")
         await until(lambda: isinstance(app.screen, LabelNoteScreen))
         await pilot.press(*"exact policy, but curt", "enter")
-        await until(lambda: app.labels[sample].note == "exact policy, but curt")
-        assert load_labels(LABELS).labels[sample] == app.labels[sample]
-        assert app.labels[sample].verdict == "fail" and app.labels[sample].score == 4
-        assert not app.labels[sample].criteria
+        await until(lambda: app.session.labels[sample].note == "exact policy, but curt")
+        assert load_labels(LABELS).labels[sample] == app.session.labels[sample]
+        assert app.session.labels[sample].verdict == "fail" and app.session.labels[sample].score == 4
+        assert not app.session.labels[sample].criteria
 
         # C removes the whole entry; everything else in the file stays as it was.
         await pilot.press("C")
-        await until(lambda: sample not in app.labels)
+        await until(lambda: sample not in app.session.labels)
         assert f"{sample}:" not in LABELS.read_text()
         # The original again (labels_store leaves one blank line where the entry was appended).
         assert LABELS.read_text().rstrip("\n") == (ROOT / LABELS).read_text().rstrip("\n")
@@ -182,7 +182,7 @@ async def test_calibration_keys_act_only_on_the_results_table_and_brackets_jump(
         app.query_one(CriteriaList).focus()
         await pilot.press("p", "x", "u", "right_square_bracket")
         await pilot.pause(0.1)
-        assert "cancel-subscription" not in app.labels and LABELS.read_text() == before
+        assert "cancel-subscription" not in app.session.labels and LABELS.read_text() == before
         assert matrix.current[0] == "cancel-subscription"
         # The footer offers p / x while the table has focus.
         matrix.focus()
@@ -212,17 +212,17 @@ async def test_a_save_is_a_version_and_says_what_it_fixed(studio: Path, judge):
     app = make_app(judge, studio)
     async with app.run_test(size=SIZE) as pilot:
         matrix = await ready(app, pilot)
-        assert len(app.calibration.history) == 1
+        assert len(app.session.versions.history) == 1
         assert "downgrade-wall-of-text" in app.query_one(AgreementPanel).disagreement_ids
-        app.document.set_criterion_field(app.document.criterion_index("short"), "required", True)
+        app.session.document.set_criterion_field(app.session.document.criterion_index("short"), "required", True)
         app.editor.refresh_from_document()
-        run = app.run_number
+        run = app.session.run_number
         await pilot.press("ctrl+s")
         await regraded(app, pilot, run)
-        assert len(app.calibration.history) == 2
-        diff = app.calibration.latest_diff
+        assert len(app.session.versions.history) == 2
+        diff = app.session.versions.latest_diff
         assert diff is not None and diff.overall.fixed == ["downgrade-wall-of-text"] and diff.overall.broken == []
-        line = "v1 → v2: fixed 1 disagreement, broke 0"
+        line = "v1 → v2 (rubric edit): fixed 1 disagreement, broke 0"
         assert diff.summary_line().startswith(line)
         assert line in notifications(app)
         assert line in panel_text(app)
@@ -247,42 +247,42 @@ async def test_fit_is_applied_as_an_undoable_edit_and_saved(studio: Path, judge)
     async with app.run_test(size=SIZE) as pilot:
         await ready(app, pilot)
         # With unsaved edits it asks first; "n" leaves everything alone.
-        app.document.set_rubric_field("description", "edited")
+        app.session.document.set_rubric_field("description", "edited")
         app.editor.refresh_from_document()
         await pilot.pause()
         await pilot.press("F")
         await until(lambda: isinstance(app.screen, ConfirmScreen))
         await pilot.press("n")
         await until(lambda: not isinstance(app.screen, ConfirmScreen))
-        assert app.document.dirty
+        assert app.session.document.dirty
         # "y" saves, and the fit opens once the save is graded.
-        run = app.run_number
+        run = app.session.run_number
         app.query_one(ResultsMatrix).focus()
         await pilot.press("F")
         await until(lambda: isinstance(app.screen, ConfirmScreen))
         await pilot.press("y")
         await until(lambda: isinstance(app.screen, FitScreen), timeout=20)
-        assert app.run_number > run and not app.document.dirty
+        assert app.session.run_number > run and not app.session.document.dirty
         fit = app.screen.fit
         assert fit.changed and fit.threshold != 0.8 and fit.holdout_ids
         await pilot.pause()
         table = shown(app.screen.query_one("#fit-table"))
         assert f"0.8 → {fit.threshold:g}" in table and "holdout" in table  # holdout agreement shown
-        run = app.run_number
+        run = app.session.run_number
         await pilot.press("enter")  # Accept
         await regraded(app, pilot, run)
         threshold = f"pass_threshold: {fit.threshold:g}"
-        assert threshold in app.document.text and not app.document.dirty
+        assert threshold in app.session.document.text and not app.session.document.dirty
         on_disk = RUBRIC.read_text()
         assert threshold in on_disk and "# Billing-support reply rubric (Ledgerly)." in on_disk
         assert load_rubric(RUBRIC).pass_threshold == fit.threshold
         for cid, (_, new) in fit.changed_weights.items():
             assert load_rubric(RUBRIC).criterion(cid).weight == new
         assert "Fit applied" in "\n".join(n.title for n in app._notifications)
-        assert len(app.calibration.history) == 3  # the description save, then the fit
+        assert len(app.session.versions.history) == 3  # the description save, then the fit
         # One ctrl+z in the editor undoes the whole fit (threshold and weights).
         await app.editor.action_undo()
-        assert "pass_threshold: 0.8" in app.document.text and app.document.dirty
+        assert "pass_threshold: 0.8" in app.session.document.text and app.session.document.dirty
         assert load_rubric(RUBRIC).pass_threshold == fit.threshold  # until saved
 
 
@@ -301,25 +301,25 @@ async def test_judge_k_times_shows_flip_rates_then_a_save_grades_normally(studio
             await pilot.press("enter")
             assert isinstance(app.screen, AskScreen)  # K must be 2..10
             app.screen.query_one(Input).value = "2"
-            run = app.run_number
+            run = app.session.run_number
             await pilot.press("enter")
             await regraded(app, pilot, run)
-            assert app.report.repeat == 2
+            assert app.session.report.repeat == 2
             assert server.calls() == calls + 15 * len(JUDGED)  # one more judgement per cell
             assert "×2 consistency run" in str(app.query_one("#run-header").render())
-            rates = app.report.flip_rates()
-            refunds = sorted(s.id for s in app.samples if "refund" in s.output.lower())
+            rates = app.session.report.flip_rates()
+            refunds = sorted(s.id for s in app.session.samples if "refund" in s.output.lower())
             assert sorted(rates["tone"]["samples"]) == refunds and rates["resolves-issue"]["flipped"] == 0
             text = panel_text(app)
             assert "judged 2 times" in text and "ambiguous wording" in text
             assert f"tone: flip rate {rates['tone']['flip_rate']:.0%}" in text and refunds[0] in text
             assert "flip rates tone" in notifications(app)
-            assert len(app.calibration.history) == 1  # a K run is not a rubric version
+            assert len(app.session.versions.history) == 1  # a K run is not a rubric version
             # The next save grades normally again (from memory: no calls).
-            run = app.run_number
+            run = app.session.run_number
             await pilot.press("ctrl+s")
             await regraded(app, pilot, run)
-            assert app.report.repeat == 1 and server.calls() == calls + 15 * len(JUDGED)
+            assert app.session.report.repeat == 1 and server.calls() == calls + 15 * len(JUDGED)
             assert "consistency" not in str(app.query_one("#run-header").render())
             assert "judged 2 times" not in panel_text(app)
 
@@ -333,15 +333,15 @@ async def test_a_missing_sidecar_is_created_a_broken_one_is_a_notification_own_w
     recorder = Recorder()
     app = StudioApp(RUBRIC)  # no judge, real file watching
     async with app.run_test(size=SIZE, message_hook=recorder) as pilot:
-        await until(lambda: app.report is not None and app.editor is not None and not app.running)
+        await until(lambda: app.session.report is not None and app.editor is not None and not app.session.running)
         await pilot.pause(0.2)
-        assert not app.labels
+        assert not app.session.labels
         matrix = app.query_one(ResultsMatrix)
         matrix.focus()
         matrix.select_sample("cancel-subscription")
         loaded = recorder.names.count("LabelsLoaded")
         await pilot.press("p")
-        await until(lambda: "cancel-subscription" in app.labels)
+        await until(lambda: "cancel-subscription" in app.session.labels)
         text = LABELS.read_text()
         assert text.startswith("# Human labels") and "cancel-subscription:\n  verdict: pass\n" in text
         await until(lambda: "FilesChanged" in recorder.after("LabelsLoaded"))  # the watcher saw our write
@@ -352,7 +352,7 @@ async def test_a_missing_sidecar_is_created_a_broken_one_is_a_notification_own_w
         await until(lambda: any("needs a judge" in n.message for n in app._notifications))
         # A sidecar that is not YAML: the write is refused with a notification, the file untouched.
         LABELS.write_text("cancel-subscription: [unclosed\n")
-        await until(lambda: "labels" in app.file_problems)
+        await until(lambda: "labels" in app.session.file_problems)
         await pilot.press("x")
         await until(lambda: any(n.title == "Label not saved" for n in app._notifications))
         assert LABELS.read_text() == "cancel-subscription: [unclosed\n"

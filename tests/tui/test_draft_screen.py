@@ -62,7 +62,7 @@ async def test_a_new_rubric_opens_on_the_draft_screen_and_kept_criteria_land_in_
     recorder = Recorder()
     app = studio(new_rubric, server, tmp_path)
     async with app.run_test(size=SIZE, message_hook=recorder) as pilot:
-        await until(lambda: isinstance(app.screen, DraftScreen) and app.samples_loaded)
+        await until(lambda: isinstance(app.screen, DraftScreen) and app.session.samples_loaded)
         await pilot.pause()
         screen = app.screen
         assert isinstance(screen, DraftScreen) and screen.first
@@ -83,7 +83,7 @@ async def test_a_new_rubric_opens_on_the_draft_screen_and_kept_criteria_land_in_
         assert (shots / "draft-screen.svg").stat().st_size > 0
         await pilot.click("#draft-keep")
         await until(lambda: not isinstance(app.screen, DraftScreen))
-        document = app.document
+        document = app.session.document
         # The starter criterion made way; the kept ones are in, each with its origin above it.
         assert document.criterion_ids() == ["refund-window", "short"]
         assert "  # drafted from the task description and 5 samples: the task is about refunds\n" in document.text
@@ -100,7 +100,7 @@ async def test_a_rubric_with_criteria_does_not_open_on_it_and_a_missing_judge_is
     path.write_text("name: mine\n# keep this comment\ncriteria:\n  - id: hello\n    outcome: Says hello\n")
     app = studio(path, None, tmp_path)
     async with app.run_test(size=SIZE) as pilot:
-        await until(lambda: app.samples_loaded)
+        await until(lambda: app.session.samples_loaded)
         await pilot.pause()
         assert not isinstance(app.screen, DraftScreen)
         titles = [command.title for command in app.get_system_commands(app.screen)]
@@ -116,4 +116,4 @@ async def test_a_rubric_with_criteria_does_not_open_on_it_and_a_missing_judge_is
         assert "no judge configured" in str(status.render())
         await pilot.press("escape")
         await until(lambda: not isinstance(app.screen, DraftScreen))
-        assert "# keep this comment" in app.document.text and not app.document.dirty
+        assert "# keep this comment" in app.session.document.text and not app.session.document.dirty

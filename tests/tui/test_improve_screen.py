@@ -52,7 +52,7 @@ async def ready(app: StudioApp, pilot) -> ResultsMatrix:
 
 
 async def regraded(app: StudioApp, pilot, run: int) -> None:
-    await until(lambda: app.run_number > run and graded(app), timeout=15)
+    await until(lambda: app.session.run_number > run and graded(app), timeout=15)
     await pilot.pause()
 
 
@@ -101,11 +101,11 @@ async def test_improve_lists_the_engines_candidates_and_accept_is_one_undoable_e
             app.save_screenshot("improve-screen.svg", path=str(shots(tmp_path)))
             # Accept the top one: exactly timeline changes, as one edit, saved and re-graded.
             top = report.candidates[0]
-            run = app.run_number
+            run = app.session.run_number
             await pilot.press("enter")
             await until(lambda: not isinstance(app.screen, ImproveScreen))
             await regraded(app, pilot, run)
-            document = app.document
+            document = app.session.document
             assert not document.dirty and rubric_path.read_text() == document.text != original
             after, before = document.parse(), parse_rubric(original, str(rubric_path))
             assert after.criterion("timeline").fingerprint() == top.rubric.criterion("timeline").fingerprint()
@@ -160,44 +160,44 @@ async def test_a_noted_cell_labelled_against_the_judge_becomes_an_example_with_e
             assert matrix.select_sample("s00")
             matrix.select_criterion("polite")
             await write_note(app, pilot, "no")  # a note YAML 1.1 would read as false
-            await until(lambda: (app.labels["s00"].note or "") == "no")
+            await until(lambda: (app.session.labels["s00"].note or "") == "no")
             assert "press e" not in notes(app)
             # u on polite (the judge says met): the noted cell now disagrees, so e is offered.
             await pilot.press("u")
-            await until(lambda: app.labels["s00"].criteria.get("polite") == "unmet")
+            await until(lambda: app.session.labels["s00"].criteria.get("polite") == "unmet")
             assert "press e to add this as an example of polite" in notes(app)
-            sent, run = len(server.requests), app.run_number
+            sent, run = len(server.requests), app.session.run_number
             await pilot.press("e")
             await regraded(app, pilot, run)
-            example = app.document.parse().criterion("polite").examples[-1]
+            example = app.session.document.parse().criterion("polite").examples[-1]
             assert (example.id, example.verdict, example.note) == ("s00", "unmet", "no")
-            assert example.sample == app.samples_by_id["s00"].output
-            assert not app.document.dirty and "examples:" in rubric_path.read_text()
+            assert example.sample == app.session.samples_by_id["s00"].output
+            assert not app.session.document.dirty and "examples:" in rubric_path.read_text()
             # The grade after it judged polite's cells again, and only those.
             new = server.requests[sent:]
-            assert len(new) == len(app.samples) and all(POLITE in json.dumps(r.body) for r in new)
+            assert len(new) == len(app.session.samples) and all(POLITE in json.dumps(r.body) for r in new)
             # Not twice.
             await pilot.press("e")
             await pilot.pause()
             assert "s00 is already an example of polite" in notes(app)
-            assert len(app.document.parse().criterion("polite").examples) == 1
+            assert len(app.session.document.parse().criterion("polite").examples) == 1
             # u first, then a note: offered too.
             assert matrix.select_sample("s02")
             matrix.select_criterion("polite")
             await pilot.press("u")
-            await until(lambda: app.labels.get("s02") and app.labels["s02"].criteria.get("polite") == "unmet")
+            await until(lambda: app.session.labels.get("s02") and app.session.labels["s02"].criteria.get("polite") == "unmet")
             offers = notes(app).count("press e")
             await write_note(app, pilot, "Thanks is not politeness")
             await until(lambda: notes(app).count("press e") == offers + 1)
             # An analytic criterion's example needs a score, which a met/unmet cell label lacks.
             matrix.select_criterion("warmth")
             await pilot.press("m")
-            await until(lambda: app.labels["s02"].criteria.get("warmth") == "met")
+            await until(lambda: app.session.labels["s02"].criteria.get("warmth") == "met")
             assert notes(app).count("press e") == offers + 1  # not offered: e could not add it
             await pilot.press("e")
             await pilot.pause()
             assert "can't be added without a score" in notes(app)
-            assert not app.document.parse().criterion("warmth").examples
+            assert not app.session.document.parse().criterion("warmth").examples
 
 
 def test_appending_examples_keeps_the_ones_written_and_the_comments_after_them():

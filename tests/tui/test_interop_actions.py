@@ -22,7 +22,7 @@ def studio(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 
 
 async def started(app: StudioApp, pilot) -> None:
-    await until(lambda: app.report is not None and not app.running)
+    await until(lambda: app.session.report is not None and not app.session.running)
     await pilot.pause()
 
 
@@ -125,7 +125,7 @@ async def test_import_writes_the_native_rubric_lists_warnings_and_asks_before_ov
                 assert warning in text
             await pilot.press("escape")
             await until(lambda: not isinstance(app.screen, NoticeScreen))
-        assert app.rubric_path == RUBRIC  # the studio keeps its rubric: nothing unsaved is at risk
+        assert app.session.rubric_path == RUBRIC  # the studio keeps its rubric: nothing unsaved is at risk
 
         # An existing .imported.yaml is replaced only when the user says so.
         existing = studio / "suite.agentv.imported.yaml"

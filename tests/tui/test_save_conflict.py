@@ -15,7 +15,8 @@ from pathlib import Path
 import pytest
 from textual.widgets import Button, Input
 
-from rubric_studio.tui.app import StudioApp, create_starter_rubric
+from rubric_studio.engine.starter import create_starter_rubric
+from rubric_studio.tui.app import StudioApp
 from rubric_studio.tui.conflict import ConflictScreen, UnsavedScreen
 from tests.tui.studio_helpers import SIZE, until
 
@@ -45,7 +46,7 @@ def sed(path: Path, expression: str) -> None:
 
 
 async def ready(app: StudioApp, pilot) -> None:
-    await until(lambda: app.report is not None and not app.running and app.editor is not None
+    await until(lambda: app.session.report is not None and not app.session.running and app.editor is not None
                 and app.editor.is_mounted)
     await pilot.pause()
 
@@ -73,7 +74,7 @@ async def test_ctrl_s_over_an_outside_edit_asks_and_merge_keeps_both(rubric: Pat
         await pilot.press("ctrl+s")
         await until(lambda: conflict(app, saving=True))
         assert rubric.read_text(encoding="utf-8") == outside  # nothing written while it asks
-        assert "name: tiny-mine" in app.document.text
+        assert "name: tiny-mine" in app.session.document.text
         preview = str(app.screen.query_one("#conflict-merge-text").render())
         assert "+name: tiny-mine" in preview and "-name: tiny" in preview  # what merging writes
         assert app.screen.focused is app.screen.query_one("#merge", Button)
@@ -82,8 +83,8 @@ async def test_ctrl_s_over_an_outside_edit_asks_and_merge_keeps_both(rubric: Pat
         on_disk = rubric.read_text(encoding="utf-8")
         assert "name: tiny-mine\n" in on_disk and "description: EXT\n" in on_disk
         assert on_disk.startswith("# A small rubric for save tests.\n")
-        assert not app.document.dirty and not isinstance(app.screen, ConflictScreen)
-        await until(lambda: not app.running and app.rubric is not None and app.rubric.name == "tiny-mine")
+        assert not app.session.document.dirty and not isinstance(app.screen, ConflictScreen)
+        await until(lambda: not app.session.running and app.session.rubric is not None and app.session.rubric.name == "tiny-mine")
 
 
 async def test_after_keeping_my_edits_ctrl_s_still_asks_and_overwrite_is_explicit(rubric: Path):
@@ -101,12 +102,12 @@ async def test_after_keeping_my_edits_ctrl_s_still_asks_and_overwrite_is_explici
         assert "description: EXT" in rubric.read_text(encoding="utf-8")
         await pilot.press("escape")  # cancel: still nothing written
         await until(lambda: not isinstance(app.screen, ConflictScreen))
-        assert "description: EXT" in rubric.read_text(encoding="utf-8") and app.document.dirty
+        assert "description: EXT" in rubric.read_text(encoding="utf-8") and app.session.document.dirty
         await pilot.press("ctrl+s")
         await until(lambda: conflict(app, saving=True))
         await pilot.press("o")  # overwrite, chosen for exactly this disk version
         await until(lambda: "tiny-mine" in rubric.read_text(encoding="utf-8"))
-        assert "description: original" in rubric.read_text(encoding="utf-8") and not app.document.dirty
+        assert "description: original" in rubric.read_text(encoding="utf-8") and not app.session.document.dirty
 
 
 async def test_edits_of_the_same_line_cannot_be_merged_and_load_keeps_mine_one_undo_away(rubric: Path):
@@ -123,10 +124,10 @@ async def test_edits_of_the_same_line_cannot_be_merged_and_load_keeps_mine_one_u
         await pilot.pause()
         assert conflict(app, saving=True) and "name: theirs" in rubric.read_text(encoding="utf-8")
         await pilot.press("l")
-        await until(lambda: "name: theirs" in app.document.text)
-        assert not app.document.dirty and "name: theirs" in rubric.read_text(encoding="utf-8")
-        app.document.undo()
-        assert "name: tiny-mine" in app.document.text
+        await until(lambda: "name: theirs" in app.session.document.text)
+        assert not app.session.document.dirty and "name: theirs" in rubric.read_text(encoding="utf-8")
+        app.session.document.undo()
+        assert "name: tiny-mine" in app.session.document.text
 
 
 async def test_save_and_quit_over_an_outside_edit_asks_instead_of_writing(rubric: Path):

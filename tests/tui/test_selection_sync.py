@@ -73,7 +73,7 @@ async def test_quick_moves_in_the_results_table_settle_on_the_last_column(studio
                 matrix.action_cursor(0, 1)
         await settle(pilot, messages)
         assert await settle(pilot, messages) == 0  # nothing keeps moving
-        third = app.rubric.criteria[2].key
+        third = app.session.rubric.criteria[2].key
         assert matrix.cursor_col == 3 and matrix.current[1] == third
         assert app.selection[1] == third
         assert app.editor.selected == 2
@@ -99,7 +99,7 @@ async def test_quick_moves_in_the_criteria_list_move_the_results_cursor_once(stu
         assert await settle(pilot, messages) == 0
         assert listing.highlighted == start + 3 and app.editor.selected == start + 3
         matrix = app.query_one(ResultsMatrix)
-        assert matrix.current[1] == app.rubric.criteria[start + 3].key
+        assert matrix.current[1] == app.session.rubric.criteria[start + 3].key
         # One announcement for where the list ended, none for the positions it passed.
         assert messages.counts.get("SelectionChanged", 0) - before == 1
 

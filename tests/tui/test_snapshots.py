@@ -46,7 +46,7 @@ def judged(studio: Path):
 async def graded(pilot) -> None:
     app = pilot.app
     started = time.monotonic()
-    while app.report is None or app.running or app.editor is None:
+    while app.session.report is None or app.session.running or app.editor is None:
         if time.monotonic() - started > 20:
             raise AssertionError("the studio did not finish grading")
         await asyncio.sleep(0.02)
@@ -100,7 +100,7 @@ def test_invalid_file_banner_keeps_stale_results(snap_compare, studio):
         text = RUBRIC.read_text().replace("max_words: 150", "max_wrds: 150")
         RUBRIC.write_text(text)
         app.post_message(FilesChanged({"rubric"}))
-        while "rubric" not in app.file_problems:
+        while "rubric" not in app.session.file_problems:
             await asyncio.sleep(0.01)
         await pilot.pause()
 

@@ -33,7 +33,7 @@ def prompt_shown(app: StudioApp) -> bool:
 
 
 def statuses(app: StudioApp) -> set[Status]:
-    return {cell.status for result in app.model.results.values() for cell in result.criteria}
+    return {cell.status for result in app.session.model.results.values() for cell in result.criteria}
 
 
 async def test_the_trust_prompt_lists_the_setting_and_trusting_rebuilds_the_judge(tmp_path: Path):
@@ -43,11 +43,11 @@ async def test_the_trust_prompt_lists_the_setting_and_trusting_rebuilds_the_judg
         async with app.run_test(size=SIZE) as pilot:
             await until(lambda: prompt_shown(app))
             assert server.calls() == 0 and statuses(app) == {Status.UNJUDGED}
-            assert app.judge_note.startswith(f"judge.base_url {server.base_url_openai} is set by the rubric")
+            assert app.session.judge_note.startswith(f"judge.base_url {server.base_url_openai} is set by the rubric")
             listed = str(app.screen.query_one(".dialog-text").render())
             assert f"judge.base_url {server.base_url_openai}" in listed
             await pilot.press("y")
-            await until(lambda: app.judge_label == "openai:gpt-4o-mini" and not app.running
+            await until(lambda: app.session.judge_label == "openai:gpt-4o-mini" and not app.session.running
                         and statuses(app) <= {Status.MET, Status.UNMET})
             assert server.calls() == 2 and {r.api_key for r in server.requests} == {KEY}
             assert load_trust(rubric).values == {("judge.base_url", server.base_url_openai)}
@@ -64,7 +64,7 @@ async def test_not_now_keeps_the_judge_off_and_the_palette_asks_again(tmp_path: 
             await pilot.press("n")
             await until(lambda: not isinstance(app.screen, TrustScreen))
             app.action_regrade()
-            await until(lambda: not app.running)
+            await until(lambda: not app.session.running)
             await pilot.pause()
             assert not isinstance(app.screen, TrustScreen)  # asked once per set of settings
             titles = [command.title for command in app.get_system_commands(app.screen)]
@@ -92,7 +92,7 @@ async def test_a_code_check_added_later_runs_only_once_trusted(tmp_path: Path):
         await until(lambda: statuses(app) == {Status.MET})
         await until(lambda: app.editor is not None)
         two = json.dumps([sys.executable, "-c", "print(0)"])
-        app.document.replace_text(app.document.text + f"  - id: second\n    check: {{type: command, command: {two}}}\n")
+        app.session.document.replace_text(app.session.document.text + f"  - id: second\n    check: {{type: command, command: {two}}}\n")
         await pilot.press("ctrl+s")
         await until(lambda: prompt_shown(app))
         assert [gate.key[0] for gate in app.screen.gates] == ["check.command"] and "print(0)" in app.screen.gates[0].value

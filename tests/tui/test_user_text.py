@@ -85,7 +85,8 @@ async def test_notifications_and_dialogs_show_ids_as_they_are(rubric: Path):
     async with app.run_test(size=SIZE) as pilot:
         await until(lambda: graded(app))
         for sample_id in IDS:
-            app.notify(f"Could not label {sample_id}: disk full", title=f"Label {sample_id}")
+            # A long timeout: under a loaded machine the default 5 s may pass before the assertion.
+            app.notify(f"Could not label {sample_id}: disk full", title=f"Label {sample_id}", timeout=600)
         await pilot.pause()
         toasts = [str(n.message) for n in app._notifications]
         assert toasts == [f"Could not label {terminal_safe(i)}: disk full" for i in IDS]

@@ -1,0 +1,192 @@
+"""Versions of a studio session: what each graded state was, what changed it, what it changed.
+
+Every completed ordinary run is a version of the session (:mod:`rubric_studio.engine.versions`),
+fingerprinted by what it was graded against — the rubric text, the samples, the judge — and a
+change of the labels is a version of its own. So "fixed N / broke M" is credited to the right
+cause: an outside edit of the samples file after a saved rubric edit is a *samples change*,
+never "that rubric edit broke …".
+
+The flips the table marks, the run header counts and the new-version notification describes
+are one tally (:class:`FlipTally`), taken from the results model against one baseline: the
+results of the version this run is compared with (the latest version, or the one before it
+when the run only re-grades the latest). A threshold change that flips verdicts without
+flipping any cell is counted the same way everywhere.
+
+Versions are also written to the run history beside the cache
+(:mod:`rubric_studio.engine.run_history`), so a reopened rubric compares with yesterday's.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from rubric_studio.core.agreement import AgreementReport, agreement
+from rubric_studio.engine.versions import (
+    LABELS_CHANGE,
+    Version,
+    VersionDiff,
+    VersionHistory,
+    judge_key_of,
+    samples_fingerprint_of,
+    text_hash,
+)
+from rubric_studio.session.calibration import flip_summary
+from rubric_studio.session.results_model import UP
+
+if TYPE_CHECKING:
+    from rubric_studio.core.results import SampleResult
+    from rubric_studio.engine.report import Report
+    from rubric_studio.session.studio import StudioSession
+
+KEPT_REPORTS = 4  # results of the latest versions kept as flip baselines
+
+
+@dataclass(frozen=True)
+class FlipTally:
+    """Flips of the results shown against their baseline: cells met↔unmet, verdicts pass↔fail."""
+
+    cells_up: int = 0
+    cells_down: int = 0
+    to_pass: int = 0
+    to_fail: int = 0
+
+    @property
+    def any(self) -> bool:
+        return bool(self.cells_up or self.cells_down or self.to_pass or self.to_fail)
+
+    def describe(self) -> str:
+        """"2 fail→pass, 1 pass→fail · cells 3↑ 1↓" (or "no flips")."""
+        parts = []
+        verdicts = [f"{n} {what}" for n, what in ((self.to_pass, "fail→pass"), (self.to_fail, "pass→fail")) if n]
+        if verdicts:
+            parts.append(", ".join(verdicts))
+        if self.cells_up or self.cells_down:
+            parts.append(f"cells {self.cells_up}↑ {self.cells_down}↓")
+        return " · ".join(parts) or "no flips"
+
+
+@dataclass(frozen=True)
+class RunOutcome:
+    """What a finished run means for the user: at most one line each, or None."""
+
+    version_line: str | None = None  # a new version: "v3 → v4 (samples change): fixed 0, broke 1 · 1 pass→fail"
+    consistency_line: str | None = None
+    consistency_flipped: bool = False
+    judge_stopped: str | None = None
+    fit_now: bool = False  # a fit was asked for this rubric text: open it now
+
+
+class SessionVersions:
+    """The versions of one session, their baselines and their history file."""
+
+    def __init__(self, session: StudioSession, *, persist: bool = True) -> None:
+        self.session = session
+        cache_path = session.grader_options.get("cache_path")
+        self.history = (VersionHistory.for_rubric(session.rubric_path, cache_path=cache_path) if persist
+                        else VersionHistory())  # fmt: skip
+        self.latest_diff: VersionDiff | None = None
+        self._reports: dict[int, dict[str, SampleResult]] = {}
+
+    # -- fingerprints of what a run grades against ------------------------------------------
+    def _basis(self) -> dict[str, str | None]:
+        session = self.session
+        grader = session.grader
+        return {
+            "samples_fingerprint": samples_fingerprint_of(session.samples),
+            "judge_key": judge_key_of(getattr(grader, "config", None)) if grader is not None else None,
+        }
+
+    # -- what the session tells us -----------------------------------------------------------
+    def samples_changed(self) -> None:
+        """The samples were (re)loaded: the next graded run is a samples change if they differ."""
+
+    def judge_changed(self) -> None:
+        """A new grader: the next graded run is a judge change if its judge differs."""
+
+    def labels_changed(self) -> None:
+        """The labels changed: a version of kind "labels change" (same results, new labels).
+
+        Consecutive label edits (a labelling run) update that one version rather than adding one per key.
+        """
+        session = self.session
+        latest = self.history.latest
+        results = self._reports.get(latest.number) if latest is not None else None
+        if latest is None or results is None or session.rubric is None or session.running:
+            return  # nothing graded in this session yet, or a run will record the new labels
+        report = agreement(list(results.values()), session.labels, session.rubric)
+        version = self.history.record_labels(session.labels, agreement=report,
+                                             coalesce=latest.kind == LABELS_CHANGE)
+        if version is not None:
+            self._keep(version.number, results)
+        self.latest_diff = self.history.diff_latest()
+
+    # -- runs ---------------------------------------------------------------------------------
+    def baseline(self, *, consistency: bool) -> dict[str, SampleResult]:
+        """The results a run starting now is compared with (flip marks, counts, notification)."""
+        latest = self.history.latest
+        if latest is None:
+            return {}
+        if not consistency and self._same_inputs(latest) and len(self.history.versions) > 1:
+            return self._reports.get(self.history.versions[-2].number, {})
+        return self._reports.get(latest.number, {})
+
+    def _same_inputs(self, version: Version) -> bool:
+        rubric = self.session.rubric
+        basis = self._basis()
+        return (rubric is not None and version.text_hash == text_hash(rubric)
+                and version.samples_fingerprint == basis["samples_fingerprint"]
+                and version.judge_key == basis["judge_key"])
+
+    def tally(self) -> FlipTally:
+        """The flips of the results shown, as the table marks them."""
+        model = self.session.model
+        up = sum(1 for cells in model.flips.values() for d in cells.values() if d == UP)
+        down = sum(len(cells) for cells in model.flips.values()) - up
+        to_pass = sum(1 for d in model.verdict_flips.values() if d == UP)
+        return FlipTally(up, down, to_pass, len(model.verdict_flips) - to_pass)
+
+    def graded(self, report: Report, *, consistency: int | None) -> RunOutcome:
+        """A run finished: record its version (not for a consistency run) and say what changed."""
+        session = self.session
+        rubric = session.rubric
+        if rubric is None:
+            return RunOutcome()
+        report_now = agreement(report.samples, session.labels, rubric)
+        line = None
+        if consistency is None:
+            before = self.history.latest
+            version = self.history.record(rubric, report.samples, report_now, labels=session.labels, **self._basis())
+            self._keep(version.number, report.by_id())
+            self.latest_diff = self.history.diff_latest()
+            if before is not None and version is not before and self.latest_diff is not None:
+                line = self.blame_line(self.latest_diff)
+        flips = flip_summary(report) if consistency is not None else (None, False)
+        return RunOutcome(version_line=line, consistency_line=flips[0], consistency_flipped=flips[1],
+                          judge_stopped=report.judge_stopped, fit_now=session.calibration.take_pending_fit())
+
+    def blame_line(self, diff: VersionDiff) -> str:
+        """The notification of a new version: its cause, fixes and breaks, and the flips shown."""
+        fixed, broken = len(diff.overall.fixed), len(diff.overall.broken)
+        return (f"v{diff.a} → v{diff.b} ({diff.kind}): fixed {fixed} disagreement{'s' if fixed != 1 else ''}, "
+                f"broke {broken} · {self.tally().describe()}")
+
+    @property
+    def version_line(self) -> str | None:
+        """The latest version diff in short (for the run header): "v3 → v4 (rubric edit): fixed 3, broke 1"."""
+        diff = self.latest_diff
+        if diff is None:
+            return None
+        return f"v{diff.a} → v{diff.b} ({diff.kind}): fixed {len(diff.overall.fixed)}, broke {len(diff.overall.broken)}"
+
+    def agreement_now(self) -> AgreementReport | None:
+        session = self.session
+        if session.report is None or session.rubric is None:
+            return None
+        return agreement(session.report.samples, session.labels, session.rubric)
+
+    # -- keeping ------------------------------------------------------------------------------
+    def _keep(self, number: int, results: dict[str, SampleResult]) -> None:
+        self._reports[number] = results
+        for old in sorted(self._reports)[:-KEPT_REPORTS]:
+            del self._reports[old]

@@ -1,0 +1,166 @@
+"""The shape of the code, read from the source: every import (also those inside functions) obeys
+the layers, no two modules import each other even lazily, and modules and functions stay small.
+
+``tests/test_architecture.py`` checks what importing a layer loads at run time; this file reads
+every ``import`` statement, so a lazy import inside a function that would pull Textual into the
+session, or the UI into the core, fails here before anyone runs that function.
+"""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+PACKAGE = ROOT / "rubric_studio"
+
+#: package -> top-level names it must never import, anywhere in its modules.
+FORBIDDEN = {
+    "rubric_studio.core": ("textual", "openai", "anthropic", "rubric_studio.tui", "rubric_studio.engine",
+                           "rubric_studio.session", "rubric_studio.judges", "rubric_studio.cli"),
+    "rubric_studio.session": ("textual", "rubric_studio.tui", "rubric_studio.cli", "openai", "anthropic"),
+    "rubric_studio.engine": ("textual", "rubric_studio.tui", "rubric_studio.session", "rubric_studio.cli"),
+    "rubric_studio.judges": ("textual", "rubric_studio.tui", "rubric_studio.session", "rubric_studio.cli"),
+    "rubric_studio.interop": ("textual", "rubric_studio.tui", "rubric_studio.session", "rubric_studio.cli"),
+}
+MAX_MODULE_LINES = 400
+MAX_FUNCTION_LINES = 60
+
+
+def _module_name(path: Path) -> str:
+    parts = list(path.relative_to(ROOT).with_suffix("").parts)
+    if parts[-1] == "__init__":
+        parts.pop()
+    return ".".join(parts)
+
+
+MODULES = {_module_name(p): p for p in sorted(PACKAGE.rglob("*.py"))}
+
+
+def _type_checking_lines(tree: ast.AST) -> set[int]:
+    """Lines inside ``if TYPE_CHECKING:`` blocks (annotations only: never run)."""
+    lines: set[int] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.If) and "TYPE_CHECKING" in ast.unparse(node.test):
+            for child in node.body:
+                lines.update(range(child.lineno, (child.end_lineno or child.lineno) + 1))
+    return lines
+
+
+def imports_of(path: Path) -> set[str]:
+    """Every module ``path`` imports when some code of it runs (lazy imports included)."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    skip = _type_checking_lines(tree)
+    found: set[str] = set()
+    for node in ast.walk(tree):
+        if getattr(node, "lineno", None) in skip:
+            continue
+        if isinstance(node, ast.Import):
+            found.update(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            found.add(node.module)
+            found.update(f"{node.module}.{alias.name}" for alias in node.names
+                         if f"{node.module}.{alias.name}" in MODULES)  # fmt: skip
+    return found
+
+
+def _internal_graph() -> dict[str, set[str]]:
+    graph = {}
+    for name, path in MODULES.items():
+        deps = {dep for dep in imports_of(path) if dep in MODULES and dep != name}
+        # ``from rubric_studio.tui import labeling`` names the submodule, not the package's __init__.
+        graph[name] = {dep for dep in deps if not (MODULES[dep].name == "__init__.py" and dep in name)}
+    return graph
+
+
+@pytest.mark.parametrize("package", sorted(FORBIDDEN))
+def test_no_module_imports_a_forbidden_layer_even_lazily(package: str):
+    leaks = []
+    for name, path in MODULES.items():
+        if name != package and not name.startswith(package + "."):
+            continue
+        for imported in imports_of(path):
+            if any(imported == bad or imported.startswith(bad + ".") for bad in FORBIDDEN[package]):
+                leaks.append(f"{name} imports {imported}")
+    assert leaks == []
+
+
+def test_the_lazy_import_scan_sees_imports_inside_functions(tmp_path: Path):
+    """The scan itself: an import inside a function counts; one under TYPE_CHECKING does not."""
+    source = tmp_path / "m.py"
+    source.write_text("from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    import textual\n"
+                      "def f():\n    from rubric_studio.tui import app\n")  # fmt: skip
+    assert "rubric_studio.tui" in imports_of(source)
+    assert "textual" not in imports_of(source)
+
+
+def _cycles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """Strongly connected components with more than one module (Tarjan, iterative)."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+    found: list[list[str]] = []
+    counter = 0
+    for root in graph:
+        if root in index:
+            continue
+        work = [(root, iter(sorted(graph[root])))]
+        index[root] = low[root] = counter
+        counter += 1
+        stack.append(root)
+        on_stack.add(root)
+        while work:
+            node, children = work[-1]
+            child = next(children, None)
+            if child is not None:
+                if child not in index:
+                    index[child] = low[child] = counter
+                    counter += 1
+                    stack.append(child)
+                    on_stack.add(child)
+                    work.append((child, iter(sorted(graph[child]))))
+                elif child in on_stack:
+                    low[node] = min(low[node], index[child])
+                continue
+            work.pop()
+            if work:
+                low[work[-1][0]] = min(low[work[-1][0]], low[node])
+            if low[node] == index[node]:
+                component = []
+                while True:
+                    member = stack.pop()
+                    on_stack.discard(member)
+                    component.append(member)
+                    if member == node:
+                        break
+                if len(component) > 1:
+                    found.append(sorted(component))
+    return found
+
+
+def test_no_import_cycles_even_through_lazy_imports():
+    assert _cycles(_internal_graph()) == []
+
+
+def test_the_cycle_finder_finds_a_lazy_cycle():
+    assert _cycles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [["a", "b", "c"]]
+
+
+def test_modules_stay_short():
+    long = {name: n for name, path in MODULES.items()
+            if (n := len(path.read_text(encoding="utf-8").splitlines())) > MAX_MODULE_LINES}  # fmt: skip
+    assert long == {}
+
+
+def test_functions_stay_short():
+    long = []
+    for name, path in MODULES.items():
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                lines = (node.end_lineno or node.lineno) - node.lineno + 1
+                if lines > MAX_FUNCTION_LINES:
+                    long.append(f"{name}.{node.name}: {lines} lines")
+    assert long == []
