@@ -3,10 +3,10 @@
 The public Python API lives here and is imported lazily, so that
 ``rubric-studio --help`` stays fast::
 
-    from rubric_studio import load_rubric, load_samples
+    from rubric_studio import load_rubric, load_samples, score_text
 
     rubric = load_rubric("support_reply.yaml")
-    result = rubric.score("Thanks for reaching out ...", input="Where is my refund?")
+    result = score_text(rubric, "Thanks for reaching out ...", input="Where is my refund?")
     print(result.total, result.passed)  # total is None while a judged criterion is unjudged
 
     report = await rubric_studio.grade_async(rubric, samples)  # judges + checks
@@ -31,6 +31,7 @@ _EXPORTS = {
     "ScoreResult": "rubric_studio.core.results",
     "CriterionResult": "rubric_studio.core.results",
     "SampleResult": "rubric_studio.core.results",
+    "score_text": "rubric_studio.core.grade_checks",
     "grade_async": "rubric_studio.engine.api",
     "grade": "rubric_studio.engine.api",
 }
@@ -39,10 +40,11 @@ __all__ = [  # noqa: RUF022 - grouped by topic
     "load_rubric", "parse_rubric", "Rubric", "Criterion", "RubricError", "Problem",
     "load_samples", "Sample", "load_labels",
     "ScoreResult", "CriterionResult", "SampleResult",
-    "grade", "grade_async", "__version__",
+    "score_text", "grade", "grade_async", "__version__",
 ]
 
 if TYPE_CHECKING:  # pragma: no cover
+    from rubric_studio.core.grade_checks import score_text
     from rubric_studio.core.labels import load_labels
     from rubric_studio.core.loading import load_rubric, parse_rubric
     from rubric_studio.core.problems import Problem, RubricError

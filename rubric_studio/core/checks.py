@@ -5,24 +5,20 @@ runs them over samples. Every evaluation is bounded in time (regexes, and the
 patterns of a json check's schema, through the ``regex`` engine's timeout — see
 :mod:`~rubric_studio.core.jsonschema_bounded`; code checks in a worker thread or
 subprocess) and ends in ``error`` with the reason instead of freezing or raising.
+The text checks are here; the checks that run the author's code are in
+:mod:`~rubric_studio.core.code_checks`, and what every check shares in
+:mod:`~rubric_studio.core.check_eval`.
 """
 
 from __future__ import annotations
 
-import importlib
 import json
-import shlex
-import subprocess
-import sys
-import threading
-from collections.abc import Callable
-from contextlib import suppress
-from functools import cached_property
 from pathlib import Path
 from typing import Any
 
 import regex
 
+from rubric_studio.core.check_eval import CheckFailure, CheckTimeout, Evaluator, TextView
 from rubric_studio.core.checkspec import (
     CommandCheck,
     JsonCheck,
@@ -31,54 +27,32 @@ from rubric_studio.core.checkspec import (
     PythonCheck,
     RegexCheck,
 )
+from rubric_studio.core.code_checks import command_check, python_check
 from rubric_studio.core.jsonschema_bounded import (
     SchemaTimeout,
     bounded_validator,
     describe_failure,
     validation_errors,
 )
+from rubric_studio.core.numbers import EPSILON
 from rubric_studio.core.results import CriterionResult, Evidence, Status
 from rubric_studio.core.rubric import Criterion, Rubric
 from rubric_studio.core.samples import Sample
-from rubric_studio.core.scoring import EPSILON
 from rubric_studio.core.values import max_int_digits
+
+__all__ = [
+    "UNTRUSTED_REASON",
+    "CheckFailure",
+    "CheckRunner",
+    "CheckTimeout",
+    "Evaluator",
+    "TextView",
+    "compile_check",
+    "falloff",
+]
 
 UNTRUSTED_REASON = ("custom code check not run: this rubric is not trusted "
                     "(trust it in the studio, or run with --allow-code)")
-
-
-class CheckFailure(Exception):
-    """A check could not produce a score; the message is the cell's error."""
-
-
-class CheckTimeout(CheckFailure):
-    """A check ran out of time on one sample.
-
-    :class:`CheckRunner` then skips that check for the rest of its samples (each cell an
-    ``error`` naming the sample it timed out on): a catastrophic pattern or a hanging code
-    check costs one timeout per run, not one per sample.
-    """
-
-
-class TextView:
-    """One sample's text with derived values computed at most once."""
-
-    __slots__ = ("__dict__", "sample", "text")
-
-    def __init__(self, sample: Sample):
-        self.sample = sample
-        self.text = sample.output
-
-    @cached_property
-    def lower(self) -> str:
-        return self.text.lower()
-
-    @cached_property
-    def word_count(self) -> int:
-        return len(self.text.split())
-
-
-Evaluator = Callable[[TextView], tuple[float, str, list[Evidence]]]
 
 
 def falloff(value: int, low: int | None, high: int | None) -> float:
@@ -226,133 +200,6 @@ def _json(spec: JsonCheck) -> Evaluator:
     return evaluate
 
 
-def _run_bounded(function: Callable[[], Any], timeout: float, what: str) -> Any:
-    """Run ``function`` in a daemon thread; give up (leaving it behind) after ``timeout``."""
-    box: dict[str, Any] = {}
-
-    def target() -> None:
-        try:
-            box["value"] = function()
-        except BaseException as exc:  # isolate the author's code from ours
-            box["error"] = exc
-
-    thread = threading.Thread(target=target, daemon=True, name=f"check:{what}")
-    thread.start()
-    thread.join(timeout)
-    if thread.is_alive():
-        raise CheckTimeout(f"{what} did not finish within {timeout:g}s")
-    if "error" in box:
-        exc = box["error"]
-        raise CheckFailure(f"{what} raised {type(exc).__name__}: {exc}")
-    return box.get("value")
-
-
-def _coerce_score(value: Any, what: str) -> tuple[float, str]:
-    reason = ""
-    if isinstance(value, tuple) and len(value) == 2:
-        value, reason = value
-        reason = str(reason)
-    if isinstance(value, bool):
-        return (1.0 if value else 0.0), reason
-    if isinstance(value, int | float):
-        score = float(value)
-        if not 0.0 <= score <= 1.0:
-            raise CheckFailure(f"{what} returned {score}, expected a score between 0 and 1")
-        return score, reason
-    raise CheckFailure(f"{what} returned {type(value).__name__}, expected a number in [0, 1], a bool or (score, reason)")
-
-
-def _python(spec: PythonCheck, base_dir: Path | None) -> Evaluator:
-    module_name, _, function_name = spec.function.partition(":")
-    cache: dict[str, Any] = {}
-
-    def load() -> Callable[..., Any]:
-        if "fn" not in cache:
-            added = False
-            if base_dir is not None and str(base_dir) not in sys.path:
-                sys.path.insert(0, str(base_dir))
-                added = True
-            try:
-                module = importlib.import_module(module_name)
-            except Exception as exc:
-                raise CheckFailure(f"cannot import {module_name!r}: {type(exc).__name__}: {exc}") from None
-            finally:
-                if added:
-                    with suppress(ValueError):
-                        sys.path.remove(str(base_dir))
-            fn = getattr(module, function_name, None)
-            if not callable(fn):
-                raise CheckFailure(f"{spec.function}: no function {function_name!r} in module {module_name!r}")
-            cache["fn"] = fn
-        return cache["fn"]
-
-    def evaluate(view: TextView) -> tuple[float, str, list[Evidence]]:
-        fn = load()
-        sample = view.sample
-        value = _run_bounded(lambda: _call_user_function(fn, sample), spec.timeout, spec.function)
-        score, reason = _coerce_score(value, spec.function)
-        return score, reason or f"{spec.function} returned {score:g}", []
-
-    return evaluate
-
-
-def _call_user_function(fn: Callable[..., Any], sample: Sample) -> Any:
-    import inspect
-
-    try:
-        params = inspect.signature(fn).parameters
-    except (TypeError, ValueError):
-        return fn(sample.output)
-    offered = {
-        "input": sample.input,
-        "ground_truth": sample.ground_truth,
-        "metadata": sample.metadata,
-        "sample": sample,
-    }
-    kwargs = {name: offered[name] for name in params if name in offered}
-    return fn(sample.output, **kwargs)
-
-
-def _command(spec: CommandCheck, base_dir: Path | None) -> Evaluator:
-    argv = shlex.split(spec.command) if isinstance(spec.command, str) else list(spec.command)
-    shown = spec.command if isinstance(spec.command, str) else shlex.join(spec.command)
-
-    def evaluate(view: TextView) -> tuple[float, str, list[Evidence]]:
-        try:
-            done = subprocess.run(
-                argv,
-                input=view.text,
-                capture_output=True,
-                text=True,
-                timeout=spec.timeout,
-                cwd=base_dir,
-                check=False,
-            )
-        except subprocess.TimeoutExpired:
-            raise CheckTimeout(f"command {shown!r} did not finish within {spec.timeout:g}s") from None
-        except OSError as exc:
-            raise CheckFailure(f"command {shown!r} could not start: {exc.strerror or exc}") from None
-        if done.returncode != 0:
-            tail = (done.stderr or done.stdout).strip().splitlines()[-1:] or [""]
-            raise CheckFailure(f"command {shown!r} exited with {done.returncode}: {tail[0][:200]}")
-        first = done.stdout.strip().splitlines()[:1]
-        if not first:
-            raise CheckFailure(f"command {shown!r} printed nothing; expected a score between 0 and 1")
-        head, _, reason = first[0].partition(" ")
-        try:
-            value: Any = float(head)
-        except ValueError:
-            try:
-                payload = json.loads(done.stdout)
-                value, reason = (payload["score"], payload.get("reason", "")) if isinstance(payload, dict) else (payload, "")
-            except (ValueError, KeyError, TypeError):
-                raise CheckFailure(f"command {shown!r} printed {first[0][:80]!r}; expected a score between 0 and 1") from None
-        score, _ = _coerce_score(value, f"command {shown!r}")
-        return score, reason.strip() or f"command returned {score:g}", []
-
-    return evaluate
-
-
 def compile_check(criterion: Criterion, base_dir: Path | None = None) -> Evaluator:
     """The evaluator for one check criterion."""
     spec = criterion.check
@@ -365,9 +212,9 @@ def compile_check(criterion: Criterion, base_dir: Path | None = None) -> Evaluat
     if isinstance(spec, JsonCheck):
         return _json(spec)
     if isinstance(spec, PythonCheck):
-        return _python(spec, base_dir)
+        return python_check(spec, base_dir)
     if isinstance(spec, CommandCheck):
-        return _command(spec, base_dir)
+        return command_check(spec, base_dir)
     raise TypeError(f"criterion {criterion.id!r} has no deterministic check")
 
 

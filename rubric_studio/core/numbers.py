@@ -5,6 +5,9 @@ pydantic's lax mode would take ``true`` for 1 and let ``nan`` through every ``ge
 bound of a field that does not state one. Every numeric field of the rubric and check
 models uses :data:`Number` or :data:`Integer`, so a wrong value is refused when the file
 is loaded — with its line and column — instead of quietly changing every score.
+
+:data:`EPSILON`, the float noise every threshold comparison forgives, lives here too, so
+scoring and the checks share it without importing each other.
 """
 
 from __future__ import annotations
@@ -20,6 +23,8 @@ from pydantic_core import PydanticCustomError
 MAX_WEIGHT = 1_000_000
 #: Largest character or word bound of a ``length`` check.
 MAX_LENGTH = 1_000_000_000
+#: Float noise a threshold comparison forgives (6/7.5 meets 0.8): scoring, checks and fitting share it.
+EPSILON = 1e-9
 
 
 def _not_a_boolean(value: Any) -> Any:

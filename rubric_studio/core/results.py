@@ -71,7 +71,12 @@ def score_label(score: float | None, partial: float | None = None, *, digits: in
 
 @dataclass(slots=True)
 class Evidence:
-    """A quote the judge relied on, and whether it occurs in the sample."""
+    """A quote the judge relied on, and whether it occurs in the sample.
+
+    ``found`` is about the graded text (the output). A quote not found there but found in
+    what the judge was also shown (the sample's input or its reference answer) names that
+    text in ``quoted_from``: the judge quoted the wrong text, it did not make the quote up.
+    """
 
     quote: str
     found: bool
@@ -79,11 +84,20 @@ class Evidence:
     end: int | None = None
     #: Why a quote was not found (e.g. too short to be evidence); None when found.
     reason: str | None = None
+    #: "input" or "reference" when the quote is not in the output but is in that text.
+    quoted_from: str | None = None
+
+    @property
+    def made_up(self) -> bool:
+        """Not in the output, nor in the input or reference: nothing the judge saw says it."""
+        return not self.found and self.quoted_from is None
 
     def to_dict(self) -> dict[str, Any]:
         data: dict[str, Any] = {"quote": self.quote, "found": self.found}
         if self.reason is not None:
             data["reason"] = self.reason
+        if self.quoted_from is not None:
+            data["quoted_from"] = self.quoted_from
         return data
 
 
@@ -183,7 +197,7 @@ class SampleResult:
 
 @dataclass(slots=True)
 class ScoreResult:
-    """What :meth:`Rubric.score` returns for one text."""
+    """What :func:`~rubric_studio.core.grade_checks.score_text` returns for one text."""
 
     total: float | None
     passed: bool

@@ -11,7 +11,7 @@ from __future__ import annotations
 import hashlib
 import json
 import re
-from typing import TYPE_CHECKING, Any, Literal
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, field_validator, model_validator
 from pydantic_core import PydanticCustomError
@@ -19,9 +19,6 @@ from pydantic_core import PydanticCustomError
 from rubric_studio.core.checkspec import CheckSpec
 from rubric_studio.core.examples import CriterionExample, check_examples_fit
 from rubric_studio.core.numbers import MAX_WEIGHT, Integer, Number
-
-if TYPE_CHECKING:
-    from rubric_studio.core.results import ScoreResult
 
 ID_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9_.:-]*$"
 PROMPT_PLACEHOLDERS = ("input", "submission", "ground_truth", "criterion", "score_ranges")
@@ -320,31 +317,3 @@ class Rubric(BaseModel):
             if not criterion["examples"]:
                 del criterion["examples"]  # as in Criterion.fingerprint: stable across the field's arrival
         return hashlib.sha256(json.dumps(data, sort_keys=True).encode()).hexdigest()[:16]
-
-    def score(
-        self,
-        text: str,
-        *,
-        input: str | None = None,
-        ground_truth: str | None = None,
-        allow_code: bool = False,
-    ) -> ScoreResult:
-        """Run the deterministic checks on one text; judge criteria stay ``unjudged``.
-
-        Returns a :class:`~rubric_studio.core.results.ScoreResult` with ``total``,
-        ``passed``, ``verdict`` and per-criterion ``details``.
-        """
-        from rubric_studio.core.checks import CheckRunner
-        from rubric_studio.core.results import CriterionResult, ScoreResult, Status
-        from rubric_studio.core.samples import Sample
-        from rubric_studio.core.scoring import score_sample
-
-        sample = Sample(id="text", output=text, input=input, ground_truth=ground_truth)
-        runner = CheckRunner(self, allow_code=allow_code)
-        results = runner.run_sample(sample)
-        for criterion in self.judge_criteria:
-            results[criterion.key] = CriterionResult(
-                criterion.key, Status.UNJUDGED, source="none", rationale="judge criteria are not graded by score()"
-            )
-        outcome = score_sample(self, results)
-        return ScoreResult.from_outcome(outcome)

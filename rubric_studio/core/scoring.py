@@ -18,11 +18,13 @@ Threshold comparisons allow float noise (6/7.5 passes 0.8).
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import dataclass
 
+from rubric_studio.core.numbers import EPSILON
 from rubric_studio.core.results import CriterionResult, SampleOutcome, Status, Verdict
 from rubric_studio.core.rubric import Criterion, Rubric
 
-EPSILON = 1e-9
+__all__ = ["EPSILON", "FINAL_VERDICTS", "at_least", "cell_status", "outcome_of", "score_sample"]
 FINAL_VERDICTS = frozenset({Verdict.PASS, Verdict.FAIL})
 
 
@@ -46,11 +48,34 @@ def outcome_of(figure: float | None, verdict: Verdict, cells: list[CriterionResu
     return SampleOutcome(None, verdict, cells, notes, partial_score=figure)
 
 
-def score_sample(rubric: Rubric, results: Mapping[str, CriterionResult]) -> SampleOutcome:
-    """Aggregate one sample's cells into its score and verdict."""
+@dataclass(slots=True)
+class _Tally:
+    """One sample's cells in the rubric's order, counted for its figure and verdict."""
+
+    cells: list[CriterionResult]
+    positive: float  # sum of the positive weights of criteria with a result
+    total: float  # sum of weight × score over criteria with a result
+    scored: int  # criteria with a result (met/unmet)
+    any_positive: bool  # the rubric has a positive-weight criterion
+    errored: list[str]
+    missing: list[Status]
+    required_unmet: list[str]
+    required_errored: list[str]
+
+    def figure(self) -> float | None:
+        """The weighted figure clipped to [0, 1]; None when no criterion has a result."""
+        if not self.scored:
+            return None
+        if self.positive <= 0:
+            # Only penalties have results: nothing earned, so any met penalty drives it to 0.
+            return 0.0 if self.total < 0 else 1.0
+        return min(1.0, max(0.0, self.total / self.positive))
+
+
+def _tally(rubric: Rubric, results: Mapping[str, CriterionResult]) -> _Tally:
+    """Count the cells (a missing one is ``pending``); a hot loop, so plain locals."""
     cells: list[CriterionResult] = []
-    positive = 0.0
-    total = 0.0
+    positive = total = 0.0
     scored = 0
     any_positive = False
     errored: list[str] = []
@@ -79,30 +104,29 @@ def score_sample(rubric: Rubric, results: Mapping[str, CriterionResult]) -> Samp
                 required_errored.append(key)
         else:
             missing.append(status)
+    return _Tally(cells, positive, total, scored, any_positive, errored, missing, required_unmet, required_errored)
 
-    figure: float | None
-    if not scored:
-        figure = None
-    elif positive <= 0:
-        # Only penalties have results: nothing earned, so any met penalty drives it to 0.
-        figure = 0.0 if total < 0 else 1.0
-    else:
-        figure = min(1.0, max(0.0, total / positive))
+
+def score_sample(rubric: Rubric, results: Mapping[str, CriterionResult]) -> SampleOutcome:
+    """Aggregate one sample's cells into its score and verdict."""
+    tally = _tally(rubric, results)
+    figure = tally.figure()
+    cells, errored = tally.cells, tally.errored
     notes: list[str] = []
     if errored:
         if rubric.on_error != "ignore":
             return outcome_of(figure, Verdict.ERROR, cells, [f"errored: {', '.join(errored)}"])
         notes.append(f"ignored {len(errored)} errored criteria: {', '.join(errored)}")
-    if required_unmet:
-        notes.append(f"required criteria unmet: {', '.join(required_unmet)}")
-        return outcome_of(figure, Verdict.FAIL, cells, notes, complete=not missing)
-    if required_errored:
-        notes.append(f"required criteria errored, so the sample cannot pass: {', '.join(required_errored)}")
+    if tally.required_unmet:
+        notes.append(f"required criteria unmet: {', '.join(tally.required_unmet)}")
+        return outcome_of(figure, Verdict.FAIL, cells, notes, complete=not tally.missing)
+    if tally.required_errored:
+        notes.append(f"required criteria errored, so the sample cannot pass: {', '.join(tally.required_errored)}")
         return outcome_of(figure, Verdict.ERROR, cells, notes)
-    if missing:
-        verdict = Verdict.PENDING if Status.PENDING in missing else Verdict.UNJUDGED
+    if tally.missing:
+        verdict = Verdict.PENDING if Status.PENDING in tally.missing else Verdict.UNJUDGED
         return outcome_of(figure, verdict, cells, notes)
-    if errored and any_positive and positive <= 0:
+    if errored and tally.any_positive and tally.positive <= 0:
         notes.append("no positive-weight criterion has a result: every one errored, so there is no score")
         return outcome_of(None, Verdict.ERROR, cells, notes)
     if figure is None:

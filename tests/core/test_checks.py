@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from rubric_studio.core.checks import CheckRunner, falloff
+from rubric_studio.core.grade_checks import score_text
 from rubric_studio.core.loading import parse_rubric
 from rubric_studio.core.problems import RubricError
 from rubric_studio.core.results import Status
@@ -162,15 +163,15 @@ def test_command_check_failures_are_error_cells(tmp_path: Path):
     assert garbage.status is Status.ERROR and "expected a score" in garbage.error
 
 
-def test_rubric_score_api_for_pipelines():
+def test_score_text_api_for_pipelines():
     rubric = parse_rubric(
         "name: t\npass_threshold: 0.5\ncriteria:\n  - id: short\n    check: {type: length, max_words: 5}\n"
         "  - id: kw\n    check: {type: keywords, required: [refund]}\n"
     )
-    result = rubric.score("Your refund is on its way")
+    result = score_text(rubric, "Your refund is on its way")
     assert result.passed is True and result.total == pytest.approx((falloff(6, None, 5) + 1.0) / 2)
     assert result.details["kw"].evidence[0].quote == "refund"
-    result = rubric.score("We cannot help with that request today, sorry")
+    result = score_text(rubric, "We cannot help with that request today, sorry")
     assert result.passed is False and result.total == 0.0  # 8 words ≥ 1.5 × 5, no keyword
 
 
