@@ -12,8 +12,7 @@ import pytest
 from rubric_studio.cli import main
 from rubric_studio.core.labels import Label
 from rubric_studio.core.loading import parse_rubric
-from rubric_studio.engine.run_history import history_path
-from rubric_studio.engine.versions import VersionHistory
+from rubric_studio.engine.run_history import history_path, open_history
 from tests.calibration.calib_helpers import result
 
 TEXT = "name: t\ncriteria:\n  - id: quotes\n    outcome: {outcome}\n"
@@ -26,7 +25,7 @@ def project(tmp_path: Path, monkeypatch) -> Path:
     monkeypatch.setenv("RUBRIC_STUDIO_CACHE", str(tmp_path / "cache" / "judge.sqlite"))
     rubric = tmp_path / "r.yaml"
     rubric.write_text(TEXT.format(outcome="Quotes the source"))
-    history = VersionHistory.for_rubric(rubric)
+    history = open_history(rubric)
     steps = [("Quotes the source", "pass", "S1", 1_700_000_000.0), ("Quotes the source word for word", "fail", "S1", 1_700_000_600.0),
              ("Quotes the source word for word", "pass", "S2", 1_700_001_200.0)]  # fmt: skip
     for outcome, s1, samples, t in steps:

@@ -36,8 +36,7 @@ def register(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from rubric_studio.engine.run_history import history_path
-    from rubric_studio.engine.versions import VersionHistory
+    from rubric_studio.engine.run_history import history_path, open_history
 
     rubric = Path(args.rubric)
     if rubric.is_dir():
@@ -45,7 +44,7 @@ def run(args: argparse.Namespace) -> int:
     file = history_path(rubric, args.cache_path)
     if not rubric.exists() and not file.exists():
         return fail_usage(f"{rubric}: no such file, and no history recorded for it")
-    history = VersionHistory.for_rubric(rubric, cache_path=args.cache_path)
+    history = open_history(rubric, cache_path=args.cache_path)
     for warning in history.warnings:
         echo(f"warning: {warning}", sys.stderr)
     if args.diff:

@@ -40,7 +40,7 @@ from rubric_studio.core.atomic import (
     regular_target,
     write_text_safely,
 )
-from rubric_studio.engine.versions import Version
+from rubric_studio.engine.versions import Version, VersionHistory
 
 FORMAT = 1
 FOLDER = "history"
@@ -329,3 +329,10 @@ def _figures(value: Any) -> dict[str, Any] | None:
     if not all(_is_score(figure) for row in rows for figure in row.values()):
         raise ValueError("agreement: expected numbers")
     return value
+
+
+def open_history(rubric_path: str | Path, *, cache_path: str | Path | None = None, limit: int = MAX_VERSIONS) -> VersionHistory:
+    """A version history backed by the rubric's run-history file (beside the judge cache), its past loaded."""
+    history = VersionHistory(limit, RunHistory.for_rubric(rubric_path, cache_path=cache_path, max_versions=limit))
+    history.load_past()
+    return history

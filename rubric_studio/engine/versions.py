@@ -27,7 +27,6 @@ import json
 import time
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field, replace
-from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
 from rubric_studio.engine.version_diff import (
@@ -203,15 +202,6 @@ class VersionHistory:
         self.store = store
         self.warnings: list[str] = []  # what the store could not read or write
         self._next = 1
-
-    @classmethod
-    def for_rubric(cls, rubric_path: str | Path, *, cache_path: str | Path | None = None, limit: int = 200) -> VersionHistory:
-        """A history backed by the rubric's run-history file (beside the judge cache), its past loaded."""
-        from rubric_studio.engine.run_history import RunHistory
-
-        history = cls(limit, RunHistory.for_rubric(rubric_path, cache_path=cache_path, max_versions=limit))
-        history.load_past()
-        return history
 
     def __len__(self) -> int:
         return len(self.versions)

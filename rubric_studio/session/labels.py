@@ -16,7 +16,12 @@ from pathlib import Path
 from typing import Any
 
 from rubric_studio.core.labels import Label
-from rubric_studio.session.results_model import ResultsModel, cell_disagrees, disagrees, label_verdict_disagrees
+from rubric_studio.session.results_model import (
+    ResultsModel,
+    cell_disagrees,
+    disagrees,
+    label_verdict_disagrees,
+)
 
 
 def file_signature(path: Path) -> tuple[int, int, int] | None:

@@ -343,6 +343,7 @@ class StudioSession:
 
     async def open(self) -> RunOutcome | None:
         """Load everything and grade once, as the studio does when it starts (no UI needed)."""
+        await asyncio.to_thread(self.versions.load_past)
         self.take_samples(await asyncio.to_thread(self.read_samples), initial=True)
         self.take_labels(await asyncio.to_thread(self.read_labels))
         applied = self.apply_rubric_text()

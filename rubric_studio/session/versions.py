@@ -82,11 +82,19 @@ class SessionVersions:
 
     def __init__(self, session: StudioSession, *, persist: bool = True) -> None:
         self.session = session
-        cache_path = session.grader_options.get("cache_path")
-        self.history = (VersionHistory.for_rubric(session.rubric_path, cache_path=cache_path) if persist
-                        else VersionHistory())  # fmt: skip
+        store = None
+        if persist:
+            from rubric_studio.engine.run_history import RunHistory
+
+            store = RunHistory.for_rubric(session.rubric_path, cache_path=session.grader_options.get("cache_path"))
+        self.history = VersionHistory(store=store)
         self.latest_diff: VersionDiff | None = None
         self._reports: dict[int, dict[str, SampleResult]] = {}
+
+    def load_past(self) -> int:
+        """Read the versions of earlier sessions (blocking: a file read; call it in a thread
+        before the first run finishes). How many were read."""
+        return self.history.load_past()
 
     # -- fingerprints of what a run grades against ------------------------------------------
     def _basis(self) -> dict[str, str | None]:

@@ -187,6 +187,8 @@ class StudioApp(SessionEvents, SessionView, App[int]):
         """Read samples and/or labels in a thread; post what was read."""
         from rubric_studio.tui.messages import LabelsLoaded, SamplesLoaded
 
+        if initial:  # the versions of earlier sessions, before the first run can record one
+            await asyncio.to_thread(self.session.versions.load_past)
         if "samples" in kinds:
             self.post_message(SamplesLoaded(await asyncio.to_thread(self.session.read_samples), initial))
         if "labels" in kinds:

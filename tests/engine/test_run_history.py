@@ -11,7 +11,7 @@ import pytest
 import rubric_studio.core.loading as loading
 from rubric_studio.core.labels import Label
 from rubric_studio.core.loading import parse_rubric
-from rubric_studio.engine.run_history import RunHistory, history_folder, history_path
+from rubric_studio.engine.run_history import RunHistory, history_folder, history_path, open_history
 from rubric_studio.engine.versions import VersionHistory
 from tests.calibration.calib_helpers import result
 
@@ -28,7 +28,7 @@ def rubric_path(tmp_path: Path) -> Path:
 
 
 def _history(rubric_path: Path, **options) -> VersionHistory:
-    return VersionHistory.for_rubric(rubric_path, cache_path=rubric_path.parent.parent / "cache.sqlite", **options)
+    return open_history(rubric_path, cache_path=rubric_path.parent.parent / "cache.sqlite", **options)
 
 
 def _grade(history: VersionHistory, rubric_path: Path, n: int, verdict: str = "pass", *, samples: str = "S", t=None):

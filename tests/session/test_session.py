@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from rubric_studio.core import labels_store
-from rubric_studio.session.interop import InteropRefused, plan_export, write_file, existing_state
+from rubric_studio.session.interop import InteropRefused, existing_state, plan_export, write_file
 from rubric_studio.session.labels import next_disagreement, next_unlabelled
 from rubric_studio.session.studio import StudioSession
 
@@ -192,7 +192,8 @@ def test_versions_persist_and_a_reopened_rubric_continues_them(project: Path):
     _save(first, RUBRIC.format(threshold=1.0, forbidden="zzz"))
     run(first.grade_to_end())
     again = _session(project)
-    assert [v.number for v in again.versions.history.versions] == [1, 2]  # read back from the history file
+    assert again.versions.load_past() == 2  # read back from the history file
+    assert [v.number for v in again.versions.history.versions] == [1, 2]
     run(again.open())  # the same inputs as v2: it is re-graded, not a new version
     assert [v.number for v in again.versions.history.versions] == [1, 2]
     _save(again, RUBRIC.format(threshold=0.5, forbidden="refund"))

@@ -166,6 +166,25 @@ async def test_resaving_unchanged_rubric_keeps_results_and_flips_nothing(studio:
         assert app.session.report is not None and app.session.report.usage.judge_calls == 0
 
 
+async def test_a_reopened_studio_compares_with_the_versions_of_an_earlier_session(studio: Path):
+    """Versions persist beside the cache: the second session continues the first one's numbering."""
+    rubric = studio / "support_reply" / "support_reply.yaml"
+    first = StudioApp(rubric, watch=False)
+    async with first.run_test(size=SIZE) as pilot:
+        await until(lambda: graded(first))
+        first.session.document.set_check_field(short_index(first), "max_words", 60)
+        run = first.session.run_number
+        await pilot.press("ctrl+s")
+        await until(lambda: first.session.run_number > run and graded(first))
+        assert [v.kind for v in first.session.versions.history.versions] == ["first run", "rubric edit"]
+    second = StudioApp(rubric, watch=False)
+    async with second.run_test(size=SIZE) as pilot:
+        await until(lambda: graded(second))
+        history = second.session.versions.history
+        assert [v.number for v in history.versions] == [1, 2]  # v2 re-graded in place: the same inputs
+        assert history.diff(1, 2).rubric_changes == ["changed short (check)"]
+
+
 # -- external edits (real watch loop) --------------------------------------------------------
 async def test_external_edit_reloads_editor_and_regrades(studio: Path):
     rubric = studio / "support_reply" / "support_reply.yaml"
