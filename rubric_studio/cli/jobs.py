@@ -45,7 +45,7 @@ def _progress(jobs: list[Any], statuses: dict[str, Any]) -> None:
 
 async def _collected_grader(run: Any, grader: Any, cache_arg: str | None) -> Any:
     """Wait for ``run``'s jobs, collect them, and a grader whose judge serves their replies."""
-    from rubric_studio.engine.batch_run import PrefetchedJudge
+    from rubric_studio.engine.batch_replies import PrefetchedJudge
     from rubric_studio.engine.grader import Grader
 
     deadline_at = time.monotonic() + grader.deadline if grader.deadline else None
@@ -271,7 +271,7 @@ async def _cancel(store: Any, job: Any, chosen_url: str | None) -> int:
 async def _wait(args: Namespace, store: Any, job: Any) -> int:
     """Collect ``job`` (and any other pending job its inputs need) and print the report of its
     rubric over its samples; a job collected already is reported from the cache."""
-    from rubric_studio.cli.grade import report_run
+    from rubric_studio.cli.run_report import report_run
     from rubric_studio.core.loading import load_rubric
     from rubric_studio.core.samples import load_samples
     from rubric_studio.engine.batch_run import BatchRun, Inputs, job_grader, plan_requests

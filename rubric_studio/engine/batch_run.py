@@ -7,12 +7,12 @@ uncollected jobs that already carry some of them (:meth:`JobStore.pending_for`),
 only the rest (split at the provider's limits; each batch recorded as soon as the provider
 accepts it), polls with backoff, and downloads the results.
 
-The results then go through a normal grading run: :class:`PrefetchedJudge` answers each
-request with its downloaded reply (or raises the error its line ended with), so replies are
-read, validated, cached, scored and reported exactly like live ones, at the batch price. A
-reply is first checked with the live reader (:func:`~rubric_studio.judges.run.read_reply`):
-a malformed one is an ``error`` cell, never re-asked (a re-ask would be a live call the
-user did not ask for).
+The results then go through a normal grading run: :class:`PrefetchedJudge`
+(:mod:`.batch_replies`) answers each request with its downloaded reply (or raises the error
+its line ended with), so replies are read, validated, cached, scored and reported exactly
+like live ones, at the batch price. A reply is first checked with the live reader
+(:func:`~rubric_studio.judges.run.read_reply`): a malformed one is an ``error`` cell, never
+re-asked (a re-ask would be a live call the user did not ask for).
 """
 
 from __future__ import annotations
@@ -21,10 +21,16 @@ import asyncio
 import os
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
+from rubric_studio.engine.batch_replies import (
+    Collected,
+    PrefetchedJudge,
+    missing_result,
+    not_in_a_job,
+)
 from rubric_studio.engine.jobs import (
     Job,
     JobStore,
@@ -35,7 +41,10 @@ from rubric_studio.engine.jobs import (
     judge_fields,
     new_job_id,
 )
-from rubric_studio.judges.base import Judge, JudgeConfig, JudgeError, JudgeReply, JudgeRequest
+from rubric_studio.judges.base import JudgeError, JudgeReply, JudgeRequest
+
+__all__ = ["BatchRun", "Collected", "Inputs", "Planned", "PrefetchedJudge", "job_grader", "plan_requests",
+           "poll_interval", "resolved"]
 
 POLL_START, POLL_MAX, POLL_GROWTH = 5.0, 60.0, 1.5
 #: Seconds between status polls, fixed (tests, impatient users); unset: POLL_START growing to POLL_MAX.
@@ -94,25 +103,6 @@ def poll_interval() -> float | None:
     except ValueError:
         return None
     return value if 0 < value <= 3600 else None
-
-
-def copy_error(error: JudgeError) -> JudgeError:
-    """A fresh JudgeError like ``error`` (the run rewords the one it gets)."""
-    fresh = JudgeError(error.kind, error.message, raw=error.raw, status=error.status)
-    fresh.requests, fresh.input_tokens, fresh.output_tokens = error.requests, error.input_tokens, error.output_tokens
-    return fresh
-
-
-@dataclass
-class Collected:
-    """What the jobs of a run produced, by cache key, and what could not be used."""
-
-    replies: dict[str, JudgeReply] = field(default_factory=dict)
-    errors: dict[str, JudgeError] = field(default_factory=dict)
-    #: Job id -> successful replies to requests this run does not make (rubric or samples changed).
-    unused: dict[str, int] = field(default_factory=dict)
-    #: Jobs whose every batch ended and was read.
-    finished: set[str] = field(default_factory=set)
 
 
 class BatchRun:
@@ -268,7 +258,7 @@ class BatchRun:
             out.errors.setdefault(key, error)
         for key in self.plan:
             if key not in out.replies and key not in out.errors:
-                out.errors[key] = _not_in_a_job()
+                out.errors[key] = not_in_a_job()
         return out
 
     async def _collect_batch(self, job: Job, batch: SubmittedBatch, status: Any, out: Collected) -> bool:
@@ -291,7 +281,7 @@ class BatchRun:
                     self._take(job, cid, line_error(exc.kind, f"batch results unavailable: {exc.message}"), out)
                 return finished
         for cid in batch.custom_ids:
-            outcome = results.replies.get(cid) or results.errors.get(cid) or _missing(status)
+            outcome = results.replies.get(cid) or results.errors.get(cid) or missing_result(status)
             if isinstance(outcome, JudgeReply):
                 outcome.wire = {**outcome.wire, "batch": {"job": job.id, "batch": batch.id, "custom_id": cid}}
             self._take(job, cid, outcome, out)
@@ -337,53 +327,6 @@ class BatchRun:
 
     async def aclose(self) -> None:
         await self.client.aclose()
-
-
-def _missing(status: Any) -> JudgeError:
-    """The error of a line a batch returned no result for, by how the batch ended."""
-    from rubric_studio.judges.batch_api import line_error
-
-    if status.state == "expired":
-        return line_error("stopped", "batch request expired: the batch's 24 h window ended before it ran")
-    if status.state == "cancelled":
-        return line_error("stopped", "batch request canceled: the batch was cancelled before it ran")
-    if status.state == "failed":
-        return line_error("request", f"the batch failed: {status.detail}")
-    return line_error("malformed", "malformed: the batch returned no result for this request")
-
-
-def _not_in_a_job() -> JudgeError:
-    from rubric_studio.judges.batch_api import line_error
-
-    return line_error("stopped", "not submitted: no batch job carries this request (the rubric or samples changed "
-                                 "since the job was submitted); run grade --batch-api to submit it", requests=0)  # fmt: skip
-
-
-class PrefetchedJudge(Judge):
-    """A judge whose replies already arrived through a Batch API: the grader reads, caches and
-    scores them exactly as live replies, with cost at the batch price."""
-
-    def __init__(self, config: JudgeConfig, collected: Collected, *, jobs: Sequence[str] = (),
-                 on_done: Callable[[], None] | None = None):
-        from rubric_studio.judges.batch_api import BATCH_PRICE
-
-        super().__init__(replace(config, price_factor=BATCH_PRICE))
-        self.replies, self.errors = collected.replies, collected.errors
-        #: The batch jobs the replies came from (for the report).
-        self.batch_jobs = list(jobs)
-        #: Called once the run through this judge is over (its replies are in the cache).
-        self.on_done = on_done
-
-    async def complete(self, request: JudgeRequest) -> JudgeReply:
-        from rubric_studio.judges.batch_api import line_error
-
-        key = request.cache_key(self.config)
-        if key in self.replies:
-            return self.replies[key]
-        if key in self.errors:
-            raise copy_error(self.errors[key])
-        raise line_error("stopped", "no batch reply for this request (a batch reply is never re-asked); grade "
-                                    "without --batch-api to ask the judge live", requests=0)  # fmt: skip
 
 
 def resolved(path: str | Path) -> str:

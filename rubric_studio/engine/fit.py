@@ -22,8 +22,8 @@ verdict take part.
   both parts, so over-fitting shows: ``overfit`` when the holdout gets worse,
   ``unconfirmed`` when train improves but an imperfect holdout does not.
 
-:func:`apply_fit` writes the result into the rubric file, changing only
-``pass_threshold`` and ``weight`` values (round-trip YAML, atomic write).
+:func:`apply_fit` (:mod:`.fit_write`) writes the result into the rubric file, changing
+only ``pass_threshold`` and ``weight`` values (round-trip YAML, atomic write).
 """
 
 from __future__ import annotations
@@ -33,7 +33,6 @@ import math
 import random
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
 from rubric_studio.core.agreement import Agreement
@@ -41,6 +40,7 @@ from rubric_studio.core.labels import Label
 from rubric_studio.core.results import SampleResult, Status, Verdict
 from rubric_studio.core.rubric import Rubric
 from rubric_studio.core.scoring import EPSILON
+from rubric_studio.engine.fit_write import apply_fit as apply_fit  # where callers have always found it
 
 MIN_FOR_HOLDOUT = 8
 WEIGHT_STEP = 0.5
@@ -341,70 +341,3 @@ def _pct(value: float | None) -> str:
 
 def _fmt(value: float | None) -> str:
     return "–" if value is None else f"{value:.2f}"
-
-
-def _number(value: float) -> int | float:
-    return int(value) if float(value).is_integer() else float(value)
-
-
-def apply_fit(rubric_path: str | Path, result: FitResult, *, force: bool = False) -> list[str]:
-    """Write the fitted threshold and weights into the rubric file; return what changed.
-
-    Only ``pass_threshold`` and ``weight`` values change (comments, order and quoting
-    are kept). Raises ValueError if the rubric's meaning changed since the fit
-    (unless ``force``) or if the edited file would not load.
-    """
-    from rubric_studio.core.atomic import write_text_safely
-    from rubric_studio.core.files import read_user_file_state
-    from rubric_studio.core.labels_store import insert_key, round_trip_yaml
-    from rubric_studio.core.loading import parse_rubric
-
-    path = Path(rubric_path)
-    text, seen = read_user_file_state(path)  # written back only over exactly this version
-    if text is None:
-        raise ValueError(f"{path}: no such file")
-    before = parse_rubric(text, str(path))
-    if not force and before.content_hash() != result.rubric_hash:
-        raise ValueError(f"{path} changed since the fit was computed; fit again")
-    yaml = round_trip_yaml(text)
-    data = yaml.load(text)
-    changes: list[str] = []
-    if result.threshold != before.pass_threshold:
-        if "pass_threshold" in data:
-            data["pass_threshold"] = result.threshold
-        else:
-            keys = list(data)
-            after = max((keys.index(k) for k in ("name", "description") if k in data), default=-1)
-            insert_key(data, after + 1, "pass_threshold", result.threshold)
-        changes.append(f"pass_threshold {before.pass_threshold:g} → {result.threshold:g}")
-    for index, criterion in enumerate(before.criteria):
-        new = result.weights.get(criterion.key)
-        if new is None or new == criterion.weight:
-            continue
-        item = data["criteria"][index]
-        if isinstance(item, str):  # a plain-string criterion becomes {outcome: ..., weight: ...}
-            from ruamel.yaml.comments import CommentedMap
-
-            slot = data["criteria"].ca.items.pop(index, None)
-            item = data["criteria"][index] = CommentedMap([("outcome", item)])
-            if slot and slot[0] is not None:
-                item.ca.items["outcome"] = [None, None, slot[0], None]
-        if "weight" in item:
-            item["weight"] = _number(new)
-        else:
-            keys = list(item)
-            after = max((keys.index(k) for k in ("id", "outcome", "check", "operator") if k in item), default=-1)
-            insert_key(item, after + 1, "weight", _number(new))
-        changes.append(f"{criterion.key}.weight {criterion.weight:g} → {new:g}")
-    if not changes:
-        return []
-    import io
-
-    buffer = io.StringIO()
-    yaml.dump(data, buffer)
-    new_text = buffer.getvalue()
-    check = parse_rubric(new_text, str(path))  # raises RubricError if something went wrong
-    if check.pass_threshold != result.threshold:
-        raise ValueError("the edited rubric does not carry the fitted threshold")
-    write_text_safely(path, new_text, expect=seen)  # ChangedOnDisk if edited meanwhile: nothing written
-    return changes

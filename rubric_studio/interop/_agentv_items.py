@@ -68,37 +68,44 @@ def rubric_items(source: Source, raw: Any, path: tuple[Any, ...], entry: dict[st
             members.append(({"outcome": item.strip(), "weight": 1.0, "_item_required": True,
                                        "_default_id": default_id}, item_path))
             continue
-        item = expect_mapping(source, item, item_path, "rubric item")
-        criterion = {"_default_id": default_id, "id": item.get("id")}
-        outcome = item.get("outcome", item.get("criteria"))
-        weight = item.get("weight", 1.0)
-        if not isinstance(weight, int | float) or isinstance(weight, bool):
-            raise source.error((*item_path, "weight"), f"weight: expected a number, got {weight!r}")
-        criterion["weight"] = float(weight)
-        if isinstance(item.get("operator"), str):
-            if item["operator"] in ("correctness", "contradiction"):
-                criterion["operator"] = item["operator"]
-            else:
-                warn.add(f"{source.at((*item_path, 'operator'))}: unknown operator {item['operator']!r} ignored "
-                         "(AgentV ignores it too)")
-        min_score = _item_min_score(item)
-        criterion["_item_required"] = item.get("required", True) is not False or min_score is not None
-        if "score_ranges" in item:
-            criterion["score_ranges"] = _score_ranges(source, item["score_ranges"], (*item_path, "score_ranges"))
-            criterion["min_score"] = max(min_score, ANALYTIC_PASS_MARK) if min_score is not None \
-                else ANALYTIC_PASS_MARK
-            if not isinstance(outcome, str) or not outcome.strip():
-                label = str(item.get("id") or default_id)
-                outcome = label.replace("_", " ").replace("-", " ")
-                warn.add(f"{source.at(item_path)}: score-range criterion {label!r} has no outcome; "
-                         "its id is used as the outcome text")
-        else:
-            if not isinstance(outcome, str) or not outcome.strip():
-                warn.add(f"{source.at(item_path)}: rubric item without outcome skipped (AgentV skips it too)")
-                continue
-        criterion["outcome"] = outcome.strip() if isinstance(outcome, str) else outcome
-        members.append((criterion, item_path))
+        read = _mapping_item(source, item, item_path, default_id, warn)
+        if read is not None:
+            members.append((read, item_path))
     return members
+
+
+def _mapping_item(source: Source, item: Any, item_path: tuple[Any, ...], default_id: str,
+                  warn: Warnings) -> dict[str, Any] | None:
+    """One rubric item written as a mapping → a criterion (None, warned, for a checklist item without outcome)."""
+    item = expect_mapping(source, item, item_path, "rubric item")
+    criterion: dict[str, Any] = {"_default_id": default_id, "id": item.get("id")}
+    outcome = item.get("outcome", item.get("criteria"))
+    weight = item.get("weight", 1.0)
+    if not isinstance(weight, int | float) or isinstance(weight, bool):
+        raise source.error((*item_path, "weight"), f"weight: expected a number, got {weight!r}")
+    criterion["weight"] = float(weight)
+    if isinstance(item.get("operator"), str):
+        if item["operator"] in ("correctness", "contradiction"):
+            criterion["operator"] = item["operator"]
+        else:
+            warn.add(f"{source.at((*item_path, 'operator'))}: unknown operator {item['operator']!r} ignored "
+                     "(AgentV ignores it too)")
+    min_score = _item_min_score(item)
+    criterion["_item_required"] = item.get("required", True) is not False or min_score is not None
+    if "score_ranges" in item:
+        criterion["score_ranges"] = _score_ranges(source, item["score_ranges"], (*item_path, "score_ranges"))
+        criterion["min_score"] = max(min_score, ANALYTIC_PASS_MARK) if min_score is not None \
+            else ANALYTIC_PASS_MARK
+        if not isinstance(outcome, str) or not outcome.strip():
+            label = str(item.get("id") or default_id)
+            outcome = label.replace("_", " ").replace("-", " ")
+            warn.add(f"{source.at(item_path)}: score-range criterion {label!r} has no outcome; "
+                     "its id is used as the outcome text")
+    elif not isinstance(outcome, str) or not outcome.strip():
+        warn.add(f"{source.at(item_path)}: rubric item without outcome skipped (AgentV skips it too)")
+        return None
+    criterion["outcome"] = outcome.strip() if isinstance(outcome, str) else outcome
+    return criterion
 
 
 def _item_min_score(item: dict[str, Any]) -> float | None:

@@ -6,7 +6,8 @@ becomes one ``icontains`` / ``not-icontains`` per word with weight w/n each —
 their weighted sum is exactly w × our score. Checks without a native assertion
 (length, keywords with whole words, regex flags promptfoo lacks, penalty checks)
 become a ``javascript`` assertion that computes our formula and starts with a
-``// rubric-studio: {...}`` marker so that import restores the original check.
+``// rubric-studio: {...}`` marker so that import restores the original check
+(that JavaScript is written by :mod:`._checks_js`).
 ``python`` / ``command`` checks run the author's code with our calling
 convention; they are never exported (a warning says so).
 
@@ -16,67 +17,25 @@ flags) or ``"agentv"`` (negation by ``negate: true``, ``regex`` with ``flags``).
 
 from __future__ import annotations
 
-import json
 import re
 from typing import Any
 
-from rubric_studio.core.checkspec import KeywordsCheck, LengthCheck, RegexCheck
+from rubric_studio.core.checkspec import JsonCheck, KeywordsCheck, RegexCheck
 from rubric_studio.core.files import parse_user_json
 from rubric_studio.core.problems import RubricError
 from rubric_studio.core.rubric import Criterion
+from rubric_studio.interop._checks_js import (
+    MARKER,
+    javascript_body,
+    js_regex,
+    keywords_js,
+    length_js,
+    python_regex,
+    regex_js,
+)
 from rubric_studio.interop._common import Warnings, num
 
-MARKER = "// rubric-studio: "
-#: Python anchors with an exact JavaScript equivalent (lookarounds that hold only at the very
-#: start / end of the text, whatever the flags).
-_ANCHORS = {"A": "(?<![\\s\\S])", "Z": "(?![\\s\\S])"}
-_PY_ONLY = {
-    "(?#": "(?#...) comments",
-    "(?>": "atomic groups",
-    "*+": "possessive quantifiers",
-    "++": "possessive quantifiers",
-}
-_INLINE_FLAGS = re.compile(r"\(\?[aiLmsux]+\)")
-
-
-def _translate_anchors(pattern: str) -> str:
-    r"""``\A`` / ``\Z`` outside character classes as JavaScript lookarounds; an escaped backslash
-    (``\\A``, a literal backslash then A) is left alone."""
-    out: list[str] = []
-    i, in_class = 0, False
-    while i < len(pattern):
-        char = pattern[i]
-        if char == "\\" and i + 1 < len(pattern):
-            pair = pattern[i:i + 2]
-            out.append(_ANCHORS.get(pair[1], pair) if not in_class else pair)
-            i += 2
-            continue
-        if char == "[" and not in_class:
-            in_class = True
-            # A "]" first in a Python class is literal; in JavaScript "[]" is an empty class.
-            opener = "[^]" if pattern.startswith("[^]", i) else "[]" if pattern.startswith("[]", i) else "["
-            out.append(opener[:-1] + "\\]" if opener.endswith("]") else opener)
-            i += len(opener)
-            continue
-        elif char == "]" and in_class:
-            in_class = False
-        out.append(char)
-        i += 1
-    return "".join(out)
-
-
-def js_regex(pattern: str, criterion_id: str, warn: Warnings) -> str:
-    """Our (Python ``regex``) pattern in JavaScript syntax, warning about what differs."""
-    converted = _translate_anchors(pattern)
-    converted = re.sub(r"\(\?P<([A-Za-z_]\w*)>", r"(?<\1>", converted)
-    converted = re.sub(r"\(\?P=([A-Za-z_]\w*)\)", r"\\k<\1>", converted)
-    found = sorted({label for token, label in _PY_ONLY.items() if token in converted})
-    if _INLINE_FLAGS.search(converted):
-        found.append("inline flags such as (?i)")
-    if found:
-        warn.criterion(criterion_id, f"regex uses Python syntax JavaScript lacks ({', '.join(found)}); "
-                                     "check that the exported pattern still matches what you expect")
-    return converted
+__all__ = ["MARKER", "absorb_keywords", "export_check", "import_check", "joinable_keywords", "js_regex"]
 
 
 def _negated(kind: str, dialect: str, base: dict[str, Any]) -> dict[str, Any]:
@@ -85,80 +44,63 @@ def _negated(kind: str, dialect: str, base: dict[str, Any]) -> dict[str, Any]:
     return {"type": kind, **base, "negate": True}
 
 
-def _javascript(criterion: Criterion, body: str, *, penalty: bool) -> str:
-    """A JS assertion body returning {pass, score, reason}, led by a restorable marker."""
-    assert criterion.check is not None
-    spec = criterion.check.model_dump(mode="json", by_alias=True, exclude_defaults=True)
-    spec["type"] = criterion.check.type
-    marker: dict[str, Any] = {"check": spec}
-    if criterion.min_score is not None:
-        marker["min_score"] = num(criterion.min_score)
-    if penalty:
-        marker["penalty"] = True
-    lines = [MARKER + json.dumps(marker, ensure_ascii=False), "const text = String(output);", body]
-    min_score = criterion.effective_min_score
-    if penalty:
-        lines.append("// penalty: the assertion scores how far the check is NOT met")
-        lines.append(f"return {{ pass: !(score >= {min_score} - 1e-9), score: 1 - score, reason }};")
-    else:
-        lines.append(f"return {{ pass: score >= {min_score} - 1e-9, score, reason }};")
-    return "\n".join(lines)
+def _javascript_assertion(criterion: Criterion, body: str) -> list[dict[str, Any]]:
+    return [{"type": "javascript", "value": javascript_body(criterion, body, penalty=criterion.weight < 0),
+             "weight": num(abs(criterion.weight))}]
 
 
-def _length_js(spec: LengthCheck) -> str:
-    def lit(value: int | None) -> str:
-        return "null" if value is None else str(value)
-
-    lines = [
-        "const fall = (v, lo, hi) => {",
-        "  if (hi !== null && v > hi) return Math.max(0, 1 - (v - hi) / (0.5 * hi));",
-        "  if (lo !== null && v < lo) return lo > 0 ? Math.max(0, 1 - (lo - v) / (0.5 * lo)) : 1;",
-        "  return 1;",
-        "};",
-        "let score = 1;",
-        "const parts = [];",
-    ]
-    if spec.min_chars is not None or spec.max_chars is not None:
-        lines += ["const chars = [...text].length;",
-                  f"score = Math.min(score, fall(chars, {lit(spec.min_chars)}, {lit(spec.max_chars)}));",
-                  "parts.push(`${chars} chars`);"]
-    if spec.min_words is not None or spec.max_words is not None:
-        lines += ["const words = text.split(/\\s+/).filter(Boolean).length;",
-                  f"score = Math.min(score, fall(words, {lit(spec.min_words)}, {lit(spec.max_words)}));",
-                  "parts.push(`${words} words`);"]
-    lines.append("const reason = parts.join('; ');")
-    return "\n".join(lines)
+def _keywords_assertions(criterion: Criterion, check: KeywordsCheck, dialect: str, target: str,
+                         warn: Warnings) -> list[dict[str, Any]]:
+    """One (i)contains per word, weight w/n each, when that scores and gates as the check does;
+    otherwise a javascript assertion."""
+    words = check.required if check.required is not None else check.forbidden or []
+    exact_split = criterion.effective_min_score >= 1.0 or len(words) == 1
+    if check.whole_words or criterion.weight < 0 or not exact_split:
+        return _javascript_assertion(criterion, keywords_js(check))
+    kind = "contains" if check.case_sensitive else "icontains"
+    each = abs(criterion.weight) / len(words)
+    out = []
+    for word in words:
+        base = {"value": word, "weight": num(each)}
+        out.append({"type": kind, **base} if check.required is not None else _negated(kind, dialect, base))
+    if len(words) > 1:
+        verb = "contains" if check.required is not None else "does not contain"
+        warn.criterion(criterion.key, f"keywords check scores the fraction of its {len(words)} words; exported as "
+                                      f"one '{verb}' assertion per word with weight {num(each)} each, so the "
+                                      f"weighted score is the same, but {target} shows each word as its own pass/fail")
+    return out
 
 
-def _keywords_js(spec: KeywordsCheck) -> str:
-    words = spec.required if spec.required is not None else spec.forbidden or []
-    flags = "u" if spec.case_sensitive else "iu"
-    if spec.whole_words:
-        test = (r"const esc = (w) => w.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');" + "\n"
-                + r"const found = words.filter((w) => new RegExp('(?<![\\p{L}\\p{N}_])' + esc(w) + "
-                + r"'(?![\\p{L}\\p{N}_])', '" + flags + "').test(text));")
-    elif spec.case_sensitive:
-        test = "const found = words.filter((w) => text.includes(w));"
-    else:
-        test = "const found = words.filter((w) => text.toLowerCase().includes(w.toLowerCase()));"
-    fraction = "found.length / words.length"
-    score = fraction if spec.required is not None else f"1 - {fraction}"
-    return "\n".join([
-        f"const words = {json.dumps(words, ensure_ascii=False)};",
-        test,
-        f"const score = {score};",
-        "const reason = `${found.length}/${words.length} " + ("required" if spec.required is not None else "forbidden")
-        + " keywords present`;",
-    ])
+def _regex_assertions(criterion: Criterion, check: RegexCheck, dialect: str, warn: Warnings) -> list[dict[str, Any]]:
+    if "x" in check.flags:
+        warn.criterion(criterion.key, "regex with the x (verbose) flag has no JavaScript equivalent; not exported")
+        return []
+    pattern = js_regex(check.pattern, criterion.key, warn)
+    flags = "".join(f for f in check.flags if f in "ims")
+    if criterion.weight < 0 or (flags and dialect == "promptfoo"):
+        return _javascript_assertion(criterion, regex_js(check, pattern))
+    base: dict[str, Any] = {"value": pattern}
+    if flags:
+        base["flags"] = flags
+    base["weight"] = num(abs(criterion.weight))
+    return [{"type": "regex", **base}] if check.expect_match else [_negated("regex", dialect, base)]
 
 
-def _regex_js(spec: RegexCheck, pattern: str) -> str:
-    flags = "".join(f for f in spec.flags if f in "ims")
-    return "\n".join([
-        f"const matched = new RegExp({json.dumps(pattern, ensure_ascii=False)}, {json.dumps(flags)}).test(text);",
-        f"const score = matched === {'true' if spec.expect_match else 'false'} ? 1 : 0;",
-        "const reason = matched ? 'pattern matched' : 'no match';",
-    ])
+def _json_assertions(criterion: Criterion, check: JsonCheck, dialect: str, target: str,
+                     warn: Warnings) -> list[dict[str, Any]]:
+    cid = criterion.key
+    if criterion.weight < 0:
+        warn.criterion(cid, f"a penalty json check has no {target} form; not exported")
+        return []
+    assertion: dict[str, Any] = {"type": "is-json"}
+    if check.json_schema is not None:
+        if dialect == "promptfoo":
+            assertion["value"] = check.json_schema
+        else:
+            warn.criterion(cid, "AgentV's is-json does not validate a JSON Schema; the schema is not exported")
+    assertion["weight"] = num(abs(criterion.weight))
+    warn.criterion(cid, f"rubric-studio accepts JSON inside a ``` code fence; {target}'s is-json needs bare JSON")
+    return [assertion]
 
 
 def export_check(criterion: Criterion, dialect: str, warn: Warnings) -> list[dict[str, Any]]:
@@ -169,79 +111,26 @@ def export_check(criterion: Criterion, dialect: str, warn: Warnings) -> list[dic
     """
     check = criterion.check
     assert check is not None
-    cid = criterion.key
-    weight = abs(criterion.weight)
-    penalty = criterion.weight < 0
-    min_score = criterion.effective_min_score
     target = "promptfoo" if dialect == "promptfoo" else "AgentV"
-
-    def js(body: str) -> list[dict[str, Any]]:
-        return [{"type": "javascript", "value": _javascript(criterion, body, penalty=penalty), "weight": num(weight)}]
-
     if check.type in ("python", "command"):
-        warn.criterion(cid, f"{check.type} check runs your own code with rubric-studio's calling convention; "
-                            f"not exported to {target} - add an equivalent {target} assertion by hand")
+        warn.criterion(criterion.key, f"{check.type} check runs your own code with rubric-studio's calling "
+                                      f"convention; not exported to {target} - add an equivalent {target} "
+                                      "assertion by hand")
         return []
     if check.type == "length":
-        return js(_length_js(check))
+        return _javascript_assertion(criterion, length_js(check))
     if check.type == "keywords":
-        words = check.required if check.required is not None else check.forbidden or []
-        exact_split = min_score >= 1.0 or len(words) == 1
-        if check.whole_words or penalty or not exact_split:
-            return js(_keywords_js(check))
-        kind = "contains" if check.case_sensitive else "icontains"
-        each = weight / len(words)
-        out = []
-        for word in words:
-            base = {"value": word, "weight": num(each)}
-            out.append({"type": kind, **base} if check.required is not None else _negated(kind, dialect, base))
-        if len(words) > 1:
-            verb = "contains" if check.required is not None else "does not contain"
-            warn.criterion(cid, f"keywords check scores the fraction of its {len(words)} words; exported as one "
-                                f"'{verb}' assertion per word with weight {num(each)} each, so the weighted score "
-                                f"is the same, but {target} shows each word as its own pass/fail")
-        return out
+        return _keywords_assertions(criterion, check, dialect, target, warn)
     if check.type == "regex":
-        if "x" in check.flags:
-            warn.criterion(cid, "regex with the x (verbose) flag has no JavaScript equivalent; not exported")
-            return []
-        pattern = js_regex(check.pattern, cid, warn)
-        flags = "".join(f for f in check.flags if f in "ims")
-        if penalty or (flags and dialect == "promptfoo"):
-            return js(_regex_js(check, pattern))
-        base: dict[str, Any] = {"value": pattern}
-        if flags:
-            base["flags"] = flags
-        base["weight"] = num(weight)
-        return [{"type": "regex", **base}] if check.expect_match else [_negated("regex", dialect, base)]
+        return _regex_assertions(criterion, check, dialect, warn)
     if check.type == "json":
-        if penalty:
-            warn.criterion(cid, f"a penalty json check has no {target} form; not exported")
-            return []
-        assertion: dict[str, Any] = {"type": "is-json"}
-        if check.json_schema is not None:
-            if dialect == "promptfoo":
-                assertion["value"] = check.json_schema
-            else:
-                warn.criterion(cid, "AgentV's is-json does not validate a JSON Schema; the schema is not exported")
-        assertion["weight"] = num(weight)
-        warn.criterion(cid, f"rubric-studio accepts JSON inside a ``` code fence; {target}'s is-json needs bare JSON")
-        return [assertion]
+        return _json_assertions(criterion, check, dialect, target, warn)
     return []  # pragma: no cover - every check type is handled above
 
 
 # -- import ----------------------------------------------------------------------
 def _escape_literal(text: str) -> str:
     return re.escape(text)
-
-
-def _py_regex(pattern: str) -> str:
-    """A JavaScript pattern in Python syntax (named groups; the exported text anchors back to
-    ``\\A`` / ``\\Z``)."""
-    for letter, lookaround in _ANCHORS.items():
-        pattern = pattern.replace(lookaround, "\\" + letter)
-    pattern = re.sub(r"\(\?<([A-Za-z_]\w*)>", r"(?P<\1>", pattern)
-    return re.sub(r"\\k<([A-Za-z_]\w*)>", r"(?P=\1)", pattern)
 
 
 def _keyword_list(kind: str, negated: bool, value: list[Any], where: str,
@@ -273,19 +162,51 @@ def _keyword_list(kind: str, negated: bool, value: list[Any], where: str,
     return spec, None, False
 
 
+def _marker_check(value: str, where: str, warn: Warnings) -> tuple[dict[str, Any], float | None, bool] | None:
+    """The check a javascript assertion written by :func:`export_check` restores (its marker line)."""
+    first = value.lstrip().split("\n", 1)[0]
+    try:
+        marker = parse_user_json(first[len(MARKER):], where)
+        return dict(marker["check"]), marker.get("min_score"), bool(marker.get("penalty"))
+    except (RubricError, ValueError, KeyError, TypeError):
+        warn.skip("unreadable rubric-studio markers",
+                  f"{where}: unreadable rubric-studio marker in a javascript assertion; skipped")
+        return None
+
+
+def _pattern_check(kind: str, negated: bool, text: str, flags: Any, where: str,
+                   warn: Warnings) -> tuple[dict[str, Any], float | None, bool] | None:
+    """``regex`` / ``equals`` / ``starts-with`` as a regex check (None, warned, when we cannot compile it)."""
+    if kind == "regex":
+        pattern = python_regex(text)
+    elif kind == "equals":
+        pattern = "^" + _escape_literal(text) + r"\Z"
+    else:
+        pattern = "^" + _escape_literal(text)
+    our_flags = ""
+    if isinstance(flags, str):
+        our_flags = "".join(f for f in flags if f in "ims")
+        dropped = "".join(f for f in flags if f not in "ims")
+        if dropped:
+            warn.add(f"{where}: regex flags {dropped!r} have no rubric-studio equivalent; dropped")
+    spec = {"type": "regex", "pattern": pattern, **({"flags": our_flags} if our_flags else {})}
+    if negated:
+        spec["expect_match"] = False
+    try:
+        RegexCheck.model_validate(spec)
+    except ValueError as exc:
+        warn.skip(f"{kind} patterns rubric-studio cannot compile",
+                  f"{where}: {kind} pattern is not valid for rubric-studio ({exc.__class__.__name__}); skipped")
+        return None
+    return spec, None, False
+
+
 def import_check(kind: str, negated: bool, value: Any, flags: Any, where: str,
                  warn: Warnings) -> tuple[dict[str, Any], float | None, bool] | None:
     """One foreign assertion → ``(check spec, min_score or None, is a penalty)``; None (with a warning) if it
     has no check form. Only assertions this package wrote can be penalties (their marker says so)."""
     if kind == "javascript" and isinstance(value, str) and value.lstrip().startswith(MARKER):
-        first = value.lstrip().split("\n", 1)[0]
-        try:
-            marker = parse_user_json(first[len(MARKER):], where)
-            return dict(marker["check"]), marker.get("min_score"), bool(marker.get("penalty"))
-        except (RubricError, ValueError, KeyError, TypeError):
-            warn.skip("unreadable rubric-studio markers",
-                      f"{where}: unreadable rubric-studio marker in a javascript assertion; skipped")
-            return None
+        return _marker_check(value, where, warn)
     if kind in ("contains", "icontains") and isinstance(value, str | int | float):
         words = [str(value)]
         spec = {"type": "keywords", ("forbidden" if negated else "required"): words}
@@ -295,29 +216,7 @@ def import_check(kind: str, negated: bool, value: Any, flags: Any, where: str,
     if kind in ("contains-all", "icontains-all", "contains-any", "icontains-any") and isinstance(value, list):
         return _keyword_list(kind, negated, value, where, warn)
     if kind in ("regex", "equals", "starts-with") and isinstance(value, str | int | float):
-        text = str(value)
-        if kind == "regex":
-            pattern = _py_regex(text)
-        elif kind == "equals":
-            pattern = "^" + _escape_literal(text) + r"\Z"
-        else:
-            pattern = "^" + _escape_literal(text)
-        our_flags = ""
-        if isinstance(flags, str):
-            our_flags = "".join(f for f in flags if f in "ims")
-            dropped = "".join(f for f in flags if f not in "ims")
-            if dropped:
-                warn.add(f"{where}: regex flags {dropped!r} have no rubric-studio equivalent; dropped")
-        spec = {"type": "regex", "pattern": pattern, **({"flags": our_flags} if our_flags else {})}
-        if negated:
-            spec["expect_match"] = False
-        try:
-            RegexCheck.model_validate(spec)
-        except ValueError as exc:
-            warn.skip(f"{kind} patterns rubric-studio cannot compile",
-                      f"{where}: {kind} pattern is not valid for rubric-studio ({exc.__class__.__name__}); skipped")
-            return None
-        return spec, None, False
+        return _pattern_check(kind, negated, str(value), flags, where, warn)
     if kind == "is-json" and not negated:
         spec = {"type": "json"}
         if isinstance(value, dict):

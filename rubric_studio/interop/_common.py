@@ -1,5 +1,6 @@
 """Helpers shared by the format modules: reading foreign files with positions,
-collecting warnings, writing YAML, score bands, ids and threshold algebra.
+collecting warnings, score bands, ids and threshold algebra (writing YAML and JSON is
+:mod:`._output`).
 
 Nothing here knows a particular eval tool; each format module keeps its own
 mapping and explains it in its docstring.
@@ -7,7 +8,6 @@ mapping and explains it in its docstring.
 
 from __future__ import annotations
 
-import io
 import json
 import math
 import re
@@ -21,7 +21,6 @@ from pydantic import ValidationError
 
 from rubric_studio.core.problems import Problem, RubricError
 from rubric_studio.core.rubric import ID_PATTERN, Criterion, JudgeSettings, Rubric
-from rubric_studio.core.yaml_core import misread_by_yaml11
 from rubric_studio.core.yamlpos import Positions, load_with_positions
 
 _ID_RE = re.compile(ID_PATTERN)
@@ -345,61 +344,3 @@ def split_judge_model(model: str | None) -> tuple[str | None, str | None]:
         return None, None
     provider, _, name = model.partition(":")
     return provider, name
-
-
-# -- YAML / JSON output --------------------------------------------------------------
-def _yaml():
-    from ruamel.yaml import YAML
-
-    yaml = YAML()
-    yaml.width = 4096
-    yaml.indent(mapping=2, sequence=4, offset=2)
-    yaml.allow_unicode = True
-    return yaml
-
-
-def prepare(value: Any) -> Any:
-    """Plain data → ruamel nodes: multi-line strings as ``|`` blocks, floats tidy."""
-    from ruamel.yaml.comments import CommentedMap, CommentedSeq
-    from ruamel.yaml.scalarstring import LiteralScalarString
-
-    if hasattr(value, "fa"):  # already prepared (keeps flow style)
-        return value
-    if isinstance(value, dict):
-        out = CommentedMap()
-        for key, item in value.items():
-            out[key] = prepare(item)
-        return out
-    if isinstance(value, list):
-        seq = CommentedSeq()
-        seq.extend(prepare(item) for item in value)
-        return seq
-    if isinstance(value, str) and "\n" in value and not any(line != line.rstrip() for line in value.split("\n")):
-        return LiteralScalarString(value)  # | keeps a final newline, |- when there is none
-    if isinstance(value, str) and misread_by_yaml11(value):
-        from ruamel.yaml.scalarstring import DoubleQuotedScalarString
-
-        return DoubleQuotedScalarString(value)  # `yes`, `on`, `012`: strings here, not what YAML 1.1 makes of them
-    if isinstance(value, float):
-        return num(value)
-    return value
-
-
-def flow(node: Any) -> Any:
-    """Mark a prepared mapping/sequence to be written inline (``{a: 1}`` / ``[a, b]``)."""
-    node.fa.set_flow_style()
-    return node
-
-
-def dump_yaml(data: Any, header: str = "") -> str:
-    """YAML text of ``data`` (already prepared or plain), with ``header`` as # comments."""
-    buffer = io.StringIO()
-    if header:
-        for line in header.rstrip("\n").split("\n"):
-            buffer.write(f"# {line}".rstrip() + "\n")
-    _yaml().dump(data if hasattr(data, "fa") else prepare(data), buffer)
-    return buffer.getvalue()
-
-
-def dump_json(data: Any) -> str:
-    return json.dumps(data, indent=2, ensure_ascii=False) + "\n"

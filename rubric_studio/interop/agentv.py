@@ -47,15 +47,13 @@ from rubric_studio.interop._common import (
     bands_to_ranges,
     boundary_safe,
     common_export_warnings,
-    dump_yaml,
-    flow,
     num,
     outcome_with_examples,
-    prepare,
     slugify,
     split_judge_model,
     threshold_with_negations,
 )
+from rubric_studio.interop._output import dump_yaml, flow, prepare
 
 __all__ = ["export", "import_"]
 
@@ -83,24 +81,29 @@ def _item(criterion: Criterion, warn: Warnings, *, negated: bool = False) -> dic
     return item
 
 
-def export(rubric: Rubric, *, agentv_version: int = 5) -> tuple[str, list[str]]:
-    """The eval file for AgentV ``agentv_version`` (5, the newest, or 4: see :mod:`._agentv4`)."""
-    if agentv_version not in (4, 5):
-        raise ValueError(f"agentv_version must be 4 or 5, not {agentv_version!r}")
-    warn = Warnings()
-    common_export_warnings(rubric, warn, "AgentV", judge_fields=("base_url", "temperature"))
-    groups: dict[str, list[Criterion]] = {}
-    order: list[tuple[str, Criterion | None]] = []
+class _Grouping:
+    """The criteria in export order: kind-groups (one assertion each, placed where their first
+    member is) and criteria that get an assertion of their own (checks, required 0-10 criteria)."""
 
-    def place(key: str, criterion: Criterion) -> None:
-        if key not in groups:
-            groups[key] = []
-            order.append((key, None))
-        groups[key].append(criterion)
+    def __init__(self) -> None:
+        self.groups: dict[str, list[Criterion]] = {}
+        self.order: list[tuple[str, Criterion | None]] = []  # (group key, None) or (kind, the criterion)
 
+    def place(self, key: str, criterion: Criterion) -> None:
+        if key not in self.groups:
+            self.groups[key] = []
+            self.order.append((key, None))
+        self.groups[key].append(criterion)
+
+    def alone(self, kind: str, criterion: Criterion) -> None:
+        self.order.append((kind, criterion))
+
+
+def _group_criteria(rubric: Rubric, warn: Warnings) -> _Grouping:
+    grouping = _Grouping()
     for criterion in rubric.criteria:
         if criterion.check is not None:
-            order.append(("check", criterion))
+            grouping.alone("check", criterion)
             continue
         analytic = bool(criterion.score_ranges)
         if criterion.required and analytic and criterion.effective_min_score <= 0:
@@ -109,54 +112,74 @@ def export(rubric: Rubric, *, agentv_version: int = 5) -> tuple[str, list[str]]:
         if criterion.weight < 0:
             if criterion.required:
                 warn.criterion(criterion.key, "a required penalty cannot gate in AgentV; exported as a plain penalty")
-            place("penalties-scored" if analytic else "penalties", criterion)
+            grouping.place("penalties-scored" if analytic else "penalties", criterion)
         elif criterion.required and analytic:
-            order.append(("required-scored", criterion))
+            grouping.alone("required-scored", criterion)
         elif criterion.required:
-            place("required", criterion)
+            grouping.place("required", criterion)
         else:
-            place("rubric-scored" if analytic else "rubric", criterion)
+            grouping.place("rubric-scored" if analytic else "rubric", criterion)
     if any(c.tags for c in rubric.criteria):
         warn.add("criterion tags are not part of AgentV rubric items; not exported ("
                  + ", ".join(c.key for c in rubric.criteria if c.tags) + ")")
+    return grouping
 
+
+def _check_entries(criterion: Criterion, agentv_version: int, warn: Warnings) -> list[dict[str, Any]]:
+    """The deterministic assertions of a check criterion (none when this AgentV version cannot run it)."""
+    parts = _checks.export_check(criterion, "agentv", warn)
+    if agentv_version == 4 and any(part.get("type") == "javascript" for part in parts):
+        warn.criterion(criterion.key, "AgentV 4 has no inline javascript assertion (only a code-grader script "
+                                      "file); not exported, and left out of weights and threshold - use "
+                                      "--agentv-version 5 to keep it")
+        return []
+    entries = []
+    for part in parts:
+        entry = {"metric": criterion.key, **part}
+        if criterion.required and criterion.weight > 0 and criterion.effective_min_score > 0:
+            entry["required"] = True
+            entry["min_score"] = 1 if len(parts) > 1 else num(boundary_safe(criterion.effective_min_score))
+        entries.append(entry)
+    return entries
+
+
+def _group_entry(key: str, members: list[Criterion], warn: Warnings) -> dict[str, Any]:
+    """One llm-rubric assertion for a kind-group (its weight the sum of its items' weights)."""
+    entry: dict[str, Any] = {"metric": key, "type": "llm-rubric", "weight": num(sum(abs(c.weight) for c in members))}
+    if key == "required":
+        entry["required"] = True
+        entry["min_score"] = 1
+    if key.startswith("penalties"):
+        entry["negate"] = True
+    entry["value"] = [_item(c, warn, negated=key.startswith("penalties")) for c in members]
+    return entry
+
+
+def _assertions(rubric: Rubric, agentv_version: int,
+                warn: Warnings) -> tuple[list[dict[str, Any]], list[Criterion]]:
+    """(the suite-level assertions, the criteria they hold - what weights and threshold count)."""
+    grouping = _group_criteria(rubric, warn)
     asserts: list[dict[str, Any]] = []
     exported: list[Criterion] = [c for c in rubric.criteria if c.is_judged]
-    for key, single in order:
+    for key, single in grouping.order:
         if key == "check":
             assert single is not None
-            parts = _checks.export_check(single, "agentv", warn)
-            if agentv_version == 4 and any(part.get("type") == "javascript" for part in parts):
-                warn.criterion(single.key, "AgentV 4 has no inline javascript assertion (only a code-grader script "
-                                           "file); not exported, and left out of weights and threshold - use "
-                                           "--agentv-version 5 to keep it")
-                parts = []
-            if parts:
+            entries = _check_entries(single, agentv_version, warn)
+            if entries:
                 exported.append(single)
-            for part in parts:
-                entry = {"metric": single.key, **part}
-                if single.required and single.weight > 0 and single.effective_min_score > 0:
-                    entry["required"] = True
-                    entry["min_score"] = 1 if len(parts) > 1 else num(boundary_safe(single.effective_min_score))
-                asserts.append(entry)
-            continue
-        if key == "required-scored":
+            asserts += entries
+        elif key == "required-scored":
             assert single is not None
             asserts.append({"metric": single.key, "type": "llm-rubric", "weight": num(single.weight),
                             "required": True, "min_score": num(boundary_safe(single.effective_min_score)),
                             "value": [_item(single, warn)]})
-            continue
-        members = groups[key]
-        entry: dict[str, Any] = {"metric": key, "type": "llm-rubric",
-                                 "weight": num(sum(abs(c.weight) for c in members))}
-        if key == "required":
-            entry["required"] = True
-            entry["min_score"] = 1
-        if key.startswith("penalties"):
-            entry["negate"] = True
-        entry["value"] = [_item(c, warn, negated=key.startswith("penalties")) for c in members]
-        asserts.append(entry)
+        else:
+            asserts.append(_group_entry(key, grouping.groups[key], warn))
+    return asserts, exported
 
+
+def _threshold(rubric: Rubric, exported: list[Criterion], warn: Warnings) -> int | float:
+    """The test threshold, restated for the negated penalty assertions and nudged below the boundary."""
     positive = sum(c.weight for c in exported if c.weight > 0)
     negated = sum(-c.weight for c in exported if c.weight < 0)
     threshold = num(boundary_safe(threshold_with_negations(rubric.pass_threshold, positive, negated)))
@@ -166,13 +189,23 @@ def export(rubric: Rubric, *, agentv_version: int = 5) -> tuple[str, list[str]]:
         warn.add(f"penalties ({', '.join(c.key for c in exported if c.weight < 0)}) become negated "
                  f"assertions (AgentV weights are positive); the threshold is restated as {threshold} so "
                  "verdicts match, but AgentV reports different scores")
+    return threshold
+
+
+def export(rubric: Rubric, *, agentv_version: int = 5) -> tuple[str, list[str]]:
+    """The eval file for AgentV ``agentv_version`` (5, the newest, or 4: see :mod:`._agentv4`)."""
+    if agentv_version not in (4, 5):
+        raise ValueError(f"agentv_version must be 4 or 5, not {agentv_version!r}")
+    warn = Warnings()
+    common_export_warnings(rubric, warn, "AgentV", judge_fields=("base_url", "temperature"))
+    asserts, exported = _assertions(rubric, agentv_version, warn)
     data: dict[str, Any] = {"name": slugify(rubric.name)}
     if rubric.description.strip():
         data["description"] = rubric.description.strip()
     judge_provider = _judge_provider(rubric)
     if judge_provider:
         data["providers"] = [judge_provider]
-    default_test: dict[str, Any] = {"threshold": threshold}
+    default_test: dict[str, Any] = {"threshold": _threshold(rubric, exported, warn)}
     if judge_provider:
         default_test["options"] = {"provider": JUDGE_LABEL}
     data["default_test"] = default_test

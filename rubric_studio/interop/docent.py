@@ -31,11 +31,11 @@ from rubric_studio.interop._common import (
     Warnings,
     build_rubric,
     common_export_warnings,
-    dump_json,
     expect_mapping,
     slugify,
     split_judge_model,
 )
+from rubric_studio.interop._output import dump_json
 from rubric_studio.interop._text import parse_criteria_text, render_criteria_text
 
 DOCENT_PROVIDERS = ("openai", "anthropic", "google", "openrouter")

@@ -37,13 +37,13 @@ from rubric_studio.interop._common import (
     Warnings,
     build_rubric,
     common_export_warnings,
-    dump_yaml,
     expect_mapping,
     num,
     slugify,
     split_judge_model,
 )
 from rubric_studio.interop._letta_vars import RubricVars
+from rubric_studio.interop._output import dump_yaml
 from rubric_studio.interop._text import parse_criteria_text, render_criteria_text
 
 LETTA_DEFAULTS = {"model": "gpt-4o-mini", "provider": "openai", "temperature": 0.0, "max_retries": 5, "timeout": 120.0}
@@ -167,66 +167,81 @@ def _threshold_from_gate(source: Source, gate: Any, warn: Warnings) -> tuple[flo
     return float(value), weights
 
 
-def import_(source: Source, warn: Warnings) -> Rubric:
-    data = expect_mapping(source, source.data, (), "Letta suite")
+def _graders(source: Source, data: dict[str, Any], warn: Warnings) -> tuple[dict[str, Any], tuple[Any, ...]]:
+    """The suite's graders and their path (a legacy single ``grader:`` counts as one named ``grader``)."""
     graders = data.get("graders")
     if graders is None and isinstance(data.get("grader"), dict):
         warn.add("legacy single `grader:` read as graders.grader")
         graders, graders_path = {"grader": data["grader"]}, ("grader",)
     else:
         graders_path = ("graders",)
-    graders = expect_mapping(source, graders, graders_path, "graders")
-    threshold, gate_weights = _threshold_from_gate(source, data.get("gate"), warn)
-    if "gate" in data:
-        warn.add("legacy `gate` read (current Letta suites use `reward`)")
-    metric_key = None
+    return expect_mapping(source, graders, graders_path, "graders"), graders_path
+
+
+def _reward_metric(data: dict[str, Any]) -> str | None:
+    """The grader the suite's ``reward`` (or legacy ``gate``) scores by."""
     for section in ("reward", "gate"):
         if isinstance(data.get(section), dict) and isinstance(data[section].get("metric_key"), str):
-            metric_key = data[section]["metric_key"]
-            break
+            return data[section]["metric_key"]
+    return None
+
+
+def _model_judges(source: Source, graders: dict[str, Any], graders_path: tuple[Any, ...],
+                  warn: Warnings) -> list[tuple[str, dict[str, Any], tuple[Any, ...]]]:
+    """(name, grader, path) of each model-judge grader; other kinds are warned about. Raises if none."""
     judges: list[tuple[str, dict[str, Any], tuple[Any, ...]]] = []
     for name, grader in graders.items():
         path = (*graders_path, name) if graders_path == ("graders",) else graders_path
         grader = expect_mapping(source, grader, path, f"grader {name!r}")
         kind = grader.get("kind")
-        if kind in ("model_judge", "rubric"):
-            if kind == "rubric":
-                warn.add(f"{source.at((*path, 'kind'))}: legacy kind: rubric read as model_judge")
-            if "agent_file" in grader:
-                warn.add(f"grader {name!r}: agent-as-judge (agent_file) is imported as a plain model judge")
-            judges.append((str(name), grader, path))
-            extractor = grader.get("extractor", "last_assistant")
-            if extractor != "last_assistant":
-                warn.add(f"grader {name!r}: extractor {extractor!r} is not part of a rubric; grade with "
-                         "--extract (last_assistant, all_assistant, transcript) to choose what is graded")
-        else:
+        if kind not in ("model_judge", "rubric"):
             warn.add(f"grader {name!r}: kind {kind!r} (Letta {kind} grader) has no rubric-studio form; not imported")
+            continue
+        if kind == "rubric":
+            warn.add(f"{source.at((*path, 'kind'))}: legacy kind: rubric read as model_judge")
+        if "agent_file" in grader:
+            warn.add(f"grader {name!r}: agent-as-judge (agent_file) is imported as a plain model judge")
+        judges.append((str(name), grader, path))
+        extractor = grader.get("extractor", "last_assistant")
+        if extractor != "last_assistant":
+            warn.add(f"grader {name!r}: extractor {extractor!r} is not part of a rubric; grade with "
+                     "--extract (last_assistant, all_assistant, transcript) to choose what is graded")
     if not judges:
         raise source.error(graders_path, "no model_judge graders found; nothing to import as a rubric")
-    if metric_key and len(judges) > 1:
-        extra = [n for n, _, _ in judges if n != metric_key]
-        if extra:
-            warn.add(f"graders {', '.join(extra)} are extra metrics in Letta (the reward is {metric_key!r}); "
-                     "imported as criteria, so they now count toward the score")
+    return judges
 
-    ids = IdAllocator()
-    criteria: list[dict[str, Any]] = []
-    origins: dict[int, tuple[Any, ...]] = {}
-    description = data.get("description") if isinstance(data.get("description"), str) else None
-    name = str(data.get("name") or "letta-suite")
-    rubric_vars = RubricVars(source, data, warn)
+
+class _PromptCriteria:
+    """The criteria read from the graders' prompts, where each came from, and the pass threshold
+    and description a prompt written by :func:`export` states."""
+
+    def __init__(self) -> None:
+        self.ids = IdAllocator()
+        self.criteria: list[dict[str, Any]] = []
+        self.origins: dict[int, tuple[Any, ...]] = {}
+        self.pass_threshold: float | None = None  # the last prompt's that states one
+        self.description: str | None = None  # the first prompt's that states one
+
+    def add(self, criterion: dict[str, Any], path: tuple[Any, ...]) -> None:
+        self.origins[len(self.criteria)] = (*path, "prompt")
+        self.criteria.append(criterion)
+
+
+def _criteria_from_prompts(source: Source, judges: list[tuple[str, dict[str, Any], tuple[Any, ...]]],
+                           rubric_vars: RubricVars, gate_weights: dict[str, float], warn: Warnings) -> _PromptCriteria:
+    """Each grader's prompt as criteria: read back when :func:`export` wrote it, else one 0-10 criterion."""
+    found = _PromptCriteria()
     for grader_name, grader, path in judges:
         prompt = rubric_vars.fill(grader_name, _prompt_text(source, grader_name, grader, path))
         parsed = parse_criteria_text(_unescape(prompt))
         if parsed is not None:
             for criterion in parsed.criteria:
-                criterion["id"] = ids.take(criterion.get("id"), f"c{len(criteria) + 1}")
-                origins[len(criteria)] = (*path, "prompt")
-                criteria.append(criterion)
+                criterion["id"] = found.ids.take(criterion.get("id"), f"c{len(found.criteria) + 1}")
+                found.add(criterion, path)
             if parsed.pass_threshold is not None:
-                threshold = parsed.pass_threshold
-            if parsed.description and not description:
-                description = parsed.description
+                found.pass_threshold = parsed.pass_threshold
+            if parsed.description and not found.description:
+                found.description = parsed.description
             continue
         outcome = _outcome_from_prompt(prompt)
         if not outcome:
@@ -234,11 +249,32 @@ def import_(source: Source, warn: Warnings) -> Rubric:
         warn.add(f"grader {grader_name!r}: its prompt became one 0-10 criterion (Letta's judge scores the whole "
                  "prompt 0.0-1.0); lines with {input}/{submission}/{ground_truth} were dropped because "
                  "rubric-studio's judge always sees them; generic score bands were added")
-        criterion = {"id": ids.take(grader_name, "quality"), "outcome": outcome, "score_ranges": dict(GENERIC_BANDS),
-                     "min_score": 0.7, "weight": gate_weights.get(grader_name, 1.0)}
-        origins[len(criteria)] = (*path, "prompt")
-        criteria.append(criterion)
-    rubric_data: dict[str, Any] = {"name": name, "criteria": criteria}
+        found.add({"id": found.ids.take(grader_name, "quality"), "outcome": outcome,
+                   "score_ranges": dict(GENERIC_BANDS), "min_score": 0.7,
+                   "weight": gate_weights.get(grader_name, 1.0)}, path)
+    return found
+
+
+def import_(source: Source, warn: Warnings) -> Rubric:
+    data = expect_mapping(source, source.data, (), "Letta suite")
+    graders, graders_path = _graders(source, data, warn)
+    threshold, gate_weights = _threshold_from_gate(source, data.get("gate"), warn)
+    if "gate" in data:
+        warn.add("legacy `gate` read (current Letta suites use `reward`)")
+    metric_key = _reward_metric(data)
+    judges = _model_judges(source, graders, graders_path, warn)
+    if metric_key and len(judges) > 1:
+        extra = [n for n, _, _ in judges if n != metric_key]
+        if extra:
+            warn.add(f"graders {', '.join(extra)} are extra metrics in Letta (the reward is {metric_key!r}); "
+                     "imported as criteria, so they now count toward the score")
+    description = data.get("description") if isinstance(data.get("description"), str) else None
+    name = str(data.get("name") or "letta-suite")
+    found = _criteria_from_prompts(source, judges, RubricVars(source, data, warn), gate_weights, warn)
+    if found.pass_threshold is not None:
+        threshold = found.pass_threshold
+    description = description or found.description
+    rubric_data: dict[str, Any] = {"name": name, "criteria": found.criteria}
     if description and description.strip():
         rubric_data["description"] = description.strip()
     if threshold is not None:
@@ -246,7 +282,7 @@ def import_(source: Source, warn: Warnings) -> Rubric:
     judge = _judge(judges[0][1], data, warn)
     if judge:
         rubric_data["judge"] = judge
-    return build_rubric(rubric_data, source, origins)
+    return build_rubric(rubric_data, source, found.origins)
 
 
 def _judge(grader: dict[str, Any], data: dict[str, Any], warn: Warnings) -> dict[str, Any] | None:

@@ -14,7 +14,8 @@ from __future__ import annotations
 from typing import Any
 
 from rubric_studio.core.rubric import Criterion, JudgeSettings, Rubric
-from rubric_studio.interop._common import dump_yaml, flow, num, prepare
+from rubric_studio.interop._common import num
+from rubric_studio.interop._output import dump_yaml, flow, prepare
 
 _FOLD_AT = 88
 

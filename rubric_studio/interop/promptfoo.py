@@ -28,6 +28,7 @@ top-level assertion is a required criterion.
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field
 from typing import Any
 
 from rubric_studio.core.rubric import Criterion, Rubric
@@ -39,13 +40,13 @@ from rubric_studio.interop._common import (
     bands_to_ranges,
     boundary_safe,
     common_export_warnings,
-    dump_yaml,
     floor6,
     num,
     outcome_with_examples,
     slugify,
     split_judge_model,
 )
+from rubric_studio.interop._output import dump_yaml
 from rubric_studio.interop._promptfoo_build import BANDS_INTRO, CONTRADICTION, CORRECTNESS, GRADING_PROMPT
 from rubric_studio.interop._promptfoo_read import import_
 
@@ -121,59 +122,78 @@ def _provider(rubric: Rubric) -> Any:
     return {"id": ident, "config": config} if config else ident
 
 
-def export(rubric: Rubric) -> tuple[str, list[str]]:
-    warn = Warnings()
-    common_export_warnings(rubric, warn, "promptfoo", judge_fields=("base_url", "temperature", "concurrency"))
-    if any(c.tags for c in rubric.criteria):
-        warn.add("criterion tags have no promptfoo equivalent; not exported ("
-                 + ", ".join(c.key for c in rubric.criteria if c.tags) + ")")
-    gates: list[dict[str, Any]] = []
-    scored: list[dict[str, Any]] = []
-    total_positive = 0.0  # of the criteria that made it into the config
-    gate_weight = 0.0  # required criteria that score 1 whenever the test can pass
-    set_weight = 0.0
-    penalties = 0.0
-    for criterion in rubric.criteria:
-        if criterion.weight < 0:
-            if criterion.required:
-                warn.criterion(criterion.key, "a required penalty cannot gate in promptfoo; exported as a penalty")
-            parts = ([_judge_assertion(criterion, negated=True)] if criterion.is_judged
-                     else _check_assertions(criterion, warn))
-            scored += parts
-            if parts:
-                penalties += -criterion.weight
-                set_weight += -criterion.weight
-            continue
+@dataclass
+class _Placement:
+    """Where each criterion's assertions go: top-level gates (must pass) or the scored assert-set,
+    with the weight sums the set's restated threshold needs."""
+
+    gates: list[dict[str, Any]] = field(default_factory=list)
+    scored: list[dict[str, Any]] = field(default_factory=list)
+    total_positive: float = 0.0  # of the criteria that made it into the config
+    gate_weight: float = 0.0  # required criteria that score 1 whenever the test can pass
+    set_weight: float = 0.0
+    penalties: float = 0.0
+
+    def add_penalty(self, criterion: Criterion, warn: Warnings) -> None:
+        if criterion.required:
+            warn.criterion(criterion.key, "a required penalty cannot gate in promptfoo; exported as a penalty")
+        parts = ([_judge_assertion(criterion, negated=True)] if criterion.is_judged
+                 else _check_assertions(criterion, warn))
+        self.scored += parts
+        if parts:
+            self.penalties += -criterion.weight
+            self.set_weight += -criterion.weight
+
+    def add_positive(self, criterion: Criterion, warn: Warnings) -> None:
         parts = [_judge_assertion(criterion, negated=False)] if criterion.is_judged else _check_assertions(criterion, warn)
         if not parts:
-            continue
-        total_positive += criterion.weight
+            return
+        self.total_positive += criterion.weight
         if criterion.required:
-            gates += parts
+            self.gates += parts
             if _is_binary(criterion):
-                gate_weight += criterion.weight
-                continue
+                self.gate_weight += criterion.weight
+                return
             why = ("promptfoo's cache answers the second judge call" if criterion.is_judged
                    else "the check is deterministic, so both copies agree")
             warn.criterion(criterion.key, "required criterion with a graded score appears twice in promptfoo "
                                           f"(a gate, and a scored copy in the assert-set); {why}")
-            scored += [dict(part) for part in parts]
+            self.scored += [dict(part) for part in parts]
         else:
-            scored += parts
-        set_weight += criterion.weight
-    if penalties:
+            self.scored += parts
+        self.set_weight += criterion.weight
+
+
+def _place_criteria(rubric: Rubric, warn: Warnings) -> _Placement:
+    placement = _Placement()
+    for criterion in rubric.criteria:
+        if criterion.weight < 0:
+            placement.add_penalty(criterion, warn)
+        else:
+            placement.add_positive(criterion, warn)
+    if placement.penalties:
         warn.add(f"penalties ({', '.join(c.key for c in rubric.criteria if c.weight < 0)}) become "
                  "not-llm-rubric assertions with positive weight (promptfoo weights are positive); the "
                  "assert-set threshold is restated so verdicts match, but promptfoo reports different scores")
-    assertions = list(gates)
-    if scored:
+    return placement
+
+
+def _assertions(rubric: Rubric, placement: _Placement, warn: Warnings) -> list[dict[str, Any]]:
+    """The gates, then the assert-set of scored criteria with the threshold restated for its mean."""
+    assertions = list(placement.gates)
+    if placement.scored:
         threshold = 0.0
         if rubric.pass_threshold > 0:
-            raw = (rubric.pass_threshold * total_positive - gate_weight + penalties) / set_weight
+            raw = (rubric.pass_threshold * placement.total_positive - placement.gate_weight
+                   + placement.penalties) / placement.set_weight
             threshold = min(1.0, max(0.0, boundary_safe(floor6(raw))))
             warn.add(BOUNDARY_NOTE)
         assertions.append({"type": "assert-set", "metric": slugify(rubric.name), "threshold": num(threshold),
-                           "weight": num(set_weight), "assert": scored})
+                           "weight": num(placement.set_weight), "assert": placement.scored})
+    return assertions
+
+
+def _default_test(rubric: Rubric, assertions: list[dict[str, Any]]) -> dict[str, Any]:
     default_test: dict[str, Any] = {"options": {}}
     provider = _provider(rubric)
     if provider is not None:
@@ -183,11 +203,21 @@ def export(rubric: Rubric) -> tuple[str, list[str]]:
     else:
         del default_test["options"]
     default_test["assert"] = assertions
+    return default_test
+
+
+def export(rubric: Rubric) -> tuple[str, list[str]]:
+    warn = Warnings()
+    common_export_warnings(rubric, warn, "promptfoo", judge_fields=("base_url", "temperature", "concurrency"))
+    if any(c.tags for c in rubric.criteria):
+        warn.add("criterion tags have no promptfoo equivalent; not exported ("
+                 + ", ".join(c.key for c in rubric.criteria if c.tags) + ")")
+    assertions = _assertions(rubric, _place_criteria(rubric, warn), warn)
     data: dict[str, Any] = {
         "description": f"{rubric.name}: {rubric.description.strip()}" if rubric.description.strip() else rubric.name,
         "prompts": ["{{output}}"],
         "providers": ["echo"],
-        "defaultTest": default_test,
+        "defaultTest": _default_test(rubric, assertions),
         "tests": [{"description": "example - replace with the outputs you want graded",
                    "vars": {"output": "Paste a model output here"}}],
     }

@@ -25,7 +25,7 @@ import os
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from rubric_studio.core.trust import (
     BASE_URL_VARS,
@@ -124,6 +124,52 @@ def user_judge(
     )
 
 
+def _model_or_default(model_text: str | None, explicit_url: str | None, env: Mapping[str, str]) -> str | NoJudge:
+    """The ``provider:model`` asked for, else the default model of the provider whose key is set."""
+    if model_text is not None:
+        return model_text
+    if _get(env, KEY_VARS["openai"]):
+        return f"openai:{DEFAULT_MODELS['openai']}"
+    if _get(env, KEY_VARS["anthropic"]):
+        return f"anthropic:{DEFAULT_MODELS['anthropic']}"
+    if explicit_url:
+        return NoJudge(
+            f"a base URL ({explicit_url}) but no model: pass --judge openai-compatible:MODEL (or set judge.model)",
+            invalid=True,
+        )
+    return NoJudge(f"no judge configured: {HOW_TO}")
+
+
+def _provider_and_model(model_text: str) -> tuple[str, str] | NoJudge:
+    """(provider as written, model) of ``provider:model``, the provider one of :data:`PROVIDERS`."""
+    split = _split_model(model_text)
+    if split is None:
+        return NoJudge(f'judge model {model_text!r}: expected "provider:model", e.g. openai:gpt-4o-mini', invalid=True)
+    written, model = split
+    if written not in PROVIDERS:
+        return NoJudge(
+            f"unknown judge provider {written!r} in {model_text!r}; expected one of {', '.join(PROVIDERS)}", invalid=True
+        )
+    return written, model
+
+
+def _call_settings(settings: JudgeSettings | None) -> dict[str, Any]:
+    """The rubric's settings for how calls are made (none: the JudgeConfig defaults)."""
+    if settings is None:
+        return {}
+    return {
+        "temperature": settings.temperature,
+        "timeout": settings.timeout,
+        "max_retries": settings.max_retries,
+        "max_retry_wait": settings.max_retry_wait,
+        "concurrency": settings.concurrency,
+        "max_tokens": settings.max_tokens,
+        "mode": settings.mode,
+        "reasoning_effort": settings.reasoning_effort,
+        "deadline": settings.deadline,
+    }
+
+
 def resolve_judge(
     settings: JudgeSettings | None,
     *,
@@ -143,54 +189,24 @@ def resolve_judge(
     blocked = untrusted(judge_gates(settings, user, base_dir), trust)
     if blocked:  # before any key meets a URL and before any prompt file is opened
         return NoJudge(untrusted_reason(blocked))
-    model_text = cli_model or (settings.model if settings else None) or user.config_model
     explicit_url = cli_base_url or (settings.base_url if settings else None) or user.config_base_url
-
-    if model_text is None:
-        if _get(env, KEY_VARS["openai"]):
-            model_text = f"openai:{DEFAULT_MODELS['openai']}"
-        elif _get(env, KEY_VARS["anthropic"]):
-            model_text = f"anthropic:{DEFAULT_MODELS['anthropic']}"
-        elif explicit_url:
-            return NoJudge(
-                f"a base URL ({explicit_url}) but no model: pass --judge openai-compatible:MODEL (or set judge.model)",
-                invalid=True,
-            )
-        else:
-            return NoJudge(f"no judge configured: {HOW_TO}")
-
-    split = _split_model(model_text)
-    if split is None:
-        return NoJudge(f'judge model {model_text!r}: expected "provider:model", e.g. openai:gpt-4o-mini', invalid=True)
+    model_text = _model_or_default(cli_model or (settings.model if settings else None) or user.config_model,
+                                   explicit_url, env)
+    if isinstance(model_text, NoJudge):
+        return model_text
+    split = _provider_and_model(model_text)
+    if isinstance(split, NoJudge):
+        return split
     written, model = split
-    if written not in PROVIDERS:
-        return NoJudge(
-            f"unknown judge provider {written!r} in {model_text!r}; expected one of {', '.join(PROVIDERS)}", invalid=True
-        )
-
     provider = "anthropic" if written == "anthropic" else "openai"
-    alias = written if written in ("ollama", "openai-compatible") else None
     endpoint = _endpoint(written, provider, model_text, explicit_url, env)
     if isinstance(endpoint, NoJudge):
         return endpoint
     base_url, api_key = endpoint
-
     prompt = _read_prompt(settings, base_dir)
     if isinstance(prompt, NoJudge):
         return prompt
-    params = {}
-    if settings is not None:
-        params = {
-            "temperature": settings.temperature,
-            "timeout": settings.timeout,
-            "max_retries": settings.max_retries,
-            "max_retry_wait": settings.max_retry_wait,
-            "concurrency": settings.concurrency,
-            "max_tokens": settings.max_tokens,
-            "mode": settings.mode,
-            "reasoning_effort": settings.reasoning_effort,
-            "deadline": settings.deadline,
-        }
+    params = _call_settings(settings)
     structured = _structured_output(provider, settings.structured_output if settings else None)
     if isinstance(structured, NoJudge):
         return structured
@@ -200,7 +216,7 @@ def resolve_judge(
         base_url=base_url,
         api_key=api_key,
         prompt_template=prompt,
-        alias=alias,
+        alias=written if written in ("ollama", "openai-compatible") else None,
         structured_output=structured,
         **params,
     )
