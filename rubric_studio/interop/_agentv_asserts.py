@@ -13,7 +13,7 @@ import math
 from typing import Any
 
 from rubric_studio.interop import _checks
-from rubric_studio.interop._agentv_items import rubric_items
+from rubric_studio.interop._agentv_items import number, rubric_items
 from rubric_studio.interop._common import (
     Source,
     Warnings,
@@ -26,11 +26,6 @@ from rubric_studio.interop._common import (
 )
 
 _RUBRIC_TYPES = ("llm-rubric", "agent-rubric", "rubric", "rubrics")
-
-
-def number(value: Any) -> float | None:
-    """``value`` as a float when it is a number (not a bool), else None."""
-    return float(value) if isinstance(value, int | float) and not isinstance(value, bool) else None
 
 
 class Evaluator:

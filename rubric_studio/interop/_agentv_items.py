@@ -11,7 +11,8 @@ from rubric_studio.interop._common import Source, Warnings, expect_mapping, rang
 ANALYTIC_PASS_MARK = 0.7  # AgentV marks a 0-10 item passed at 7/10 when it has no min_score
 
 
-def _number(value: Any) -> float | None:
+def number(value: Any) -> float | None:
+    """``value`` as a float when it is a number (not a bool), else None."""
     return float(value) if isinstance(value, int | float) and not isinstance(value, bool) else None
 
 
@@ -110,8 +111,8 @@ def _mapping_item(source: Source, item: Any, item_path: tuple[Any, ...], default
 
 def _item_min_score(item: dict[str, Any]) -> float | None:
     """An item's own pass mark on 0-1 (``min_score``, or ``required_min_score`` on 0-10)."""
-    if _number(item.get("min_score")) is not None:
-        return snap(_number(item["min_score"]))
-    if _number(item.get("required_min_score")) is not None:
-        return _number(item["required_min_score"]) / 10
+    if number(item.get("min_score")) is not None:
+        return snap(number(item["min_score"]))
+    if number(item.get("required_min_score")) is not None:
+        return number(item["required_min_score"]) / 10
     return None
