@@ -25,7 +25,13 @@ A quote is *found* when it occurs in the sample and says what the sample says:
 
 Found quotes carry ``start``/``end`` offsets into the *original* sample text (every
 normalisation keeps a map back) so a viewer can highlight them; quotes not found carry a
-``reason``. Nothing here guesses beyond that. The sample is normalised once per
+``reason``. Nothing here guesses beyond that.
+
+**Quoted from the input**: the judge also sees the sample's input and reference answer, and
+sometimes quotes those instead of the output. Such a quote is still *not found* (it is no
+evidence about the output), but :func:`check_sample_quotes` marks it ``quoted_from``
+``"input"`` / ``"reference"`` (the same matching rules, tried only for quotes the output lacks),
+so it is told apart from a quote the judge made up. The sample is normalised once per
 :func:`check_quotes` call, in linear time, and each elided quote is placed by one pass per
 part, so checking stays cheap for every judged cell.
 """
@@ -35,10 +41,12 @@ from __future__ import annotations
 import re
 import unicodedata
 from bisect import bisect_right
+from collections.abc import Mapping
 from dataclasses import dataclass
 from functools import cached_property
 
 from rubric_studio.core.results import Evidence
+from rubric_studio.core.samples import Sample
 
 #: The longest stretch of the sample (normalised characters) one ``...`` may stand for.
 MAX_ELIDED = 200
@@ -70,6 +78,11 @@ _FLATTENED_MARKER = re.compile(rf"(?<=[.!?:;])[ \t]+{_LIST_MARKER}(?=[ \t])")
 _WRAPPERS = "\"'\u201c\u201d\u2018\u2019 \t\n"
 
 NOT_IN_SAMPLE = "not in the sample"
+#: The other texts the judge is shown, in the order a quote missing from the output is looked for there.
+QUOTED_FROM = {
+    "input": "quoted from the input, not from the output",
+    "reference": "quoted from the reference answer, not from the output",
+}
 
 
 def _composed(text: str) -> tuple[str, list[int] | None, list[int] | None]:
@@ -314,16 +327,39 @@ def locate(quote: str, text: str) -> tuple[int, int] | None:
     return _match(quote, _Sample(text)).span
 
 
-def check_quotes(quotes: list[str], text: str) -> list[Evidence]:
-    """Each non-empty quote, marked found (with offsets into ``text``) or not (with a reason)."""
+def check_quotes(quotes: list[str], text: str, *, elsewhere: Mapping[str, str | None] | None = None) -> list[Evidence]:
+    """Each non-empty quote, marked found (with offsets into ``text``) or not (with a reason).
+
+    ``elsewhere`` names the other texts the judge saw (keys of :data:`QUOTED_FROM`): a quote
+    not in ``text`` but in one of them is marked ``quoted_from`` that name, not made up.
+    """
     sample = _Sample(text)
+    others: dict[str, str | _Sample] = {name: other for name, other in (elsewhere or {}).items() if other}
     evidence = []
     for quote in quotes:
         if not quote or not quote.strip(_WRAPPERS):
             continue
         match = _match(quote, sample)
-        if match.span is None:
-            evidence.append(Evidence(quote=quote, found=False, reason=match.reason))
-        else:
+        if match.span is not None:
             evidence.append(Evidence(quote=quote, found=True, start=match.span[0], end=match.span[1]))
+            continue
+        source = _quoted_from(quote, others)
+        reason = QUOTED_FROM.get(source, f"quoted from the {source}") if source else match.reason
+        evidence.append(Evidence(quote=quote, found=False, reason=reason, quoted_from=source))
     return evidence
+
+
+def _quoted_from(quote: str, others: dict[str, str | _Sample]) -> str | None:
+    """The first of ``others`` (name → text, parsed in place on first use) holding ``quote``."""
+    for name, other in others.items():
+        if isinstance(other, str):
+            other = others[name] = _Sample(other)
+        if _match(quote, other).span is not None:
+            return name
+    return None
+
+
+def check_sample_quotes(quotes: list[str], sample: Sample) -> list[Evidence]:
+    """:func:`check_quotes` against the sample's output, telling quotes of its input or
+    reference answer apart from made-up ones."""
+    return check_quotes(quotes, sample.output, elsewhere={"input": sample.input, "reference": sample.ground_truth})

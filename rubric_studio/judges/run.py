@@ -27,7 +27,7 @@ from rubric_studio.core.rubric import Criterion, Rubric
 from rubric_studio.core.samples import Sample
 from rubric_studio.core.scoring import cell_status
 from rubric_studio.judges.base import Judge, JudgeError, JudgeReply, JudgeRequest
-from rubric_studio.judges.evidence import check_quotes
+from rubric_studio.judges.evidence import check_sample_quotes
 from rubric_studio.judges.parsing import Judgement, batch_entries, extract_json, read_single
 from rubric_studio.judges.pricing import cost_usd
 from rubric_studio.judges.prompts import repair_request
@@ -78,7 +78,7 @@ def _cell(criterion: Criterion, judgement: Judgement, sample: Sample, detail: di
         score=score,
         raw_score=raw,
         rationale=judgement.rationale,
-        evidence=check_quotes(judgement.quotes, sample.output),
+        evidence=check_sample_quotes(judgement.quotes, sample),
         source="judge",
         detail=dict(detail),
     )

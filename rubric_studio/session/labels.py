@@ -20,6 +20,7 @@ from rubric_studio.session.results_model import (
     ResultsModel,
     cell_disagrees,
     disagrees,
+    has_human_label,
     label_verdict_disagrees,
 )
 
@@ -86,13 +87,8 @@ def next_disagreement(model: ResultsModel, rows: Sequence[str], cursor: int, ste
     return target, (cells[0] if cells else None)
 
 
-def unlabelled(label: Label | None) -> bool:
-    """No human judgement yet: no verdict, no score and no labelled criterion (a note alone is not one)."""
-    return label is None or (label.verdict is None and label.score is None and not label.criteria)
-
-
 def next_unlabelled(model: ResultsModel, rows: Sequence[str], cursor: int, step: int = 1) -> str | None:
     """The next sample in ``rows`` after ``cursor`` that has no label yet (wrapping)."""
     if not rows:
         return None
-    return _step(rows, cursor, step, lambda i: unlabelled(model.labels.get(i)))
+    return _step(rows, cursor, step, lambda i: not has_human_label(model.labels.get(i)))

@@ -176,7 +176,7 @@ class StudioSession:
         self.samples_loaded = True
         self.samples_error = False
         self.set_problems("samples", read.problems)
-        self.model.set_samples(s.id for s in self.samples)
+        self.model.set_samples(self.samples)
         self._merge_labels()
         self.versions.samples_changed()
         return True

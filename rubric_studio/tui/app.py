@@ -42,6 +42,7 @@ from rubric_studio.tui.help import HelpScreen
 from rubric_studio.tui.inspector import Inspector
 from rubric_studio.tui.labeling import Labeler
 from rubric_studio.tui.matrix import ResultsMatrix
+from rubric_studio.tui.results_pane import ResultsPane
 from rubric_studio.tui.save_flow import SaveFlow
 from rubric_studio.tui.statusbar import RunHeader, StatusBar
 from rubric_studio.tui.trust_prompt import TrustFlow
@@ -106,7 +107,7 @@ class StudioApp(SessionEvents, SessionView, App[int]):
                 with TabbedContent(id="tabs", initial="results"):
                     with TabPane("Results", id="results"):
                         yield Static(id="empty")
-                        yield ResultsMatrix(self.session.model, id="matrix")
+                        yield ResultsPane(self.session.model, id="results-pane")
                         yield Static(id="cell-hint")
                     with TabPane("Inspector", id="inspector"):
                         yield Inspector(id="inspector-view")
@@ -269,9 +270,7 @@ class StudioApp(SessionEvents, SessionView, App[int]):
     def select_sample(self, sample_id: str, criterion_id: str | None = None) -> None:
         """Put the results cursor on ``sample_id`` (showing it even if filtered out)."""
         matrix = self.query_one(ResultsMatrix)
-        if not matrix.select_sample(sample_id):
-            matrix.filter_kind = "all"
-            matrix.select_sample(sample_id)
+        matrix.reveal_sample(sample_id)  # clears a filter or search that hides it
         if criterion_id is not None and matrix.current[1] != criterion_id:
             matrix.select_criterion(criterion_id)
 

@@ -17,6 +17,7 @@ from rubric_studio.core.safe_text import terminal_safe
 from rubric_studio.session.studio import JUDGE_HELP
 from rubric_studio.tui.inspector import Inspector
 from rubric_studio.tui.matrix import ResultsMatrix, cell_text
+from rubric_studio.tui.results_pane import ResultsPane
 from rubric_studio.tui.statusbar import RunHeader, RunState, StatusBar, StatusState
 
 if TYPE_CHECKING:
@@ -89,7 +90,7 @@ class SessionView:
     def _show_empty(self) -> None:
         session = self.session
         empty = self.query_one("#empty", Static)  # type: ignore[attr-defined]
-        matrix = self.query_one(ResultsMatrix)  # type: ignore[attr-defined]
+        pane = self.query_one(ResultsPane)  # type: ignore[attr-defined]
         if session.samples_loaded and not session.samples:
             path = session.rubric_path
             empty.update(NO_SAMPLES_HELP.format(stem=path.stem, name=path.name))
@@ -98,7 +99,7 @@ class SessionView:
                          if session.samples_error else "loading samples…")
         showing = session.samples_loaded and bool(session.samples)
         empty.display = not showing
-        matrix.display = showing
+        pane.display = showing
 
     def refresh_bars(self) -> None:
         if not self.is_mounted:  # type: ignore[attr-defined]
@@ -112,7 +113,8 @@ class SessionView:
             counts=session.model.counts() if session.samples else None,
             running=session.running, done=done, total=total, in_flight=in_flight,
             flips=tally, has_baseline=bool(session.model.baseline),
-            stale=session.model.stale, filter_kind=matrix.filter_kind, sort_by=matrix.sort_by,
+            stale=session.model.stale, filter_kind=matrix.filter_kind, filter_label=matrix.filter_label,
+            search=matrix.search, sort_by=matrix.sort_by,
             reverse=matrix.reverse, consistency=session.consistency_k, version_line=session.versions.version_line,
         ))
         grader = session.grader

@@ -28,6 +28,7 @@ LEGEND = [
     ("·", "dim", "unjudged: no judge configured, or an untrusted code check"),
     ("↑  ↓", "bold", "flipped since the last save: now met / now unmet (verdict: now pass / fail)"),
     ("≠", "magenta", "disagrees with the human label"),
+    ("✓?", "bold yellow", "made-up quote: in neither the output nor the input (the inspector shows it)"),
     ("id*", "", "required: unmet fails the sample"),
 ]
 
@@ -100,6 +101,10 @@ class HelpScreen(ModalScreen[None]):
                         ("↑↓←→ / hjkl", "Move the cursor"),
                         ("pgup pgdn home end", "Scroll"),
                         ("n / N", "Next / previous flipped row"),
+                        ("g / G", "Next / previous sample without a label (a labelling queue)"),
+                        ("/", "Search ids, inputs and outputs; enter keeps it, esc clears it"),
+                        ("f …", "all → failing → disagreeing → errors → pending → focused criterion unmet → "
+                                "its errors → made-up quote → no label yet"),
                         ("click", "Select; double-click inspects"),
                     ], shown_only=True), classes="help-section")
                 with Vertical(classes="help-column"):

@@ -2,8 +2,9 @@
 
 For a cell: verdict, score, source (judge / cache / check), tokens and latency,
 the criterion, the judge's rationale, its evidence quotes (found ones highlighted in
-the sample text, unfound ones flagged), and the exact request and reply with keys
-redacted. For a sample (cursor on the sample columns): all its criteria, its human
+the sample text; quotes of the input, not the output, said so and highlighted in the
+input; made-up ones flagged, also in the cell's heading), and the exact request and reply
+with keys redacted. For a sample (cursor on the sample columns): all its criteria, its human
 label and the text with every found quote highlighted.
 
 Attributes down: the app calls :meth:`Inspector.show` with plain data.
@@ -27,12 +28,15 @@ from rubric_studio.core.results import CriterionResult, Evidence, SampleResult, 
 from rubric_studio.core.rubric import Criterion
 from rubric_studio.core.safe_text import terminal_safe
 from rubric_studio.core.samples import Sample
-from rubric_studio.tui.matrix import cell_text, verdict_text
-from rubric_studio.session.results_model import redact
+from rubric_studio.judges.evidence import locate
+from rubric_studio.session.results_model import has_made_up_quote, redact
+from rubric_studio.tui.matrix_text import MADE_UP, cell_text, verdict_text
 
 STATUS_STYLE = {"good": "bold green", "bad": "bold red", "error": "bold yellow", "pending": "dim", "unjudged": "dim",
                 "pass": "bold green", "fail": "bold red", "disagree": "bold magenta"}
 HIGHLIGHT = "black on yellow"
+INPUT_HIGHLIGHT = "black on cyan"  # a quote the judge took from the input instead of the output
+MADE_UP_STYLE = "bold yellow"  # as the matrix's made-up mark
 MAX_TEXT = 20_000
 
 
@@ -61,16 +65,46 @@ def _evidence_spans(text: str, evidence: list[Evidence]) -> list[tuple[int, int]
 def highlighted(text: str, evidence: list[Evidence]) -> Text:
     """The sample text with found quotes highlighted (terminal-safe piece by piece, so the
     quotes' offsets into the original text still hold)."""
+    return _marked(text, _evidence_spans(text, evidence), HIGHLIGHT)
+
+
+def input_highlighted(text: str, evidence: list[Evidence]) -> Text:
+    """The sample's input with the quotes the judge took from it highlighted."""
+    spans = [span for item in evidence if item.quoted_from == "input" and (span := locate(item.quote, text))]
+    return _marked(text, spans, INPUT_HIGHLIGHT, plain="dim")
+
+
+def _marked(text: str, spans: list[tuple[int, int]], style: str, *, plain: str = "") -> Text:
     shown = text if len(text) <= MAX_TEXT else text[:MAX_TEXT]
-    spans = [(start, min(end, len(shown))) for start, end in _evidence_spans(text, evidence) if start < len(shown)]
+    spans = [(start, min(end, len(shown))) for start, end in spans if start < len(shown)]
     bounds = sorted({0, len(shown), *(at for span in spans for at in span)})
     out = Text()
     for start, end in pairwise(bounds):
         quoted = any(low <= start and end <= high for low, high in spans)
-        out.append(_lines(shown[start:end]), style=HIGHLIGHT if quoted else "")
+        out.append(_lines(shown[start:end]), style=style if quoted else plain)
     if len(text) > MAX_TEXT:
         out.append(f"\n… {len(text) - MAX_TEXT:,} more characters not shown", style="dim italic")
     return out
+
+
+def evidence_lines(evidence: list[Evidence]) -> Text:
+    """The judge's quotes: found (highlighted), quoted from the input or reference, or made up (with why)."""
+    quotes = Text("\nevidence\n", style="bold")
+    for item in evidence:
+        quote = f"“{_lines(item.quote)}”"
+        if item.found:
+            quotes.append("  ✓ ", style="green")
+            quotes.append(quote, style=HIGHLIGHT)
+            quotes.append("\n")
+        elif item.quoted_from is not None:
+            quotes.append("  ↩ ", style="bold cyan")
+            quotes.append(quote, style=INPUT_HIGHLIGHT if item.quoted_from == "input" else "cyan")
+            quotes.append(f"  {_lines(item.reason or 'quoted from the ' + item.quoted_from)}\n", style="cyan")
+        else:
+            quotes.append(f"  {MADE_UP} ", style=MADE_UP_STYLE)
+            quotes.append(quote, style="strike")
+            quotes.append(f"  {_lines(item.reason or 'not in the sample')} — made-up quote\n", style="bold red")
+    return quotes
 
 
 def _usage_line(cell: CriterionResult) -> Text:
@@ -233,8 +267,10 @@ class Inspector(VerticalScroll, can_focus=True):
                 why = cell.error or cell.rationale or ""
             why = why.strip().splitlines()[0] if why.strip() else ""
             title = criterion.key + ("*" if criterion.required else "")
-            table.add_row(Text(terminal_safe(title)), Text(ctext, style=STATUS_STYLE.get(cstyle, "")),
-                          Text(terminal_safe(human)), Text(terminal_safe(why), style="dim"))
+            shown = Text(ctext, style=STATUS_STYLE.get(cstyle, ""))
+            if has_made_up_quote(cell):
+                shown.append(f" {MADE_UP}", style=MADE_UP_STYLE)
+            table.add_row(Text(terminal_safe(title)), shown, Text(terminal_safe(human)), Text(terminal_safe(why), style="dim"))
         parts: list[RenderableType] = [table]
         if label is not None and label.note:
             parts.append(Text.assemble(("\nhuman note: ", "bold"), _lines(label.note)))
@@ -247,6 +283,8 @@ class Inspector(VerticalScroll, can_focus=True):
                             (ctext, STATUS_STYLE.get(cstyle, "")))
         if cell is not None and cell.score is not None:
             out.append(f"  score {cell.score:.2f}")
+        if has_made_up_quote(cell):
+            out.append(f"  {MADE_UP} made-up quote", style=MADE_UP_STYLE)
         human = label.criteria.get(criterion.key) if label else None
         if human:
             differs = cell is not None and cell.status in (Status.MET, Status.UNMET) and str(cell.status) != human
@@ -281,25 +319,14 @@ class Inspector(VerticalScroll, can_focus=True):
             votes = terminal_safe(", ".join(map(str, cell.votes)))
             parts.append(Text(f"repeats: {votes}  (agreement {agreement})", style="dim"))
         if cell.evidence:
-            quotes = Text("\nevidence\n", style="bold")
-            for item in cell.evidence:
-                if item.found:
-                    quotes.append("  ✓ ", style="green")
-                    quotes.append(f"“{_lines(item.quote)}”", style=HIGHLIGHT)
-                    quotes.append("\n")
-                else:
-                    quotes.append("  ✗ ", style="bold red")
-                    quotes.append(f"“{_lines(item.quote)}”", style="strike")
-                    quotes.append(f"  {_lines(item.reason or 'not in the sample')}\n", style="bold red")
-            parts.append(quotes)
+            parts.append(evidence_lines(cell.evidence))
         return Group(*parts)
 
     def _sample_text(self, sample: Sample, evidence: list[Evidence]) -> RenderableType:
         parts: list[RenderableType] = []
         if sample.input:
             parts.append(Text("input", style="bold"))
-            shown = sample.input if len(sample.input) <= MAX_TEXT else sample.input[:MAX_TEXT] + " …"
-            parts.append(Text(_lines(shown), style="dim"))
+            parts.append(input_highlighted(sample.input, evidence))
             parts.append(Text(""))
         parts.append(Text("output" if sample.input else "sample", style="bold"))
         parts.append(highlighted(sample.output, evidence))

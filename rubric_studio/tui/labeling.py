@@ -180,8 +180,9 @@ class Labeler:
         app = self.app
         model = app.session.model
         matrix = app.query_one(ResultsMatrix)
-        if not disagreeing(model) <= set(matrix.rows):
-            matrix.filter_kind = "all"  # a hidden disagreement must not be skipped
+        if not disagreeing(model) <= set(matrix.rows):  # a hidden disagreement must not be skipped
+            matrix.filter_kind = "all"
+            matrix.search = ""
         found = next_disagreement(model, matrix.rows, matrix.cursor_row, step)
         if found is None:
             app.notify("No sample disagrees with its label." if any(model.labels.values())

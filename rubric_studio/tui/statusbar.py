@@ -53,6 +53,8 @@ class RunState:
     has_baseline: bool = False
     stale: bool = False
     filter_kind: str = "all"
+    filter_label: str = ""  # the filter as the table names it ("unmet: tone")
+    search: str = ""
     sort_by: str = "file"
     reverse: bool = False
     #: K of a consistency run whose results are shown (every judged cell judged K times).
@@ -97,7 +99,9 @@ class RunHeader(Static):
             out.append(" since the last version", style="dim")
         view = []
         if state.filter_kind != "all":
-            view.append(f"filter: {FILTERS[state.filter_kind]}")
+            view.append(f"filter: {terminal_safe(state.filter_label or FILTERS[state.filter_kind])}")
+        if state.search.strip():
+            view.append(f"search: {terminal_safe(state.search.strip())}")
         if state.sort_by != "file" or state.reverse:
             view.append(f"sort: {SORTS[state.sort_by]}{' ↓' if state.reverse else ''}")
         if view:

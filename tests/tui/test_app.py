@@ -402,7 +402,7 @@ async def test_filter_and_sort(studio: Path):
         await pilot.press("f")  # disagreeing with the human label
         assert matrix.filter_kind == "disagree"
         assert "refund-late-request" in matrix.rows and 0 < len(matrix.rows) < 15
-        await pilot.press("f", "f", "f")
+        await pilot.press(*["f"] * 7)
         assert matrix.filter_kind == "all" and len(matrix.rows) == 15
         await pilot.press("s", "s")  # file -> id -> score
         assert matrix.sort_by == "score"
@@ -427,9 +427,9 @@ async def test_keyboard_and_mouse_select_cells_and_inspect(studio: Path):
         assert "resolves-issue" in str(app.query_one("#cell-hint").render())
         # Click the first criterion column of the fourth row; double-click opens the inspector.
         x = matrix._fixed_width() + 1
-        await pilot.click(ResultsMatrix, offset=(x, 4))
+        await pilot.click(ResultsMatrix, offset=(x, 5))
         assert app.selection[0] == matrix.rows[3]
-        await pilot.click(ResultsMatrix, offset=(x, 4), times=2)
+        await pilot.click(ResultsMatrix, offset=(x, 5), times=2)
         await pilot.pause()
         assert app.query_one("#tabs").active == "inspector"
 

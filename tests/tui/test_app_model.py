@@ -6,11 +6,34 @@ from pathlib import Path
 
 from rich.cells import cell_len
 
+from rubric_studio.core.agreement import Agreement
 from rubric_studio.core.labels import Label
 from rubric_studio.core.loading import parse_rubric
-from rubric_studio.core.results import CriterionResult, SampleResult, Status, Verdict
-from rubric_studio.tui.matrix import cell_mark, cell_text, column_title, fit, squeeze, verdict_mark
-from rubric_studio.session.results_model import ResultsModel, compute_flips, disagrees, matches, redact
+from rubric_studio.core.results import CriterionResult, Evidence, SampleResult, Status, Verdict
+from rubric_studio.core.samples import Sample
+from rubric_studio.session.results_model import (
+    ResultsModel,
+    compute_flips,
+    disagrees,
+    filter_label,
+    has_made_up_quote,
+    matches,
+    redact,
+)
+from rubric_studio.tui.calibration_layout import ID_READABLE, agreement_cells, plan_agreement, wrap_id
+from rubric_studio.tui.inspector import evidence_lines, input_highlighted
+from rubric_studio.tui.matrix import (
+    CRIT_MIN,
+    ID_COMPACT,
+    ID_MAX,
+    cell_mark,
+    cell_text,
+    column_title,
+    fit,
+    squeeze,
+    verdict_mark,
+)
+from rubric_studio.tui.matrix_layout import Column, plan_layout, share
 from rubric_studio.tui.watch import WatchTargets
 
 RUBRIC = parse_rubric(
@@ -143,3 +166,141 @@ def test_watch_targets_match_the_files_in_use(tmp_path: Path):
     assert set(targets.folders()) == {tmp_path.resolve(), folder.resolve()}
     discovering = WatchTargets(rubric, None, None, discover=True)
     assert discovering.kind_of(tmp_path / "r.samples.jsonl") == "samples"
+
+
+# -- finding samples: search and the filters a labelling run needs ---------------------------------
+def searchable_model() -> ResultsModel:
+    model = ResultsModel()
+    model.set_samples([
+        Sample("order-17", "Refunds take 5-7 days.", input="Can I get my MONEY back?"),
+        Sample("order-18", "Your card was charged twice; we refunded one charge.", input="Double charge"),
+        Sample("REFUND-3", "Sorry, that is outside the window."),
+    ])
+    return model
+
+
+def test_search_reads_ids_inputs_and_outputs_in_any_case():
+    model = searchable_model()
+    assert model.visible(search="money back") == ["order-17"]  # in the input
+    assert model.visible(search="CHARGED TWICE") == ["order-18"]  # in the output
+    assert model.visible(search="refund") == ["order-17", "order-18", "REFUND-3"]  # output, output, id
+    assert model.visible(search="order-1") == ["order-17", "order-18"]
+    assert model.visible(search="nowhere") == [] and model.visible(search="  ") == model.order
+    assert model.visible(sort="id", reverse=True, search="order") == ["order-18", "order-17"]
+
+
+def test_a_model_given_only_ids_searches_the_ids():
+    model = ResultsModel()
+    model.set_samples(["order-17", "order-18"])
+    assert model.visible(search="ORDER-18") == ["order-18"] and model.visible(search="money") == []
+
+
+def cells_result(sample_id: str, **cells: CriterionResult) -> SampleResult:
+    return SampleResult(sample_id, None, Verdict.FAIL, [CriterionResult(cid, cell.status, evidence=cell.evidence)
+                                                       for cid, cell in cells.items()])
+
+
+def test_criterion_filters_look_at_the_focused_criterion_or_at_every_cell():
+    model = ResultsModel()
+    model.set_samples(["s1", "s2", "s3"])
+    met, unmet, error = (CriterionResult("x", status) for status in (Status.MET, Status.UNMET, Status.ERROR))
+    model.update([cells_result("s1", a=unmet, tone=met), cells_result("s2", a=met, tone=unmet),
+                  cells_result("s3", a=error, tone=met)])
+    assert model.visible("unmet", criterion="tone") == ["s2"]
+    assert model.visible("unmet", criterion="a") == ["s1"]
+    assert model.visible("unmet") == ["s1", "s2"]  # no focused criterion: any cell unmet
+    assert model.visible("cell-error", criterion="a") == ["s3"] and model.visible("cell-error", criterion="tone") == []
+    assert filter_label("unmet", "tone") == "unmet: tone" and filter_label("unmet") == "any criterion unmet"
+    assert filter_label("made-up", "tone") == "made-up quote"
+
+
+def test_made_up_quotes_are_found_but_quotes_of_the_input_are_not_made_up():
+    made_up = CriterionResult("a", Status.MET, evidence=[Evidence("we never refund", False, reason="not in the sample")])
+    from_input = CriterionResult("a", Status.MET, evidence=[Evidence("my money back", False, quoted_from="input")])
+    found = CriterionResult("a", Status.MET, evidence=[Evidence("5-7 days", True, 0, 8)])
+    assert has_made_up_quote(made_up) and not has_made_up_quote(from_input) and not has_made_up_quote(found)
+    assert not has_made_up_quote(None)
+    model = ResultsModel()
+    model.set_samples(["s1", "s2", "s3"])
+    model.update([cells_result("s1", a=found, b=made_up), cells_result("s2", a=from_input), cells_result("s3", a=found)])
+    assert model.visible("made-up") == ["s1"]
+
+
+def test_no_label_yet_means_no_verdict_score_or_labelled_criterion():
+    model = ResultsModel()
+    model.set_samples(["none", "note", "verdict", "cell", "score"])
+    model.set_labels({"note": Label(note="look again"), "verdict": Label(verdict="pass"),
+                      "cell": Label(criteria={"a": "met"}), "score": Label(score=7)})
+    assert model.visible("unlabelled") == ["none", "note"]  # a pending sample can be labelled too
+
+
+# -- column widths: the terminal's width, not a fixed cap ------------------------------------------
+def wide_rubric(*ids: str):
+    text = "name: t\ncriteria:\n" + "".join(f"  - id: {i}\n    outcome: O\n" for i in ids)
+    return parse_rubric(text).criteria
+
+
+def test_spare_width_goes_to_whole_ids_and_whole_titles():
+    long_id, long_title = "order-2024-05-03-blender-refund"[:30], "states-the-refund-window"
+    assert (len(long_id), len(long_title)) == (30, 24)
+    columns = [Column.of(c) for c in wide_rubric(long_title, "tone", "short")]
+    id_width = plan_layout(columns, len(long_id), room=200)
+    assert id_width == 30 and [c.width for c in columns] == [24, 5, 5]  # before: 16 and 12 at any width
+    tight = [Column.of(c) for c in wide_rubric(long_title, "tone", "short")]
+    id_width = plan_layout(tight, len(long_id), room=42)
+    # Titles to 12 first, then the id, then both share what is left.
+    assert id_width == ID_MAX + 1 and [c.width for c in tight] == [12, 5, 5]
+    compact = [Column.of(c) for c in wide_rubric(*(f"criterion-{n}" for n in range(9)))]
+    id_width = plan_layout(compact, len(long_id), room=52)
+    # Not everything fits: compact columns, scrolling sideways, and the id gives up the 3 cells
+    # that show a sixth column (never more than down to ID_COMPACT).
+    assert id_width == 13 >= ID_COMPACT and {c.width for c in compact} == {CRIT_MIN}
+
+
+def test_share_gives_cells_in_turn_up_to_each_cap():
+    widths = [5, 5, 5]
+    assert share(widths, [6, 9, 7], 6) == 0 and widths == [6, 8, 7]
+    assert share(widths, [6, 9, 7], 5) == 4 and widths == [6, 9, 7]
+
+
+# -- the Agreement table ------------------------------------------------------------------------
+def agreement_rows() -> list[tuple[str, Agreement]]:
+    figures = Agreement(both_pass=12, both_fail=30, rubric_pass_human_fail=4, rubric_fail_human_pass=5)
+    names = ["overall", "resolves-issue", "policy-accurate", "asks-for-credentials", "no-internal-links"]
+    return [(name, figures) for name in names]
+
+
+def test_the_agreement_table_fits_beside_the_editor_at_120_and_140_columns():
+    rows = agreement_rows()
+    wide = plan_agreement(200, rows)
+    assert wide.header_height == 1 and not wide.wrap_values and wide.id_width == len("asks-for-credentials")
+    for room in (78, 66):  # the Agreement pane at 140 and 120 columns, the editor shown
+        plan = plan_agreement(room, rows)
+        assert plan.total <= room and plan.header_height == 2
+    assert not plan_agreement(78, rows).wrap_values and plan_agreement(78, rows).id_width >= ID_READABLE
+    narrow = plan_agreement(44, rows)  # 80 columns: the figures people act on first, the rest scrolls
+    assert narrow.id_width == 8 and sum(narrow.widths[:6]) <= 44
+
+
+def test_wrapped_cells_keep_every_figure():
+    (_, figures), = agreement_rows()[:1]
+    flat, wrapped = agreement_cells(figures), agreement_cells(figures, wrap=True)
+    assert [cell.replace("\n", "") for cell in wrapped] == flat
+    assert wrapped[5].split("\n")[0].endswith("…") and wrapped[8] == "12/30/\n4/5"
+    assert wrap_id("asks-for-credentials", 12) == "asks-for-\ncredentials"
+    assert wrap_id("abcdefghijkl", 5) == "abcde\nfghij\nkl"
+
+
+# -- the inspector's evidence ---------------------------------------------------------------------
+def test_the_inspector_tells_made_up_quotes_from_quotes_of_the_input():
+    text = evidence_lines([
+        Evidence("5-7 days", True, 0, 8),
+        Evidence("my money back", False, reason="quoted from the input, not from the output", quoted_from="input"),
+        Evidence("we never refund", False, reason="not in the sample"),
+    ]).plain
+    assert "✓ “5-7 days”" in text
+    assert "↩ “my money back”  quoted from the input, not from the output" in text
+    assert "? “we never refund”  not in the sample — made-up quote" in text
+    assert "made-up" not in text.split("we never refund")[0]
+    highlighted = input_highlighted("Can I get my money back?", [Evidence("my money back", False, quoted_from="input")])
+    assert [span.style for span in highlighted.spans if highlighted.plain[span.start:span.end] == "my money back"]
