@@ -164,3 +164,16 @@ def test_functions_stay_short():
                 if lines > MAX_FUNCTION_LINES:
                     long.append(f"{name}.{node.name}: {lines} lines")
     assert long == []
+
+
+def test_only_the_command_line_imports_the_app_even_for_type_hints():
+    """Flows and screens get the app as a StudioHost: none reaches back into StudioApp."""
+    importers = []
+    for name, path in MODULES.items():
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        for node in ast.walk(tree):
+            if isinstance(node, ast.ImportFrom) and node.module == "rubric_studio.tui.app":
+                importers.append(name)
+            elif isinstance(node, ast.ImportFrom) and node.module == "rubric_studio.tui":
+                importers.extend(name for alias in node.names if alias.name == "app")
+    assert sorted(set(importers)) == ["rubric_studio.cli.studio"]
