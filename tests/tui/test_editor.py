@@ -1,8 +1,14 @@
-"""The rubric editor pane, driven with Pilot in a minimal host app."""
+"""The rubric editor pane, driven with Pilot in a minimal host app.
+
+The host sets the typing pauses out of reach: typed text is applied when a test says so
+(``settle``, enter, leaving the field), never by a timer racing a loaded machine. The
+one test about the pause itself shortens it and waits for the edit to land.
+"""
 
 from __future__ import annotations
 
 import shutil
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -11,11 +17,16 @@ from textual.app import App, ComposeResult
 from textual.widgets import Button, Footer, Input, OptionList, Select, TextArea
 
 from rubric_studio.core.document import RubricDocument
-from rubric_studio.tui.editor import FIELD_DEBOUNCE, ConfirmDelete, EditorPane
+from rubric_studio.tui.editor import ConfirmDelete, EditorPane, FieldEdited
+from rubric_studio.tui.editor_apply import EditBursts, apply_field
+from rubric_studio.tui.editor_specs import CRITERION_SPECS
+from rubric_studio.tui.editor_widgets import FieldInput
+from tests.tui.studio_helpers import until
 
 ROOT = Path(__file__).resolve().parents[2]
 SUPPORT = ROOT / "sample_rubrics" / "support_reply" / "support_reply.yaml"
 STUDIO_CSS = ROOT / "rubric_studio" / "tui" / "studio.tcss"  # the studio's one stylesheet
+NO_PAUSE = 3600.0  # a typing pause no test waits for
 
 
 class Host(App):
@@ -29,7 +40,9 @@ class Host(App):
         self.events: list[tuple[str, Any]] = []
 
     def compose(self) -> ComposeResult:
-        yield EditorPane(self.document, id="editor")
+        pane = EditorPane(self.document, id="editor")
+        pane.field_debounce = pane.yaml_debounce = NO_PAUSE
+        yield pane
         yield Footer()
 
     def on_editor_pane_changed(self, message: EditorPane.Changed) -> None:
@@ -77,22 +90,22 @@ def comment_lines(text: str) -> list[str]:
 async def test_editing_the_weight_posts_changed_updates_yaml_and_saves(app: Host, rubric: Path):
     async with app.run_test(size=(120, 35)) as pilot:
         await pilot.pause()  # the first frame drawn (the studio's whole stylesheet applies)
+        pane = app.query_one(EditorPane)
         weight = app.query_one("#ed-f-weight", Input)
         assert weight.value == "3"
         weight.focus()
         weight.value = "5"
-        await pilot.pause(FIELD_DEBOUNCE / 2)
-        assert app.kinds() == []  # not while typing ...
-        for _ in range(40):
-            await pilot.pause(0.05)
-            if app.kinds():
-                break
-        assert app.kinds() == ["changed"]  # ... but after the typing pause
+        await pilot.pause()
+        assert app.kinds() == [] and pane.waiting_for_pause  # not while typing ...
+        pane.field_debounce = 0.05
+        weight.value = "50"
+        await until(lambda: app.kinds() != [], timeout=30)
+        assert app.kinds() == ["changed"] and not pane.waiting_for_pause  # ... but after the typing pause
         yaml_text = app.query_one("#ed-yaml", TextArea).text
         assert yaml_text == app.document.text
-        assert "    weight: 5\n    required: true" in yaml_text
+        assert "    weight: 50\n    required: true" in yaml_text
         assert app.document.dirty and rubric.read_text(encoding="utf-8") == SUPPORT.read_text(encoding="utf-8")
-        assert "×5" in list_prompts(app)[0]
+        assert "×50" in list_prompts(app)[0]
 
         await pilot.press("ctrl+s")
         await pilot.pause()
@@ -216,11 +229,18 @@ async def test_yaml_view_edits_update_the_form_and_syntax_errors_show_inline(app
         assert app.document.text == view.text and "x: [" in app.document.text  # the text is kept
         assert "does not parse" in str(app.query_one(".ed-empty").render())
 
-        await pilot.press("ctrl+z")  # the document's undo, also from the YAML view: one burst of typing
+        # The document's undo, also from the YAML view: moving the cursor ended the first
+        # burst of typing, so each burst is its own step however quickly they followed.
+        weight_nine = SUPPORT.read_text(encoding="utf-8").replace("    weight: 3\n", "    weight: 9\n", 1)
+        await pilot.press("ctrl+z")
         await pilot.pause()
-        assert app.document.yaml_problem is None and view.text == SUPPORT.read_text(encoding="utf-8")
+        assert app.document.yaml_problem is None and view.text == weight_nine
+        assert app.query_one("#ed-f-weight", Input).value == "9"
+        await pilot.press("ctrl+z")
+        await pilot.pause()
+        assert view.text == SUPPORT.read_text(encoding="utf-8")
         assert app.query_one("#ed-f-weight", Input).value == "3"
-        await pilot.press("ctrl+y")
+        await pilot.press("ctrl+y", "ctrl+y")
         await pilot.pause()
         assert "x: [" in view.text and app.document.yaml_problem is not None
 
@@ -288,14 +308,13 @@ async def test_type_select_and_score_range_rows(app: Host):
         app.query_one("#ed-range-del-0", Button).press()
         await pilot.pause()
         assert 0 not in app.document.criterion_data(2)["score_ranges"]
-        for _ in range(40):  # the band rows are rebuilt and filled in: type into the new ones
-            if app.query_one("#ed-range-lower-0", Input).value == "4" and len(app.query(".ed-range-row")) == 4:
-                break
-            await pilot.pause(0.05)
+        # the band rows are rebuilt and filled in: type into the new ones
+        await until(lambda: len(app.query(".ed-range-row")) == 4
+                    and app.query_one("#ed-range-lower-0", Input).value == "4", timeout=30)
         lower = app.query_one("#ed-range-lower-0", Input)
-        lower.value = "1"  # a lower bound applies on enter / leaving the field, not while typing
+        lower.value = "1"  # a lower bound applies on enter / leaving the field, not after the typing pause
         await pilot.pause()
-        assert pane._field_timer is None
+        assert pane.pending_fields == ["ed-range-lower-0"] and not pane.waiting_for_pause
         assert 4 in app.document.criterion_data(2)["score_ranges"]
         lower.focus()
         await pilot.press("enter")
@@ -344,7 +363,7 @@ async def test_displaying_a_rubric_with_typos_never_writes_to_it(tmp_path: Path)
     text = with_typos(path)
     app = Host(RubricDocument.load(path))
     async with app.run_test(size=(120, 35)) as pilot:
-        await pilot.pause(FIELD_DEBOUNCE + 0.2)
+        await settle(pilot)
         listing = app.query_one("#ed-list", OptionList)
         listing.focus()
         for _ in range(app.document.criteria_count - 1):  # show every criterion
@@ -352,15 +371,11 @@ async def test_displaying_a_rubric_with_typos_never_writes_to_it(tmp_path: Path)
             await pilot.pause()
         await pilot.press("home")
         pane = app.query_one(EditorPane)
-        for _ in range(40):
-            if pane.selected == 0 and app.query_one("#ed-form").index == 0:
-                break
-            await pilot.pause(0.05)
+        await until(lambda: pane.selected == 0 and app.query_one("#ed-form").index == 0, timeout=30)
         for tab in ("ed-tab-rubric", "ed-tab-yaml", "ed-tab-criteria"):
             app.query_one("#ed-tabs").active = tab
             await pilot.pause()
-        await settle(pilot)
-        await pilot.pause(FIELD_DEBOUNCE + 0.2)
+        await settle(pilot)  # whatever any field took for an edit is applied now
         assert app.document.text == text and not app.document.dirty
         assert "changed" not in app.kinds()
         assert app.query_one("#ed-f-outcome", TextArea).text == ""
@@ -372,7 +387,9 @@ async def test_displaying_a_rubric_with_typos_never_writes_to_it(tmp_path: Path)
         weight.value = "33"
         await pilot.pause()
         weight.value = "3"
-        await pilot.pause(FIELD_DEBOUNCE + 0.2)
+        await pilot.pause()
+        assert pane.pending_fields == []
+        await settle(pilot)
         assert app.document.text == text and "changed" not in app.kinds()
         # ... while a real edit still applies.
         outcome = app.query_one("#ed-f-outcome", TextArea)
@@ -397,25 +414,21 @@ async def test_studio_reloads_an_outside_fix_quietly_after_showing_a_typo(tmp_pa
     changed: list[EditorPane.Changed] = []
     async with app.run_test(size=(120, 35), message_hook=lambda m: changed.append(m)
                             if isinstance(m, EditorPane.Changed) else None) as pilot:
-        while app.editor is None or not app.editor.is_mounted:
-            await pilot.pause(0.05)
-        await pilot.pause(FIELD_DEBOUNCE + 0.3)
-        assert not app.document.dirty and app.document.text == typo and changed == []
+        await until(lambda: app.editor is not None and app.editor.is_mounted, timeout=30)
+        await pilot.pause()
+        await app.editor.flush()  # whatever a field took for an edit is applied now
+        await pilot.pause()
+        assert not app.session.document.dirty and app.session.document.text == typo and changed == []
 
         fixed = SUPPORT.read_text(encoding="utf-8")
         path.write_text(fixed, encoding="utf-8")
         app.post_message(FilesChanged({"rubric"}))
-        for _ in range(100):
-            if app.document.text == fixed:
-                break
-            await pilot.pause(0.05)
-        assert app.document.text == fixed and not app.document.dirty
+        await until(lambda: app.session.document.text == fixed, timeout=30)
+        assert app.session.document.text == fixed and not app.session.document.dirty
         assert not isinstance(app.screen, ConflictScreen)
-        assert app.query_one("#ed-yaml", TextArea).text == fixed
-        for _ in range(200):  # let the re-grade finish before the app closes
-            if app.report is not None and not app.running:
-                break
-            await pilot.pause(0.05)
+        await until(lambda: app.query_one("#ed-yaml", TextArea).text == fixed, timeout=30)
+        # let the re-grade finish before the app closes
+        await until(lambda: app.session.report is not None and not app.session.running, timeout=60)
 
 
 # -- closing while the editor mounts ----------------------------------------------------
@@ -444,3 +457,107 @@ async def test_a_removed_editor_neither_lays_out_nor_writes(app: Host):
         await pane._sync(force=True)
         await pilot.pause()
         assert app.document.text == text and app.kinds() == []
+
+
+# -- labels --------------------------------------------------------------------------------
+def cut_labels(app: Any, container: str) -> list[tuple[str, int]]:
+    """The field labels shown in ``container`` whose text does not fit their width."""
+    cut = []
+    for label in app.query_one(container).query(".ed-label"):
+        text = str(label.render())
+        if label.region.width and label.content_region.width < len(text):
+            cut.append((text, label.content_region.width))
+    return cut
+
+
+async def test_field_labels_show_in_full_in_the_studio_side_pane(tmp_path: Path):
+    from rubric_studio.tui.app import StudioApp
+
+    folder = tmp_path / "support_reply"
+    shutil.copytree(SUPPORT.parent, folder)
+    app = StudioApp(folder / SUPPORT.name, watch=False)
+    async with app.run_test(size=(120, 35)) as pilot:
+        await until(lambda: app.editor is not None and app.editor.is_mounted, timeout=30)
+        pane = app.editor
+        app.query_one("#ed-tabs").active = "ed-tab-rubric"
+        await pilot.pause()
+        labels = {str(label.render()) for label in app.query("#ed-rubric .ed-label") if label.region.width}
+        assert {"description", "temperature", "max retries", "concurrency"} <= labels
+        assert pane.has_class("-narrow") and cut_labels(app, "#ed-rubric") == []
+        description = app.query_one("#ed-r-description")
+        assert description.region.width >= 20  # the field keeps room to type in
+
+        app.query_one("#ed-tabs").active = "ed-tab-criteria"
+        assert pane.select_criterion("no-internal-links")  # a regex check: "expect match"
+        await pilot.pause()
+        await until(lambda: app.query_one("#ed-c-expect_match").region.width > 0, timeout=30)
+        assert cut_labels(app, "#ed-form") == []
+
+        await pilot.resize_terminal(80, 24)  # a small terminal: labels go above their fields
+        await until(lambda: pane.has_class("-stacked"), timeout=30)
+        await pilot.pause()
+        assert cut_labels(app, "#ed-form") == []
+        app.query_one("#ed-tabs").active = "ed-tab-rubric"
+        await pilot.pause()
+        assert cut_labels(app, "#ed-rubric") == []
+        name_label = app.query_one("#ed-rubric .ed-label")
+        assert app.query_one("#ed-r-name").region.y > name_label.region.y
+        await until(lambda: app.session.report is not None and not app.session.running, timeout=60)
+
+
+# -- a field reports edits; the pane groups them into undo steps ------------------------
+class OneField(App):
+    """A lone weight field, filled in from criterion data, recording what it posts."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.posted: list[FieldEdited] = []
+
+    def compose(self) -> ComposeResult:
+        yield FieldInput(CRITERION_SPECS["weight"], id="weight")
+
+    def on_field_edited(self, message: FieldEdited) -> None:
+        self.posted.append(message)
+
+
+async def test_a_field_posts_the_parsed_value_the_error_or_that_it_is_back_to_the_document():
+    app = OneField()
+    async with app.run_test() as pilot:
+        field = app.query_one(FieldInput)
+        field.value = "7"  # not filled in from the document yet: not an edit
+        await pilot.pause()
+        assert app.posted == []
+        field.show_data({"weight": 3})
+        await pilot.pause()
+        assert field.value == "3" and app.posted == []  # showing the document posts nothing
+        for typed in ("2.5", "zero", "3"):
+            field.value = typed
+            await pilot.pause()
+        edits = [(m.value, m.error, m.reverted, m.apply_now) for m in app.posted]
+        assert edits == [(2.5, None, False, False), (None, "expected a number, got 'zero'", False, False),
+                         (None, None, True, False)]
+        field.value = "4"
+        await pilot.press("enter")
+        assert (app.posted[-1].value, app.posted[-1].apply_now) == (4, True)
+        assert app.posted[-1].spec is CRITERION_SPECS["weight"]
+
+
+def test_a_new_burst_is_a_new_undo_step_however_close_in_time(rubric: Path, monkeypatch: pytest.MonkeyPatch):
+    monkeypatch.setattr(RubricDocument, "coalesce_seconds", float("inf"))  # the clock never splits a step here
+    document = RubricDocument.load(rubric)
+    bursts = EditBursts(document)
+    weight = CRITERION_SPECS["weight"]
+    original = document.text
+    for value in (4, 5):  # one burst of typing in one field: one step
+        bursts.apply("ed-f-weight", partial(apply_field, document, 0, weight, value))
+    after_typing = document.text
+    bursts.end()  # the user left the field and came back: the same field, a new step
+    bursts.apply("ed-f-weight", partial(apply_field, document, 0, weight, 6))
+    after_return = document.text
+    # the YAML view: typing, moving the cursor (burst 2), typing again
+    bursts.apply(("yaml", 1), partial(document.replace_text, after_return.replace("weight: 6", "weight: 60")))
+    bursts.apply(("yaml", 2), partial(document.replace_text, document.text.replace("weight: 2", "weight: 20")))
+    assert document.undo() and document.text == after_return.replace("weight: 6", "weight: 60")
+    assert document.undo() and document.text == after_return
+    assert document.undo() and document.text == after_typing
+    assert document.undo() and document.text == original and not document.can_undo
