@@ -190,10 +190,11 @@ class StudioApp(SessionEvents, SessionView, App[int]):
 
         if initial:  # the versions of earlier sessions, before the first run can record one
             await asyncio.to_thread(self.session.versions.load_past)
-        if "samples" in kinds:
-            self.post_message(SamplesLoaded(await asyncio.to_thread(self.session.read_samples), initial))
+        # Labels first: the first run (started by the samples) then records them with its version.
         if "labels" in kinds:
             self.post_message(LabelsLoaded(await asyncio.to_thread(self.session.read_labels)))
+        if "samples" in kinds:
+            self.post_message(SamplesLoaded(await asyncio.to_thread(self.session.read_samples), initial))
 
     @work(group="grader", exclusive=True, exit_on_error=False)
     async def _build_grader(self, rubric: Any) -> None:

@@ -68,6 +68,7 @@ class EditorPane(DocumentViews, StructureActions, Widget):
     ]
 
     can_focus = False
+    ready = False  # True once the first sync after mounting has shown the document
 
     field_debounce: float = FIELD_DEBOUNCE
     """Seconds of no typing after which a field's text is applied."""
@@ -145,6 +146,7 @@ class EditorPane(DocumentViews, StructureActions, Widget):
         with contextlib.suppress(NoMatches):
             self.query_one("#ed-yaml", YamlView).indent_width = 2
         await self._sync(force=True)
+        self.ready = True  # every view shows the document
 
     def on_resize(self, event: events.Resize) -> None:
         self.set_class(event.size.width < NARROW_WIDTH, "-narrow")

@@ -58,8 +58,8 @@ class DocumentViews(_PaneBase):
         try:
             await self._sync_views(force, reset_yaml)
         except NoMatches:
-            if self.is_attached:
-                raise
+            if self.is_attached and self.app.is_running:
+                raise  # a missing view while the app runs is a bug; while it shuts down, expected
 
     async def _sync_views(self, force: bool, reset_yaml: bool) -> None:
         document = self.document

@@ -151,7 +151,7 @@ LEGEND: tuple[tuple[str, str, str], ...] = (
     ("⚠", "error", "error"),
     ("·", "unjudged", "unjudged"),
     ("⋯", "pending", "pending"),
-    ("↑↓", "flip-up", "flipped by your last save"),
+    ("↑↓", "flip-up", "flipped since the last version"),
     ("≠", "disagree", "differs from your label"),
     (MADE_UP, "made-up", "made-up quote"),
     ("*", "header", "required"),

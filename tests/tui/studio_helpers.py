@@ -37,8 +37,9 @@ async def until(condition: Callable[[], object], timeout: float = 30.0) -> None:
 
 
 def graded(app) -> bool:
-    """The first run finished and the editor is mounted."""
-    return app.session.report is not None and not app.session.running and app.editor is not None
+    """The first run finished and the editor is mounted and shows the document."""
+    editor = app.editor
+    return app.session.report is not None and not app.session.running and getattr(editor, "ready", False)
 
 
 async def unsaved_edit(app, pilot, description: str = "unsaved") -> None:

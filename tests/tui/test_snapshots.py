@@ -46,8 +46,8 @@ def judged(studio: Path):
 async def graded(pilot) -> None:
     app = pilot.app
     started = time.monotonic()
-    while app.session.report is None or app.session.running or app.editor is None:
-        if time.monotonic() - started > 20:
+    while app.session.report is None or app.session.running or not getattr(app.editor, "ready", False):
+        if time.monotonic() - started > 60:
             raise AssertionError("the studio did not finish grading")
         await asyncio.sleep(0.02)
     await pilot.pause()
