@@ -174,9 +174,9 @@ async def _keys_end_to_end(app, pilot, keys: list[str]) -> list[float]:
 
 
 async def _big(work: Path) -> dict[str, float]:
+    from rubric_studio.session.results_model import FILTERS, SORTS
     from rubric_studio.tui.app import StudioApp
     from rubric_studio.tui.matrix import ResultsMatrix
-    from rubric_studio.session.results_model import FILTERS, SORTS
 
     rubric = _write_big(work)
     started = time.perf_counter()

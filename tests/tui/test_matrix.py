@@ -117,7 +117,7 @@ async def test_legend_only_in_room_the_rows_leave():
         shown = lines(few.query_one(ResultsMatrix))
         legend = "\n".join(shown[-4:])
         for item in ("✓ met", "✗ unmet", "✓ 8 judge score 0-10", "✗.29 check score", "⚠ error", "· unjudged",
-                     "⋯ pending", "↑↓ flipped by your last save", "≠ differs from your label", "? made-up quote",
+                     "⋯ pending", "↑↓ flipped since the last version", "≠ differs from your label", "? made-up quote",
                      "* required"):
             assert item in legend
         assert shown[5] == "" and shown[-5] == ""
