@@ -69,12 +69,12 @@ def test_studio_in_tmux_follows_an_outside_edit(tmp_path: Path, tmux: Tmux):
     screen = tmux.wait_for(lambda s: "refund-with" in s and "score" in s and "OPENAI_API_KEY" in s)
     assert "15 samples" in screen
     assert "unjudged" in screen  # judge cells, and one line on how to configure a judge
-    assert "since last save" not in screen
+    assert " since v" not in screen  # nothing to compare the first run with
 
     rubric.write_text(rubric.read_text().replace("max_words: 150", "max_words: 60"))
-    screen = tmux.wait_for(lambda s: "↓ since last save" in s)
-    header = next(line for line in screen.splitlines() if "since last save" in line)
-    assert "0 ↑" in header and " 0 ↓" not in header
+    screen = tmux.wait_for(lambda s: "↓ since v1" in s)
+    header = next(line for line in screen.splitlines() if "since v1" in line)
+    assert "cells 0↑ " in header and " 0↓" not in header
 
     # An invalid edit shows file:line:col and keeps the results on screen.
     rubric.write_text(rubric.read_text().replace("max_words: 60", "max_wrds: 60"))

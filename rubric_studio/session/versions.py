@@ -90,6 +90,8 @@ class SessionVersions:
         self.history = VersionHistory(store=store)
         self.latest_diff: VersionDiff | None = None
         self._reports: dict[int, dict[str, SampleResult]] = {}
+        #: The version whose results the shown flips are counted against (None: no flips to count).
+        self.compared_with: int | None = None
 
     def load_past(self) -> int:
         """Read the versions of earlier sessions (blocking: a file read; call it in a thread
@@ -136,7 +138,8 @@ class SessionVersions:
         if latest is None:
             return {}
         if not consistency and self._same_inputs(latest) and len(self.history.versions) > 1:
-            return self._reports.get(self.history.versions[-2].number, {})
+            latest = self.history.versions[-2]
+        self.compared_with = latest.number if latest.number in self._reports else None
         return self._reports.get(latest.number, {})
 
     def _same_inputs(self, version: Version) -> bool:

@@ -31,7 +31,7 @@ from textual.screen import Screen
 from textual.widgets import Footer, Static, TabbedContent, TabPane
 
 from rubric_studio.core.safe_text import terminal_safe
-from rubric_studio.session.studio import StudioSession
+from rubric_studio.session.studio import StudioSession, grader_key
 from rubric_studio.tui import app_commands, draft_screen, improve_edits, improve_screen, labeling
 from rubric_studio.tui.app_events import SessionEvents
 from rubric_studio.tui.app_view import SessionView
@@ -246,8 +246,6 @@ class StudioApp(SessionEvents, SessionView, App[int]):
 
     def rebuild_grader(self) -> None:
         """Build the judge again (after the rubric was trusted); the new grader re-grades when ready."""
-        from rubric_studio.session.studio import grader_key
-
         session = self.session
         if session.rubric is not None:
             session.grader_key = grader_key(session.rubric)

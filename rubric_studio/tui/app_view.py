@@ -112,7 +112,7 @@ class SessionView:
             rubric=session.rubric.name if session.rubric is not None else session.rubric_path.name,
             counts=session.model.counts() if session.samples else None,
             running=session.running, done=done, total=total, in_flight=in_flight,
-            flips=tally, has_baseline=bool(session.model.baseline),
+            flips=tally, has_baseline=bool(session.model.baseline), compared_with=session.versions.compared_with,
             stale=session.model.stale, filter_kind=matrix.filter_kind, filter_label=matrix.filter_label,
             search=matrix.search, sort_by=matrix.sort_by,
             reverse=matrix.reverse, consistency=session.consistency_k, version_line=session.versions.version_line,

@@ -51,6 +51,7 @@ class RunState:
     #: table marks and the new-version notification describes).
     flips: FlipTally = field(default_factory=FlipTally)
     has_baseline: bool = False
+    compared_with: int | None = None  # the version the flips are counted against
     stale: bool = False
     filter_kind: str = "all"
     filter_label: str = ""  # the filter as the table names it ("unmet: tone")
@@ -96,7 +97,8 @@ class RunHeader(Static):
             out.append("  ")
             out.append(flips.describe(), style=("bold red" if flips.to_fail or flips.cells_down else "bold green")
                        if flips.any else "dim")
-            out.append(" since the last version", style="dim")
+            out.append(f" since v{state.compared_with}" if state.compared_with else " since the last version",
+                       style="dim")
         view = []
         if state.filter_kind != "all":
             view.append(f"filter: {terminal_safe(state.filter_label or FILTERS[state.filter_kind])}")

@@ -148,7 +148,7 @@ async def test_edit_save_regrades_and_marks_flips(studio: Path):
         assert up == 0 and down >= 1
         assert app.session.model.flips["refund-late-request"]["short"] == -1
         header = str(app.query_one("#run-header").render())
-        assert f"cells 0↑ {down}↓" in header and "since the last version" in header
+        assert f"cells 0↑ {down}↓ since v1" in header
         matrix = app.query_one(ResultsMatrix)
         matrix.select_criterion("short")
         row = matrix.rows.index("refund-late-request")
