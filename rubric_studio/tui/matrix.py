@@ -93,9 +93,9 @@ class ResultsMatrix(MatrixNavigation, MatrixPainter, ScrollView, can_focus=True)
     }
 
     BINDINGS = [
-        Binding("enter", "inspect", "Inspect"),
+        Binding("enter", "inspect", "Inspect", show=False),  # the cell hint says so; the footer fits 80 columns
         Binding("f", "cycle_filter", "Filter"),
-        Binding("s", "cycle_sort", "Sort"),
+        Binding("s", "cycle_sort", "Sort", show=False),
         Binding("r", "reverse_sort", "Reverse", show=False),
         Binding("question_mark", "app.help", "Help", key_display="?", show=False),
         Binding("up,k", "cursor(-1, 0)", "Up", show=False),
