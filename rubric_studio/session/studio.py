@@ -65,6 +65,7 @@ class SamplesRead:
     samples: list[Sample]
     problems: list[Problem]
     failed: bool = False
+    fingerprint: str = ""  # of every sample, for versions: hashed here, off the event loop
 
 
 @dataclass(frozen=True)
@@ -109,6 +110,7 @@ class StudioSession:
         self.samples_by_id: dict[str, Sample] = {}
         self.samples_loaded = False
         self.samples_error = False
+        self.samples_fingerprint = ""
         self.sidecar_labels: dict[str, Label] = {}
         self.labels: dict[str, Label] = {}
         self.grader: Grader | None = None
@@ -148,7 +150,10 @@ class StudioSession:
             sample_set = load_samples(path)
         except RubricError as exc:
             return SamplesRead(path, [], exc.problems, failed=True)
-        return SamplesRead(path, sample_set.samples, sample_set.problems)
+        from rubric_studio.engine.versions import samples_fingerprint_of
+
+        return SamplesRead(path, sample_set.samples, sample_set.problems,
+                           fingerprint=samples_fingerprint_of(sample_set.samples))
 
     def read_labels(self) -> LabelsRead:
         """Read the labels sidecar (blocking: call it in a thread)."""
@@ -173,6 +178,7 @@ class StudioSession:
         self.samples_path = read.path
         self.samples = read.samples
         self.samples_by_id = {s.id: s for s in read.samples}
+        self.samples_fingerprint = read.fingerprint
         self.samples_loaded = True
         self.samples_error = False
         self.set_problems("samples", read.problems)
@@ -352,6 +358,8 @@ class StudioSession:
         return await self.grade_to_end()
 
     async def aclose(self) -> None:
+        """Close the judge's connections and finish writing the run history."""
+        await asyncio.to_thread(self.versions.flush)
         if self.grader is not None:
             await self.grader.aclose()
 

@@ -191,6 +191,7 @@ def test_versions_persist_and_a_reopened_rubric_continues_them(project: Path):
     run(first.open())
     _save(first, RUBRIC.format(threshold=1.0, forbidden="zzz"))
     run(first.grade_to_end())
+    run(first.aclose())  # the history is written in the background; closing waits for it
     again = _session(project)
     assert again.versions.load_past() == 2  # read back from the history file
     assert [v.number for v in again.versions.history.versions] == [1, 2]
