@@ -64,4 +64,7 @@ def run(args: argparse.Namespace) -> int:
         app.run()
         if app.next_rubric is None:
             return int(app.return_code or 0)
-        rubric, args.labels = app.next_rubric, None  # the samples given stay; labels belong to a rubric
+        # The new rubric grades the same samples (given or found beside this one); labels belong to a rubric.
+        samples = app.session.samples_path
+        rubric, args.labels = app.next_rubric, None
+        args.samples = str(samples) if samples is not None else args.samples
