@@ -85,12 +85,13 @@ class FieldControl(_ControlBase):
     _blank: Any = None  # what the control holds for "nothing picked"
 
     def control_value(self) -> Any:
-        """What the control holds now."""
-        raise NotImplementedError
+        """What the control holds now (its ``value``, for Input, Select and Checkbox)."""
+        return self.value  # type: ignore[attr-defined]
 
     def put_value(self, value: Any) -> None:
         """Show ``value`` (the control's own kind of value)."""
-        raise NotImplementedError
+        if self.value != value:  # type: ignore[attr-defined]
+            self.value = value  # type: ignore[attr-defined]
 
     def showable(self, value: Any) -> Any:
         """What the control can show for the document's ``value`` (None: it cannot show it)."""
@@ -148,13 +149,6 @@ class FieldInput(Input, FieldControl):
         Input.__init__(self, value, compact=True, **kwargs)
         self.spec = spec
 
-    def control_value(self) -> Any:
-        return self.value
-
-    def put_value(self, value: Any) -> None:
-        if self.value != value:
-            self.value = value
-
     def on_input_changed(self, event: Input.Changed) -> None:
         event.stop()
         self.report_edit()
@@ -198,13 +192,6 @@ class FieldSelect(Select[str], FieldControl):
         self.choices = frozenset(choice for _, choice in options)
         self.blank_allowed = bool(kwargs.get("allow_blank", True))
 
-    def control_value(self) -> Any:
-        return self.value
-
-    def put_value(self, value: Any) -> None:
-        if self.value != value:
-            self.value = value
-
     def showable(self, value: Any) -> Any:
         if value is None or value is Select.NULL or value in self.choices:
             return value
@@ -234,13 +221,6 @@ class FieldCheck(Checkbox, FieldControl):
     def __init__(self, spec: FieldSpec, label: str, value: bool, **kwargs: Any) -> None:
         Checkbox.__init__(self, label, value, compact=True, **kwargs)
         self.spec = spec
-
-    def control_value(self) -> Any:
-        return self.value
-
-    def put_value(self, value: Any) -> None:
-        if self.value != value:
-            self.value = value
 
     def on_checkbox_changed(self, event: Checkbox.Changed) -> None:
         event.stop()
