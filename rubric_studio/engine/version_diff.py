@@ -66,10 +66,19 @@ class VersionDiff:
     def cells_broken(self) -> int:
         return sum(len(f.broken) for f in self.criteria.values())
 
+    @property
+    def title(self) -> str:
+        """"v3 → v4 (rubric edit)"."""
+        return f"v{self.a} → v{self.b} ({self.kind})"
+
+    def fixes_text(self) -> str:
+        """"fixed 3 disagreements, broke 1" (against the labels)."""
+        fixed = len(self.overall.fixed)
+        return f"fixed {fixed} disagreement{'s' if fixed != 1 else ''}, broke {len(self.overall.broken)}"
+
     def summary_line(self) -> str:
         """One line: "v3 → v4 (rubric edit): fixed 3 disagreements, broke 1 · 1 fail→pass · kappa 0.40 → 0.62"."""
-        parts = [f"fixed {len(self.overall.fixed)} disagreement{'s' if len(self.overall.fixed) != 1 else ''}, "
-                 f"broke {len(self.overall.broken)}"]  # fmt: skip
+        parts = [self.fixes_text()]
         if self.cells_fixed or self.cells_broken:
             parts.append(f"cells: fixed {self.cells_fixed}, broke {self.cells_broken}")
         flips = []
@@ -83,7 +92,7 @@ class VersionDiff:
         before, after = self.deltas.get("overall", {}).get("kappa", (None, None))
         if before is not None or after is not None:
             parts.append(f"kappa {_fmt(before)} → {_fmt(after)}")
-        return f"v{self.a} → v{self.b} ({self.kind}): " + " · ".join(parts)
+        return f"{self.title}: " + " · ".join(parts)
 
     def criterion_lines(self) -> list[str]:
         """Per criterion with any change: "tone: fixed 2, broke 0 · 3 cells flipped"."""

@@ -263,12 +263,14 @@ class VersionHistory:
         labels_fingerprint: str | None = None,
         timestamp: float | None = None,
         coalesce: bool = False,
+        persist: bool = True,
     ) -> Version | None:
         """The labels changed, the results did not: a "labels change" version with the latest
         version's results and the new labels (None before anything was graded).
 
         ``coalesce``: when the latest version is itself a labels change, it takes the new labels
-        in place (a labelling run is one version, not one per key pressed)."""
+        in place (a labelling run is one version, not one per key pressed); with ``persist`` False
+        that update is not written to the store until :meth:`persist` is called."""
         latest = self.latest
         if latest is None:
             return None
@@ -277,7 +279,8 @@ class VersionHistory:
             latest.labels_fingerprint, latest.labels = fingerprint, labels_snapshot(labels)
             latest.agreement, latest.stored_figures = agreement, None
             latest.kind = change_kind(self.versions[-2], latest)
-            self._persist(latest)
+            if persist:
+                self._persist(latest)
             return latest
         candidate = replace(latest, number=self._next, timestamp=time.time() if timestamp is None else timestamp,
                             labels_fingerprint=fingerprint, labels=labels_snapshot(labels),
@@ -300,6 +303,10 @@ class VersionHistory:
         del self.versions[: max(0, len(self.versions) - self.limit)]
         self._persist(candidate)
         return candidate
+
+    def persist(self, version: Version) -> None:
+        """Write ``version`` (as it is now) to the store, if there is one."""
+        self._persist(version)
 
     def _persist(self, version: Version) -> None:
         if self.store is not None:

@@ -5,7 +5,8 @@
 * :func:`plan_import` turns an imported rubric into a native one, ``<stem>.imported.yaml``
   beside the source, with the command that opens it.
 * :func:`write_file` writes either one atomically, never over a file that changed since the
-  user saw it (the UI asks before replacing an existing file; see :func:`existing_state`).
+  user saw it (the UI asks before replacing an existing file, whose
+  :func:`~rubric_studio.core.atomic.disk_state` it read first).
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from rubric_studio.core.atomic import ChangedOnDisk, DiskState, disk_state, write_text_safely
+from rubric_studio.core.atomic import ChangedOnDisk, DiskState, write_text_safely
 from rubric_studio.interop import FORMATS, ImportResult, export_rubric, rubric_to_yaml
 
 if TYPE_CHECKING:
@@ -94,11 +95,6 @@ def plan_import(source: Path, result: ImportResult) -> FilePlan:
     title = FORMATS[result.detected].title if result.detected in FORMATS else (result.detected or "unknown")
     return FilePlan(path, text, title, list(result.warnings),
                     command=f"rubric-studio {shlex.quote(shown_path(path))}")
-
-
-def existing_state(path: Path) -> DiskState:
-    """The state of ``path`` now (``exists`` False for a new file); OSError for a FIFO, a device …"""
-    return disk_state(path)
 
 
 def write_file(plan: FilePlan, expect: DiskState) -> None:

@@ -184,7 +184,6 @@ class StudioSession:
         self.set_problems("samples", read.problems)
         self.model.set_samples(self.samples)
         self._merge_labels()
-        self.versions.samples_changed()
         return True
 
     def take_labels(self, read: LabelsRead) -> bool:
@@ -261,7 +260,6 @@ class StudioSession:
         """Use ``grader``; returns the previous one (to close) after handing over its calls in flight."""
         old, self.grader = self.grader, grader
         self.judge_label, self.judge_note = label, note
-        self.versions.judge_changed()
         if old is not None and old is not grader:
             old.hand_over(grader)  # calls in flight for unchanged requests are adopted, not re-sent
             return old

@@ -120,9 +120,11 @@ class SessionVersions:
         self._reports: dict[int, dict[str, SampleResult]] = {}
         #: The version whose results the shown flips are counted against (None: no flips to count).
         self.compared_with: int | None = None
+        self._unwritten: Version | None = None  # a labels version updated in memory only
 
     def flush(self) -> None:
         """Wait until every version recorded so far is in the history file (blocking)."""
+        self._write_unwritten()
         flush = getattr(self.history.store, "flush", None)
         if flush is not None:
             flush()
@@ -142,12 +144,6 @@ class SessionVersions:
         }
 
     # -- what the session tells us -----------------------------------------------------------
-    def samples_changed(self) -> None:
-        """The samples were (re)loaded: the next graded run is a samples change if they differ."""
-
-    def judge_changed(self) -> None:
-        """A new grader: the next graded run is a judge change if its judge differs."""
-
     def labels_changed(self) -> None:
         """The labels changed: a version of kind "labels change" (same results, new labels).
 
@@ -158,12 +154,20 @@ class SessionVersions:
         results = self._reports.get(latest.number) if latest is not None else None
         if latest is None or results is None or session.rubric is None or session.running:
             return  # nothing graded in this session yet, or a run will record the new labels
-        report = agreement(list(results.values()), session.labels, session.rubric)
-        version = self.history.record_labels(session.labels, agreement=report,
-                                             coalesce=latest.kind == LABELS_CHANGE)
+        # No agreement report: a version with a labels snapshot derives its figures from it when asked.
+        # A key pressed in a labelling run updates the version in memory; it is written once, when the
+        # next version is recorded or the session closes (not a full line of every cell per key).
+        coalesce = latest.kind == LABELS_CHANGE
+        version = self.history.record_labels(session.labels, coalesce=coalesce, persist=not coalesce)
         if version is not None:
             self._keep(version.number, results)
+            self._unwritten = version if coalesce else None
         self.latest_diff = self.history.diff_latest()
+
+    def _write_unwritten(self) -> None:
+        if self._unwritten is not None:
+            self.history.persist(self._unwritten)
+            self._unwritten = None
 
     # -- runs ---------------------------------------------------------------------------------
     def baseline(self, *, consistency: bool) -> dict[str, SampleResult]:
@@ -200,6 +204,7 @@ class SessionVersions:
         report_now = agreement(report.samples, session.labels, rubric)
         line = None
         if consistency is None:
+            self._write_unwritten()
             before = self.history.latest
             version = self.history.record(rubric, report.samples, report_now, labels=session.labels, **self._basis())
             self._keep(version.number, report.by_id())
@@ -212,9 +217,7 @@ class SessionVersions:
 
     def blame_line(self, diff: VersionDiff) -> str:
         """The notification of a new version: its cause, fixes and breaks, and the flips shown."""
-        fixed, broken = len(diff.overall.fixed), len(diff.overall.broken)
-        return (f"v{diff.a} → v{diff.b} ({diff.kind}): fixed {fixed} disagreement{'s' if fixed != 1 else ''}, "
-                f"broke {broken} · {self.tally().describe()}")
+        return f"{diff.title}: {diff.fixes_text()} · {self.tally().describe()}"
 
     @property
     def version_line(self) -> str | None:
@@ -222,7 +225,7 @@ class SessionVersions:
         diff = self.latest_diff
         if diff is None:
             return None
-        return f"v{diff.a} → v{diff.b} ({diff.kind}): fixed {len(diff.overall.fixed)}, broke {len(diff.overall.broken)}"
+        return f"{diff.title}: fixed {len(diff.overall.fixed)}, broke {len(diff.overall.broken)}"
 
     def agreement_now(self) -> AgreementReport | None:
         session = self.session

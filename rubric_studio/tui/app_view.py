@@ -61,12 +61,14 @@ class SessionView:
     selection: tuple[str | None, str | None]
 
     def show_problems(self) -> None:
+        """The banner, bars and inspector after the problems changed; the table, whose rows are
+        drawn as stale while a file is invalid."""
         if not self.is_mounted:  # type: ignore[attr-defined]
             return
-        with contextlib.suppress(Exception):  # the widgets are gone while the app shuts down
-            self._show_banner()
-            self.refresh_bars()
-            self.refresh_inspector()
+        self._show_banner()
+        self.query_one(ResultsMatrix).refresh()  # type: ignore[attr-defined]
+        self.refresh_bars()
+        self.refresh_inspector()
 
     def _show_banner(self) -> None:
         banner = self.query_one("#banner", Static)  # type: ignore[attr-defined]

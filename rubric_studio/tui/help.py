@@ -13,10 +13,7 @@ from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Static
 
-JUDGE_HELP = (
-    "Configure a judge: set OPENAI_API_KEY or ANTHROPIC_API_KEY, or start with "
-    "--judge ollama:llama3.1, or --base-url http://host:port/v1 (any OpenAI-compatible server)."
-)
+from rubric_studio.session.studio import JUDGE_HELP
 
 LEGEND = [
     ("✓", "green", "met (a penalty met is bad: shown red)"),

@@ -20,11 +20,11 @@ from typing import TYPE_CHECKING
 from rich.text import Text
 from textual.app import SystemCommand
 
+from rubric_studio.core.atomic import disk_state
 from rubric_studio.interop import FORMATS, ImportResult, import_rubric
 from rubric_studio.session.interop import (
     FilePlan,
     InteropRefused,
-    existing_state,
     plan_export,
     plan_import,
     resolve_import_path,
@@ -60,7 +60,7 @@ def _write_then(app: StudioHost, plan: FilePlan, done: Callable[[], None]) -> No
         done()
 
     try:
-        seen = existing_state(path)
+        seen = disk_state(path)
     except OSError as exc:  # not a regular file, unreadable
         app.notify(f"Could not write {shown_path(path)}: {exc}", severity="error", title="Not written")
         return

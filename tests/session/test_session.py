@@ -10,7 +10,8 @@ from pathlib import Path
 import pytest
 
 from rubric_studio.core import labels_store
-from rubric_studio.session.interop import InteropRefused, existing_state, plan_export, write_file
+from rubric_studio.core.atomic import disk_state
+from rubric_studio.session.interop import InteropRefused, plan_export, write_file
 from rubric_studio.session.labels import next_disagreement, next_unlabelled
 from rubric_studio.session.studio import StudioSession
 
@@ -99,6 +100,27 @@ def test_a_labels_change_is_its_own_version_and_relabels_do_not_pile_up(project:
     assert session.label_writer.is_own_write()
 
 
+def test_a_labelling_run_is_written_to_the_history_once_not_once_per_key(project: Path):
+    """Each key updates the one labels version in memory; the file gets it when the session closes."""
+    import json
+
+    session = _session(project)
+
+    async def scenario() -> None:
+        await session.open()
+        for sid in ("a", "b", "c", "d"):
+            session.label_written(sid, await session.label_writer.write(labels_store.set_verdict, sid, "pass"))
+        await session.aclose()
+
+    run(scenario())
+    path = session.versions.history.store.store.path
+    numbers = [json.loads(line)["number"] for line in path.read_text().splitlines()]
+    assert numbers.count(2) == 2  # created by the first key, written once more at close: not 4 times
+    again = _session(project)
+    again.versions.load_past()
+    assert set(again.versions.history.get(2).labels) == {"a", "b", "c", "d"}
+
+
 def test_the_header_rows_and_notification_count_the_same_flips_after_a_threshold_change(project: Path):
     """A threshold change flips verdicts without flipping a cell: every place says so alike."""
     session = _session(project)
@@ -179,7 +201,7 @@ def test_export_writes_beside_the_rubric_and_refuses_a_broken_rubric(project: Pa
     run(session.open())
     plan = plan_export(session, "promptfoo")
     assert plan.path.parent == project and not plan.path.exists()
-    write_file(plan, existing_state(plan.path))
+    write_file(plan, disk_state(plan.path))
     assert "polite" in plan.path.read_text() or "thanks" in plan.path.read_text()
     session.apply_rubric_text("name: [")
     with pytest.raises(InteropRefused, match="problems"):
