@@ -190,6 +190,7 @@ class StudioApp(SessionEvents, SessionView, App[int]):
 
         if initial:  # the versions of earlier sessions, before the first run can record one
             await asyncio.to_thread(self.session.versions.load_past)
+            self.say_history_warnings()
         # Labels first: the first run (started by the samples) then records them with its version.
         if "labels" in kinds:
             self.post_message(LabelsLoaded(await asyncio.to_thread(self.session.read_labels)))

@@ -70,6 +70,13 @@ class SessionView:
         self.refresh_bars()
         self.refresh_inspector()
 
+    def say_history_warnings(self) -> None:
+        """A damaged run-history file was read around: say so once, the studio goes on."""
+        warnings = self.session.versions.history.warnings
+        if warnings:
+            more = f" (and {len(warnings) - 1} more)" if len(warnings) > 1 else ""
+            self.notify(warnings[0] + more, title="Run history", severity="warning", timeout=20)  # type: ignore[attr-defined]
+
     def _show_banner(self) -> None:
         banner = self.query_one("#banner", Static)  # type: ignore[attr-defined]
         shown = banner_text(self.session)

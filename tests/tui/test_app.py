@@ -185,6 +185,21 @@ async def test_a_reopened_studio_compares_with_the_versions_of_an_earlier_sessio
         assert history.diff(1, 2).rubric_changes == ["changed short (check)"]
 
 
+async def test_a_damaged_run_history_is_said_once_and_the_studio_goes_on(studio: Path):
+    from rubric_studio.engine.run_history import history_path
+
+    rubric = studio / "support_reply" / "support_reply.yaml"
+    path = history_path(rubric)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_bytes(b'not json\n{"number": "x"}\n')
+    app = StudioApp(rubric, watch=False)
+    async with app.run_test(size=SIZE):
+        await until(lambda: graded(app))
+        toasts = [n for n in app._notifications if n.title == "Run history"]
+        assert len(toasts) == 1 and "skipped" in toasts[0].message and "1 more" in toasts[0].message
+        assert [v.kind for v in app.session.versions.history.versions] == ["first run"]
+
+
 # -- external edits (real watch loop) --------------------------------------------------------
 async def test_external_edit_reloads_editor_and_regrades(studio: Path):
     rubric = studio / "support_reply" / "support_reply.yaml"
