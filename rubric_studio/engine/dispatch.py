@@ -18,7 +18,7 @@ import asyncio
 import contextlib
 from collections import defaultdict
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
 from rubric_studio.core.results import CriterionResult, Status
@@ -41,6 +41,19 @@ class RequestResult:
     failure: str | None = None
     #: Not sent (breaker, deadline): never memoised, so the next run tries again.
     stopped: bool = False
+
+    def answer(self, criterion_id: str) -> CriterionResult | None:
+        """The verdict this request gave for ``criterion_id``, or None.
+
+        A request's cache key does not hold the criterion's id (the judge is not shown it), so a
+        verdict remembered under an earlier id answers the renamed criterion too: a request that
+        asked about one criterion answers whichever id that criterion has now.
+        """
+        found = self.results.get(criterion_id)
+        if found is None and len(self.results) == 1:
+            (earlier,) = self.results.values()
+            found = replace(earlier, id=criterion_id)
+        return found
 
 
 @dataclass

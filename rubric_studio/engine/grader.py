@@ -340,7 +340,7 @@ class Grader:
             outcome = resolved.get(key)
             if outcome is None:
                 return CriterionResult(criterion.key, Status.PENDING, source="none")
-            result = outcome.results.get(criterion.key)
+            result = outcome.answer(criterion.key)
             if result is None:
                 reason = outcome.failure or f"judge gave no result for {criterion.key}"
                 result = CriterionResult(criterion.key, Status.ERROR, source="judge", error=reason)
