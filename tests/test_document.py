@@ -13,7 +13,8 @@ from pathlib import Path
 import pytest
 
 from rubric_studio.core.atomic import ChangedOnDisk, UnsafeTarget
-from rubric_studio.core.document import EditError, RubricDocument
+from rubric_studio.core.doc_disk import RevertsOutsideEdit
+from rubric_studio.core.document import EditError, RubricDocument, UndoStop
 from rubric_studio.core.loading import parse_rubric
 from rubric_studio.core.merge import Merge, merge3
 from rubric_studio.core.problems import RubricError
@@ -487,8 +488,12 @@ def test_disk_changes_and_reload(support: RubricDocument):
     assert support.disk_changed()
     assert support.reload_from_disk()
     assert support.criterion_data(0)["weight"] == 8 and not support.dirty and not support.disk_changed()
-    assert support.undo()  # the version before the reload is one undo away
+    stop = support.undo()  # the reload is an outside edit: undo stops there first and says so
+    assert isinstance(stop, UndoStop) and stop.outside.startswith("the outside edit of ")
+    assert support.criterion_data(0)["weight"] == 8
+    assert support.undo() is True  # the version before the reload is the next undo away
     assert support.criterion_data(0)["weight"] == 3 and support.dirty
+    assert support.reverted_outside == stop.outside
     support.path.unlink()
     assert support.disk_changed()
     with pytest.raises(RubricError):
@@ -530,8 +535,14 @@ def test_merging_keeps_both_the_outside_edit_and_mine(support: RubricDocument):
     data = parse_rubric(path.read_text(encoding="utf-8"), str(path))
     assert data.pass_threshold == 0.7 and data.criteria[0].weight == 4
     assert not support.dirty and not support.disk_changed()
-    assert support.undo() and support.criterion_data(0)["weight"] == 4  # the merge is one undo step
+    assert isinstance(support.undo(), UndoStop)  # the merge took in an outside edit: undo stops first
+    assert support.undo() is True and support.criterion_data(0)["weight"] == 4  # then it is one undo step
     assert "pass_threshold: 0.8" in support.text
+    # Saving now would undo the outside edit, which is still on disk: nothing is written without asking.
+    with pytest.raises(RevertsOutsideEdit):
+        support.save()
+    assert "pass_threshold: 0.7" in path.read_text(encoding="utf-8")
+    assert support.redo() and support.reverted_outside is None
 
 
 def test_overwriting_is_explicit_and_only_over_the_version_shown(support: RubricDocument):

@@ -11,12 +11,32 @@ overwrites exactly that version (``save(replacing=state)``).
 
 from __future__ import annotations
 
-from rubric_studio.core.atomic import DiskState, write_text_safely
+import time
+
+from rubric_studio.core.atomic import ChangedOnDisk, DiskState, write_text_safely
 from rubric_studio.core.files import read_user_file_state
 from rubric_studio.core.merge import Merge, merge3
 from rubric_studio.core.problems import Problem, RubricError
 
-__all__ = ["DiskSync"]
+__all__ = ["DiskSync", "RevertsOutsideEdit", "outside_edit_label"]
+
+
+class RevertsOutsideEdit(ChangedOnDisk):
+    """A save would write a text that undoes an outside edit still on disk: nothing was written.
+
+    ``outside`` says which edit (e.g. "the outside edit of 12:03:14"); ``state``/``data`` are
+    what the disk holds, as for any :class:`ChangedOnDisk`.
+    """
+
+    def __init__(self, path, state: DiskState, data: bytes | None, outside: str) -> None:
+        super().__init__(path, state, data)
+        self.outside = outside
+        self.args = (f"saving would undo {outside}, which is on disk; nothing was written",)
+
+
+def outside_edit_label(at: float | None = None) -> str:
+    """How an outside edit is named to the user: by the time the studio took it in."""
+    return "the outside edit of " + time.strftime("%H:%M:%S", time.localtime(at))
 
 
 class DiskSync:
@@ -36,8 +56,14 @@ class DiskSync:
         :class:`~rubric_studio.core.atomic.UnsafeTarget` when the path is not a regular file.
         """
         text = self._text
+        outside = self._history.reverted_outside
+        if outside is not None and replacing is None:
+            disk, state = self.read_disk_state()
+            if state.same_content(self._seen):  # else the plain compare-and-swap below refuses
+                raise RevertsOutsideEdit(self.path, state, disk.encode(), outside)
         self._seen = write_text_safely(self.path, text, expect=self._seen if replacing is None else replacing)
         self._disk_text = text
+        self._history.based_on_disk()
         self._history.break_coalescing()
         return text
 
@@ -65,15 +91,19 @@ class DiskSync:
         """
         return merge3(self._disk_text, self._text, disk_text)
 
-    def take_disk(self, disk_text: str, state: DiskState, text: str | None = None) -> bool:
+    def take_disk(self, disk_text: str, state: DiskState, text: str | None = None, *,
+                  outside: str | None = None) -> bool:
         """Base the document on ``disk_text`` (read as ``state``) and show ``text`` (default: ``disk_text``).
 
-        One undo step: the text before is one undo away. True if the text changed.
+        One undo step: the text before is one undo away. ``outside`` names the edit made outside
+        the studio that this takes in (default: one named by the time now): its step is an undo
+        boundary. True if the text changed.
         """
         self._disk_text = disk_text
         self._seen = state
         self._history.break_coalescing()
-        changed = self._commit(disk_text if text is None else text)
+        changed = self._commit(disk_text if text is None else text, outside=outside or outside_edit_label())
+        self._history.based_on_disk()
         if changed:
             self._roundtrip.restyle(self._text)
         self._history.break_coalescing()

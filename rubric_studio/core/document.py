@@ -46,7 +46,7 @@ from rubric_studio.core.atomic import (
 from rubric_studio.core.doc_criteria import CriteriaListEdits
 from rubric_studio.core.doc_disk import DiskSync
 from rubric_studio.core.doc_fields import FieldEdits
-from rubric_studio.core.doc_history import EditHistory
+from rubric_studio.core.doc_history import EditHistory, UndoStop
 from rubric_studio.core.doc_nodes import criteria_seq
 from rubric_studio.core.doc_roundtrip import RoundTripYaml
 from rubric_studio.core.doc_schema import CHECK_FIELDS, CRITERION_ORDER, JUDGE_ORDER, RUBRIC_ORDER, EditError
@@ -65,6 +65,7 @@ __all__ = [
     "JUDGE_ORDER",
     "RUBRIC_ORDER",
     "RubricDocument",
+    "UndoStop",
 ]
 
 
@@ -309,15 +310,23 @@ class RubricDocument(FieldEdits, CriteriaListEdits, DiskSync):
     def can_redo(self) -> bool:
         return self._history.can_redo
 
-    def _commit(self, new_text: str, coalesce: Any = None) -> bool:
-        return self._history.commit(new_text, coalesce)
+    def _commit(self, new_text: str, coalesce: Any = None, *, outside: str | None = None) -> bool:
+        return self._history.commit(new_text, coalesce, outside=outside)
 
     def transaction(self) -> AbstractContextManager[None]:
         """Group several edits into one undo step; on an exception the text is restored."""
         return self._history.transaction()
 
-    def undo(self) -> bool:
+    def undo(self) -> bool | UndoStop:
+        """Undo one step: True, False (nothing to undo), or :class:`UndoStop` when the step is an
+        outside edit reached for the first time (nothing changed; undo again to undo it)."""
         return self._history.undo()
+
+    @property
+    def reverted_outside(self) -> str | None:
+        """The outside edit the text undoes while that edit is still on disk, or None: saving
+        then asks (:meth:`save` raises :class:`ChangedOnDisk`) like any other overwrite."""
+        return self._history.reverted_outside
 
     def redo(self) -> bool:
         return self._history.redo()

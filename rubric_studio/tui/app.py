@@ -23,7 +23,7 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
-from textual import work
+from textual import events, work
 from textual.app import App, ComposeResult, SystemCommand
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
@@ -40,6 +40,7 @@ from rubric_studio.tui.calibration_view import CALIBRATION_KEYS
 from rubric_studio.tui.conflict import DISCARD, SAVE, UnsavedScreen
 from rubric_studio.tui.help import HelpScreen
 from rubric_studio.tui.inspector import Inspector
+from rubric_studio.tui.key_order import route_in_order
 from rubric_studio.tui.labeling import Labeler
 from rubric_studio.tui.matrix import ResultsMatrix
 from rubric_studio.tui.results_pane import ResultsPane
@@ -175,6 +176,15 @@ class StudioApp(SessionEvents, SessionView, App[int]):
     def refresh_editor(self) -> None:
         if self.editor is not None:
             self.editor.refresh_from_document()
+
+    async def on_event(self, event: events.Event) -> None:
+        """Keys bound by the focused text control take effect in typing order (:mod:`.key_order`)."""
+        if isinstance(event, events.Key) and not event.is_forwarded:
+            if await self._check_bindings(event.key, priority=True):
+                return
+            if route_in_order(self, event):
+                return
+        await super().on_event(event)
 
     async def on_unmount(self) -> None:
         if self._watch_stop is not None:

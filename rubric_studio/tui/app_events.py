@@ -92,16 +92,16 @@ class SessionEvents:
         self.show_problems()
         self.calibration.publish()
 
-    def on_files_changed(self, message: FilesChanged) -> None:
+    async def on_files_changed(self, message: FilesChanged) -> None:
         if "rubric" in message.kinds:
-            self._rubric_changed_on_disk()
+            await self._rubric_changed_on_disk()
         rest = message.kinds & {"samples", "labels"}
         if "labels" in rest and self.session.label_writer.is_own_write():
             rest.discard("labels")  # our own write: the labels in memory are already current
         if rest:
             self._load_files(initial=False, kinds=rest)
 
-    def _rubric_changed_on_disk(self) -> None:
+    async def _rubric_changed_on_disk(self) -> None:
         from rubric_studio.core.problems import RubricError
 
         session = self.session
@@ -115,32 +115,61 @@ class SessionEvents:
             return  # else removed or being replaced: wait for the file to come back
         if disk == document.disk_text:
             return  # our own save
-        if document.dirty:
-            self.save_flow.changed_on_disk(disk, state)  # asks, unless the user already declined this version
+        editor = self.editor
+        if editor is not None:
+            await editor.flush()  # typing still waiting for its pause is part of the user's edits
+        if document.dirty or (editor is not None and editor.typing_in() is not None):
+            self._outside_edit_meets_edits(disk, state)
             return
         # The new verdicts first: grade the disk text now, and let the editor take it
         # (reload_from_disk re-detects the YAML style, tens of ms) once they are drawn.
         self._document_reload_pending = True
         self._graded_disk = (disk, state)
         if not self.apply_saved_rubric(disk):
-            self._reload_document()
+            await self._reload_document()
 
-    def _reload_document(self) -> None:
+    def _outside_edit_meets_edits(self, disk: str, state: Any) -> None:
+        """An outside edit while the user has unsaved edits or is typing: it merges around them
+        when it touches other lines and not the field being typed in; else nothing is merged and
+        the user decides (a dialog, or while typing a notice: a dialog would take their keys)."""
+        document, editor = self.session.document, self.editor
+        typing = editor is not None and editor.typing_in() is not None
+        touched = editor.outside_edit_meets_typing(disk) if editor is not None else None
+        merged = document.merge_disk(disk)
+        if touched is None and merged.clean:
+            selected = editor.selected_id() if editor is not None else None
+            document.take_disk(disk, state, merged.text)
+            if editor is not None:
+                editor.took_outside_edit(selected)
+            self.apply_saved_rubric(disk)
+            self.save_flow.merged_outside_edit()
+        elif typing:
+            self.save_flow.kept_typing(disk, touched or "lines you changed")
+        else:
+            self.save_flow.changed_on_disk(disk, state)  # asks, unless the user already declined this version
+
+    async def _reload_document(self) -> None:
         """Bring the editor's document up to the file on disk (after an outside edit)."""
         if not self._document_reload_pending:
             return
         self._document_reload_pending = False
-        document = self.session.document
+        document, editor = self.session.document, self.editor
+        if editor is not None:
+            await editor.flush()
         graded, state = self._graded_disk
-        if document.dirty:  # the user typed in the moment between: ask, as for any conflict
-            self._rubric_changed_on_disk()
+        if document.dirty:  # the user typed in the moment between: merge or ask, as for any outside edit
+            await self._rubric_changed_on_disk()
             return
         # Take exactly the text that was graded: a newer version written meanwhile must be
         # graded too, not slipped into the editor (its own change event would then see no change).
         if graded != document.disk_text:
+            selected = editor.selected_id() if editor is not None else None
+            if editor is not None:
+                editor.outside_edit_meets_typing(graded)  # a focused field without typing shows the new value
             document.take_disk(graded, state)
-            self.refresh_editor()
-        self._rubric_changed_on_disk()
+            if editor is not None:
+                editor.took_outside_edit(selected)
+        await self._rubric_changed_on_disk()
 
     # -- the editor --------------------------------------------------------------------
     def on_editor_pane_changed(self, message: Any) -> None:
@@ -219,7 +248,7 @@ class SessionEvents:
 
     def on_grade_failed(self, message: GradeFailed) -> None:
         if self.session.run_failed(message.run, message.error):
-            self._reload_document()
+            self.call_later(self._reload_document)
             self.show_problems()
 
     # -- calibration and interop workers ---------------------------------------------------
@@ -267,6 +296,7 @@ class SessionEvents:
         self.query_one("#tabs", TabbedContent).active = "inspector"
         self.refresh_inspector()
 
+    @_tolerate_shutdown
     def on_results_matrix_view_changed(self, message: ResultsMatrix.ViewChanged) -> None:
         self.refresh_bars()
 

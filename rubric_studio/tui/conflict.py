@@ -99,8 +99,9 @@ class ConflictScreen(ModalScreen[str]):
     ]
 
     def __init__(self, name: str, mine: str, disk: str | None, *, merged: Merge | None = None,
-                 saving: bool = False) -> None:
+                 saving: bool = False, reverts: str | None = None) -> None:
         super().__init__()
+        self.reverts = reverts  # the outside edit the save would undo, when that is the question
         self.file_name = terminal_safe(name)
         self.mine = mine
         self.disk = disk
@@ -113,6 +114,8 @@ class ConflictScreen(ModalScreen[str]):
 
     def compose(self) -> ComposeResult:
         title = "changed on disk since the studio read it" if self.saving else "changed on disk"
+        if self.reverts is not None:
+            title = f"holds {self.reverts}: saving your text would undo it"
         with Vertical(id="conflict-box"):
             yield Static(Text(f"{self.file_name} {title}", style="bold"), id="conflict-title")
             yield Static(_choices_text(self.saving), id="conflict-text")

@@ -32,11 +32,12 @@ from textual.timer import Timer
 from textual.widget import Widget
 from textual.widgets import Input, Static, TabbedContent, TabPane
 
-from rubric_studio.core.document import ChangedOnDisk, EditError, RubricDocument
+from rubric_studio.core.document import ChangedOnDisk, EditError, RubricDocument, UndoStop
 from rubric_studio.core.problems import RubricError
 from rubric_studio.tui.editor_apply import EditBursts, apply_field, cross_check
 from rubric_studio.tui.editor_criterion_form import CriterionForm
 from rubric_studio.tui.editor_list import ConfirmDelete, CriteriaList
+from rubric_studio.tui.editor_outside import shown_in
 from rubric_studio.tui.editor_rubric_form import RubricForm
 from rubric_studio.tui.editor_structure import StructureActions
 from rubric_studio.tui.editor_views import DocumentViews
@@ -126,6 +127,7 @@ class EditorPane(DocumentViews, StructureActions, Widget):
         self._quiet_highlight: int | None = None
         self._yaml_line_for: int | None = None
         self._bursts = EditBursts(document)
+        self._released_field: str | None = None  # shows the document's value at the next sync
 
     # -- layout ------------------------------------------------------------------
     def compose(self) -> ComposeResult:
@@ -159,6 +161,52 @@ class EditorPane(DocumentViews, StructureActions, Widget):
         self._cancel_timers()
         self._bursts.end()
         self.call_later(self._sync, True)
+
+    # -- edits made outside the studio -------------------------------------------------
+    def typing_in(self) -> Widget | None:
+        """The editor control the user is typing in (a focused field or the YAML view), or None."""
+        focused = self.app.focused if self.is_attached else None
+        if isinstance(focused, FieldControl | YamlView) and self in focused.ancestors:
+            return focused
+        return None
+
+    def outside_edit_meets_typing(self, disk_text: str) -> str | None:
+        """What the user is typing in, named for a message, when ``disk_text`` (the file after an
+        outside edit) changes it too while it holds their typing; None when the outside edit can
+        merge around the typing (or the control holds none: it then shows the outside value)."""
+        widget, document = self.typing_in(), self.document
+        if widget is None or disk_text == document.disk_text:
+            return None
+        if isinstance(widget, YamlView):
+            return "the YAML text" if widget.text != document.disk_text else None
+        assert isinstance(widget, FieldControl)
+        spec, criterion_id, index = widget.spec, None, None
+        if spec.of_criterion:
+            ids = document.criterion_ids()
+            index = self.selected
+            criterion_id = ids[index] if index is not None and index < len(ids) else None
+        before = shown_in(document.disk_text, document.file, spec, criterion_id, index)
+        if shown_in(disk_text, document.file, spec, criterion_id, index) == before:
+            return None  # the outside edit left this field alone: it merges around the typing
+        if widget.control_value() == before and (widget.id or "") not in self._pending:
+            self._released_field = widget.id  # nothing typed in it: it shows the outside value
+            return None
+        return f"the {spec.label or spec.key} field"
+
+    def took_outside_edit(self, selected_id: str | None) -> None:
+        """The document took in an outside edit: follow the selected criterion to where it is now
+        and show everything else, leaving the field being typed in and edits waiting untouched."""
+        if selected_id is not None:
+            index = self.document.criterion_index(selected_id)
+            if index is not None and index != self.selected:
+                self.selected = index
+                self.query_one("#ed-form", CriterionForm).index = index  # moved, not newly selected
+        self.call_later(self._sync)
+
+    def selected_id(self) -> str | None:
+        """The id of the selected criterion, or None."""
+        ids = self.document.criterion_ids()
+        return ids[self.selected] if self.selected is not None and self.selected < len(ids) else None
 
     def select_criterion(self, criterion_id: str) -> bool:
         """Select a criterion by id (does not post SelectionChanged). False if unknown."""
@@ -311,8 +359,15 @@ class EditorPane(DocumentViews, StructureActions, Widget):
     # -- undo / redo / save -------------------------------------------------------------------
     async def action_undo(self) -> None:
         await self.flush()
-        if self.document.undo():
+        undone = self.document.undo()
+        if isinstance(undone, UndoStop):
+            self.notify(f"Reached {undone.outside} — ctrl+z again undoes it.", title="Undo", timeout=6)
+        elif undone:
             await self._after_edit(force=True)
+            outside = self.document.reverted_outside
+            if outside is not None and self.document.dirty:
+                self.notify(f"Undid {outside}: your text now differs from the file on disk, and saving "
+                            "asks before replacing it.", title="Undo", severity="warning", timeout=8)
         else:
             self.notify("Nothing to undo.", timeout=2)
 

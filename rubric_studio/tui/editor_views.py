@@ -41,6 +41,7 @@ class DocumentViews(_PaneBase):
     _pending: dict[str, FieldEdited]
     _quiet_highlight: int | None
     _bursts: EditBursts
+    _released_field: str | None
 
     if TYPE_CHECKING:
         async def _flush(self) -> bool: ...  # applies the field edits waiting
@@ -75,6 +76,7 @@ class DocumentViews(_PaneBase):
         self._sync_list()
         await self._sync_form(force=force)
         self.query_one("#ed-rubric", RubricForm).show_document(document, keep=self._kept_fields(), force=force)
+        self._released_field = None
         self._sync_status()
 
     def _sync_yaml_note(self) -> None:
@@ -88,6 +90,8 @@ class DocumentViews(_PaneBase):
     def _sync_list(self) -> None:
         listing = self.query_one("#ed-list", CriteriaList)
         listing.show_document(self.document)
+        if self._quiet_highlight is not None:
+            return  # a selection asked for (select_criterion) is on its way: keep it
         if self.selected is not None and listing.highlighted != self.selected:
             self._quiet_highlight = self.selected
             listing.highlighted = self.selected
@@ -108,10 +112,11 @@ class DocumentViews(_PaneBase):
         self._sync_form_problems(form.index)
 
     def _kept_fields(self) -> set[str]:
-        """The fields a refresh leaves alone: the one being typed in, and those with an edit waiting."""
+        """The fields a refresh leaves alone: the one being typed in, and those with an edit waiting
+        (a focused field an outside edit changed before the user typed in it shows that value)."""
         keep = set(self._pending)
         focused = self.app.focused
-        if isinstance(focused, FieldControl) and focused.id:
+        if isinstance(focused, FieldControl) and focused.id and focused.id != self._released_field:
             keep.add(focused.id)
         return keep
 

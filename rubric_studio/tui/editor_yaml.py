@@ -98,6 +98,8 @@ def status_markup(document: RubricDocument) -> str:
     """The editor's status line: file, saved or modified, validity, and the undo hint."""
     parts = [f"[b]{escape_textual_markup(document.path.name)}[/b]"]
     parts.append("[$warning]● modified[/]" if document.dirty else "[dim]saved[/]")
+    if document.reverted_outside is not None and document.dirty:
+        parts.append("[$text-warning]undoes an outside edit[/]")
     problem = document.yaml_problem
     if problem is not None:
         parts.append(f"[$text-error]✗ YAML line {problem.line}[/]")

@@ -13,6 +13,7 @@ exactly the disk version they were shown, load the disk version (undoable), or n
 from __future__ import annotations
 
 import functools
+import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
@@ -24,6 +25,8 @@ from rubric_studio.tui.conflict import LOAD, MERGE, OVERWRITE, ConflictScreen
 
 if TYPE_CHECKING:
     from rubric_studio.tui.host import StudioHost
+
+MERGE_NOTICE_EVERY = 10.0  # seconds between two "merged an outside edit" notices
 
 
 @dataclass(frozen=True)
@@ -46,6 +49,7 @@ class SaveFlow:
         #: A disk text the person chose not to load (the watcher does not ask again for it;
         #: saving still does).
         self.declined: str | None = None
+        self._merge_said = -MERGE_NOTICE_EVERY
 
     # -- writing ---------------------------------------------------------------------------
     def save(self, *, replacing: DiskState | None = None, then: Callable[[], object] | None = None) -> bool:
@@ -80,16 +84,37 @@ class SaveFlow:
             app.apply_saved_rubric()
             app.notify(f"{app.session.rubric_path.name} changed on disk: loaded it (you had no edits to save).")
             return
-        self._ask(error.text, error.state, saving=True, then=then)
+        self._ask(error.text, error.state, saving=True, then=then, reverts=getattr(error, "outside", None))
 
     def changed_on_disk(self, disk: str, state: DiskState) -> None:
         """The watcher saw the file change while the editor holds unsaved edits."""
         if disk != self.declined:
             self._ask(disk, state, saving=False)
 
+    def merged_outside_edit(self) -> None:
+        """Say (once in a while, not for every write of a program saving in a loop) that an
+        outside edit was merged around the user's unsaved edits."""
+        now = time.monotonic()
+        if now - self._merge_said < MERGE_NOTICE_EVERY:
+            return
+        self._merge_said = now
+        self.app.notify(f"{self.app.session.rubric_path.name} changed on disk in lines you had not edited: "
+                        "merged into your unsaved edits (ctrl+z stops at it).", title="Merged outside edit",
+                        timeout=5)
+
+    def kept_typing(self, disk: str, field: str) -> None:
+        """An outside edit changed the field the user is typing in: nothing is merged into the
+        typing and no dialog takes the keys; the user's text stays, and saving asks."""
+        if disk == self.declined:
+            return
+        self.declined = disk
+        self.app.notify(f"{self.app.session.rubric_path.name} changed on disk in {field}, which you are "
+                        "editing: your text is kept. Saving asks before replacing the disk version.",
+                        title="Changed on disk", severity="warning", timeout=10)
+
     # -- asking ----------------------------------------------------------------------------
     def _ask(self, disk: str | None, state: DiskState, *, saving: bool,
-             then: Callable[[], object] | None = None) -> None:
+             then: Callable[[], object] | None = None, reverts: str | None = None) -> None:
         app = self.app
         if self.asking:
             if saving:
@@ -98,9 +123,11 @@ class SaveFlow:
             return
         self.asking = True
         document = app.session.document
-        merged = document.merge_disk(disk) if disk is not None else None
+        # Undoing an outside edit is a change of its own: merging would simply undo it again.
+        merged = document.merge_disk(disk) if disk is not None and reverts is None else None
         question = _Question(disk, state, merged, saving, then)
-        screen = ConflictScreen(app.session.rubric_path.name, document.text, disk, merged=merged, saving=saving)
+        screen = ConflictScreen(app.session.rubric_path.name, document.text, disk, merged=merged, saving=saving,
+                                reverts=reverts)
         app.push_screen(screen, functools.partial(self._answered, question))
 
     def _answered(self, question: _Question, choice: str | None) -> None:

@@ -9,6 +9,7 @@ import pytest
 from textual.geometry import Region
 from textual.message import Message
 
+from rubric_studio.core.document import UndoStop
 from rubric_studio.core.results import Status, Verdict
 from rubric_studio.tui.app import StudioApp
 from rubric_studio.tui.conflict import ConflictScreen
@@ -284,7 +285,8 @@ async def test_external_change_with_unsaved_edits_asks_first_keep(studio: Path):
         await unsaved_edit(app, pilot, "my unsaved description")
         assert app.session.document.dirty
         run = app.session.run_number
-        disk = rubric.read_text().replace("max_words: 150", "max_words: 60")
+        # The same lines as the unsaved edit: no clean merge, so the studio asks.
+        disk = rubric.read_text().replace("Replies drafted by", "Replies written by")
         rubric.write_text(disk)
         await until(lambda: isinstance(app.screen, ConflictScreen))
         # Nothing replaced while the question is open.
@@ -292,7 +294,7 @@ async def test_external_change_with_unsaved_edits_asks_first_keep(studio: Path):
         await pilot.press("d")
         await pilot.pause()
         assert app.screen.query_one("#conflict-diff").display
-        assert "max_words: 60" in str(app.screen.query_one("#conflict-diff-text").render())
+        assert "written by" in str(app.screen.query_one("#conflict-diff-text").render())
         await pilot.press("k")
         await until(lambda: not isinstance(app.screen, ConflictScreen))
         assert "my unsaved description" in app.session.document.text
@@ -311,14 +313,16 @@ async def test_external_change_with_unsaved_edits_load_disk_version(studio: Path
         await until(lambda: graded(app))
         await unsaved_edit(app, pilot, "my unsaved description")
         run = app.session.run_number
-        rubric.write_text(rubric.read_text().replace("max_words: 150", "max_words: 60"))
+        rubric.write_text(rubric.read_text().replace("max_words: 150", "max_words: 60")
+                          .replace("Replies drafted by", "Replies written by"))  # also the unsaved edit's lines
         app.post_message(FilesChanged({"rubric"}))
         await until(lambda: isinstance(app.screen, ConflictScreen))
         await pilot.press("l")
         await until(lambda: app.session.run_number > run and graded(app))
         assert "max_words: 60" in app.session.document.text and not app.session.document.dirty
         assert cell(app, "refund-late-request", "short").status is Status.UNMET
-        # Loading is undoable: the edits are not lost.
+        # Loading is undoable: the edits are not lost (undo stops at the outside edit first).
+        assert isinstance(app.session.document.undo(), UndoStop)
         app.session.document.undo()
         assert "my unsaved description" in app.session.document.text
 

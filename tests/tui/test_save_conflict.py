@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 from textual.widgets import Button, Input
 
+from rubric_studio.core.document import UndoStop
 from rubric_studio.engine.starter import create_starter_rubric
 from rubric_studio.tui.app import StudioApp
 from rubric_studio.tui.conflict import ConflictScreen, UnsavedScreen
@@ -93,21 +94,21 @@ async def test_after_keeping_my_edits_ctrl_s_still_asks_and_overwrite_is_explici
         await ready(app, pilot)
         await type_in_name(app, pilot, "-mine")
         await app.editor.flush()
-        sed(rubric, "s/^description:.*/description: EXT/")
-        await until(lambda: conflict(app, saving=False))
-        await pilot.press("k")  # keep my edits
-        await until(lambda: not isinstance(app.screen, ConflictScreen))
+        sed(rubric, "s/^name:.*/name: EXT/")  # the very field being typed in
+        # No dialog takes the keys: a notice, the typing kept, the disk version declined until saving.
+        await until(lambda: app.save_flow.declined is not None)
+        assert len(app.screen_stack) == 1 and "tiny-mine" in app.session.document.text
         await pilot.press("ctrl+s")
         await until(lambda: conflict(app, saving=True))
-        assert "description: EXT" in rubric.read_text(encoding="utf-8")
+        assert "name: EXT" in rubric.read_text(encoding="utf-8")
         await pilot.press("escape")  # cancel: still nothing written
         await until(lambda: not isinstance(app.screen, ConflictScreen))
-        assert "description: EXT" in rubric.read_text(encoding="utf-8") and app.session.document.dirty
+        assert "name: EXT" in rubric.read_text(encoding="utf-8") and app.session.document.dirty
         await pilot.press("ctrl+s")
         await until(lambda: conflict(app, saving=True))
         await pilot.press("o")  # overwrite, chosen for exactly this disk version
         await until(lambda: "tiny-mine" in rubric.read_text(encoding="utf-8"))
-        assert "description: original" in rubric.read_text(encoding="utf-8") and not app.session.document.dirty
+        assert "name: EXT" not in rubric.read_text(encoding="utf-8") and not app.session.document.dirty
 
 
 async def test_edits_of_the_same_line_cannot_be_merged_and_load_keeps_mine_one_undo_away(rubric: Path):
@@ -126,6 +127,7 @@ async def test_edits_of_the_same_line_cannot_be_merged_and_load_keeps_mine_one_u
         await pilot.press("l")
         await until(lambda: "name: theirs" in app.session.document.text)
         assert not app.session.document.dirty and "name: theirs" in rubric.read_text(encoding="utf-8")
+        assert isinstance(app.session.document.undo(), UndoStop)  # loading took in the outside edit
         app.session.document.undo()
         assert "name: tiny-mine" in app.session.document.text
 

@@ -75,3 +75,98 @@ async def test_an_outside_rename_keeps_the_verdicts(studio: Path, fake_llm, tmp_
         assert fake_llm.calls() == calls
         assert _judge_statuses(app, "Resolves-Issue") == before_cells
         assert _verdicts(app) == before_verdicts
+
+
+# -- outside edits meet the user's typing and undo ----------------------------------------------
+async def _studio_on(rubric: Path):
+    app = StudioApp(rubric)
+    return app
+
+
+def _rewrite(path: Path, old: str, new: str) -> None:
+    text = path.read_text()
+    assert old in text
+    temp = path.with_name(".outside.tmp")
+    temp.write_text(text.replace(old, new, 1))
+    temp.replace(path)  # editors save by rename
+
+
+async def test_undo_stops_at_an_outside_edit_and_saving_past_it_asks(studio: Path):
+    from rubric_studio.tui.conflict import ConflictScreen
+
+    app = StudioApp(studio)
+    async with app.run_test(size=SIZE) as pilot:
+        await until(lambda: graded(app))
+        document = app.session.document
+        _rewrite(studio, "    weight: 2\n    required: true\n    tags: [axis:accuracy, policy]",
+                 "    weight: 5\n    required: true\n    tags: [axis:accuracy, policy]")
+        await until(lambda: "weight: 5" in document.text and "weight: 5" in document.disk_text)
+        assert app.editor.select_criterion("tone")
+        await until(lambda: app.query_one("#ed-f-id", Input).value == "tone")
+        outcome = app.query_one("#ed-f-outcome")
+        outcome.focus()
+        await until(lambda: app.focused is outcome)
+        outcome.move_cursor(outcome.document.end)
+        await pilot.press(*" and names it")
+        await until(lambda: "and names it" in document.text)
+        await pilot.press("ctrl+z")  # undoes the typing
+        await until(lambda: "and names it" not in document.text)
+        assert "weight: 5" in document.text
+        await pilot.press("ctrl+z")  # stops at the outside edit: nothing changes
+        await pilot.pause()
+        assert "weight: 5" in document.text and not document.dirty
+        await pilot.press("ctrl+z")  # now it undoes the outside edit
+        await until(lambda: "weight: 5" not in document.text)
+        assert document.reverted_outside is not None and document.dirty
+        await pilot.press("ctrl+s")  # asks, writes nothing yet
+        await until(lambda: isinstance(app.screen, ConflictScreen))
+        assert "weight: 5" in studio.read_text()
+        await pilot.press("escape")
+        await until(lambda: not isinstance(app.screen, ConflictScreen))
+        assert "weight: 5" in studio.read_text()
+        await pilot.press("ctrl+y")  # redo brings the outside edit back: nothing to ask about
+        await until(lambda: "weight: 5" in document.text)
+        assert document.reverted_outside is None and not document.dirty
+
+
+async def test_an_outside_edit_of_another_field_merges_around_the_typing(studio: Path):
+    app = StudioApp(studio)
+    async with app.run_test(size=SIZE) as pilot:
+        await until(lambda: graded(app))
+        document = app.session.document
+        assert app.editor.select_criterion("tone")
+        await until(lambda: app.query_one("#ed-f-id", Input).value == "tone")
+        outcome = app.query_one("#ed-f-outcome")
+        outcome.focus()
+        await until(lambda: app.focused is outcome)
+        outcome.move_cursor(outcome.document.end)
+        await pilot.press(*" and thanks")
+        _rewrite(studio, "pass_threshold: 0.8", "pass_threshold: 0.7")
+        await until(lambda: "pass_threshold: 0.7" in document.text)
+        await pilot.press(*" them")
+        await until(lambda: "and thanks them" in document.text)
+        assert outcome.text.endswith("situation and thanks them")
+        assert "pass_threshold: 0.7" in document.text and document.dirty
+        assert app.session.rubric is not None and app.session.rubric.pass_threshold == 0.7  # graded from disk
+
+
+async def test_an_outside_edit_of_the_field_being_typed_in_is_a_conflict_not_a_merge(studio: Path):
+    app = StudioApp(studio)
+    async with app.run_test(size=SIZE) as pilot:
+        await until(lambda: graded(app))
+        document = app.session.document
+        assert app.editor.select_criterion("tone")
+        await until(lambda: app.query_one("#ed-f-id", Input).value == "tone")
+        outcome = app.query_one("#ed-f-outcome")
+        outcome.focus()
+        await until(lambda: app.focused is outcome)
+        outcome.move_cursor(outcome.document.end)
+        await pilot.press(*" and thanks")
+        await until(lambda: "and thanks" in document.text)
+        _rewrite(studio, "outcome: Warm, professional tone", "outcome: Courteous tone")
+        await until(lambda: app.save_flow.declined is not None)
+        await pilot.press(*" them")
+        await until(lambda: "and thanks them" in document.text)
+        assert outcome.text.endswith("situation and thanks them")
+        assert "Courteous" not in document.text and "Courteous" not in outcome.text
+        assert len(app.screen_stack) == 1  # a notice, not a dialog taking the keys
