@@ -7,8 +7,9 @@ other criterion's weight), and two busy-loop processes hold the CPU. Every key m
 its field, in order; the document and the saved file hold exactly what was typed, and the
 outside edits too.
 
-``RUBRIC_STUDIO_TYPING_RUNS`` sets how many runs the test makes (default 1; the measured
-proof in BENCHMARKS.md runs 10).
+It holds the CPU for minutes, so it runs only when asked: ``RUBRIC_STUDIO_TYPING_RUNS=10
+python -m pytest tests/tui/test_typing_under_load.py`` makes 10 runs (BENCHMARKS.md has the
+result). The studio's other integrity tests (tests/tui/test_studio_integrity.py) run always.
 """
 
 from __future__ import annotations
@@ -34,7 +35,7 @@ from rubric_studio.tui.editor_widgets import FieldArea
 from tests.fakellm import FakeLLM
 from tests.tui.studio_helpers import graded, until
 
-RUNS = int(os.environ.get("RUBRIC_STUDIO_TYPING_RUNS", "1"))
+RUNS = int(os.environ.get("RUBRIC_STUDIO_TYPING_RUNS", "0"))
 SAMPLES = 5_000
 KEY_INTERVAL = 0.005
 OUTSIDE_EVERY = 0.1
@@ -130,7 +131,8 @@ def project(tmp_path: Path) -> Path:
     return tmp_path
 
 
-@pytest.mark.parametrize("run", range(RUNS))
+@pytest.mark.skipif(RUNS == 0, reason="set RUBRIC_STUDIO_TYPING_RUNS=N to run the typing stress test N times")
+@pytest.mark.parametrize("run", range(max(RUNS, 1)))
 async def test_no_typed_key_is_lost_or_reordered_under_load(project: Path, tmp_path: Path, run: int):
     rubric = project / "typing.yaml"
     id_text = ("root-cause-" + "abcdefghij0123456789" * 10)[:TYPED]
