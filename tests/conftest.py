@@ -2,11 +2,16 @@
 
 from __future__ import annotations
 
+import gc
+import os
 import shutil
 from pathlib import Path
 
 import pytest
 from hypothesis import settings
+
+from tests._timing import ENV as TIME_SCALE_ENV
+from tests._timing import scaled, time_scale
 
 # Timing-based deadlines make property tests flaky on a loaded 2-core CI machine.
 settings.register_profile("rubric-studio", deadline=None, print_blob=True)
@@ -14,6 +19,51 @@ settings.load_profile("rubric-studio")
 
 ROOT = Path(__file__).resolve().parent.parent
 SAMPLE_RUBRICS = ROOT / "sample_rubrics"
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    # Measured once, by the process that starts the run: its xdist workers (and the CLI
+    # children they start) inherit the same factor.
+    os.environ.setdefault(TIME_SCALE_ENV, str(time_scale()))
+    _scale_pilot_waits()
+
+
+def pytest_report_header(config: pytest.Config) -> str:
+    return f"wall-clock limits x{time_scale():g} ({TIME_SCALE_ENV}; default: load per core, at least 2)"
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Every test's timeout (its own mark, its module's, or the ini's) scaled for this machine."""
+    default = float(config.getini("timeout") or 0)
+    for item in items:
+        mark = item.get_closest_marker("timeout")
+        options = {k: v for k, v in mark.kwargs.items() if k != "timeout"} if mark is not None else {}
+        seconds = (mark.args[0] if mark.args else mark.kwargs.get("timeout")) if mark is not None else None
+        seconds = default if seconds is None else float(seconds)
+        if seconds > 0:
+            item.add_marker(pytest.mark.timeout(scaled(seconds), **options), append=False)
+
+
+def _scale_pilot_waits() -> None:
+    """Pilot's wait for the screen to process its messages: 30 s, scaled (it raises WaitForScreenTimeout)."""
+    try:
+        from textual.pilot import Pilot
+    except ImportError:  # pragma: no cover - textual is a dependency
+        return
+    wait = Pilot._wait_for_screen
+    defaults = wait.__defaults__ or ()
+    if len(defaults) == 1 and isinstance(defaults[0], int | float):
+        wait.__defaults__ = (scaled(30.0),)
+
+
+@pytest.hookimpl(trylast=True)
+def pytest_sessionfinish(session: pytest.Session) -> None:
+    """Leave pytest's closing garbage collections (five full passes, after an xdist worker
+    has said it finished) almost nothing to walk: collect now and freeze what survives.
+    Walking a long run's heap five times could outlast the 5 s execnet gives a worker to end
+    before it interrupts it with SIGINT (a KeyboardInterrupt printed from a gc callback)."""
+    gc.collect()
+    gc.freeze()
 
 
 @pytest.fixture(autouse=True)

@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+from tests._timing import scaled
 from tests.fakellm import FakeLLM
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -60,7 +61,7 @@ def _sdks_imported_by(command: list[str], folder: Path) -> str:
     env = {name: value for name, value in os.environ.items() if not name.endswith(("_API_KEY", "_BASE_URL"))}
     env.update(RUBRIC_STUDIO_HOME=str(folder / "home"), RUBRIC_STUDIO_CACHE=str(folder / "cache.sqlite"),
                OPENAI_API_KEY="k", ANTHROPIC_API_KEY="k", PYTHONPATH=str(ROOT))  # fmt: skip
-    done = subprocess.run([sys.executable, "-c", RUN_CLI, *command], capture_output=True, text=True, timeout=90,
+    done = subprocess.run([sys.executable, "-c", RUN_CLI, *command], capture_output=True, text=True, timeout=scaled(90),
                           env=env, cwd=folder)  # fmt: skip
     assert done.returncode in (0, 1) and "Traceback" not in done.stderr, done.stderr
     return done.stderr.strip().splitlines()[-1]

@@ -9,6 +9,7 @@ import xml.etree.ElementTree as ET
 from pathlib import Path
 
 from rubric_studio.cli import main
+from tests._timing import scaled
 
 ROOT = Path(__file__).resolve().parent.parent
 SUPPORT = ROOT / "sample_rubrics/support_reply"
@@ -200,7 +201,7 @@ def test_export_and_import_refuse_a_fifo_or_a_device_link_without_hanging(tmp_pa
     fifo = tmp_path / "out.md"
     os.mkfifo(fifo)
     done = subprocess.run([sys.executable, "-m", "rubric_studio.cli", "export", str(rubric), "--to", "markdown",
-                           "-o", str(fifo)], capture_output=True, text=True, timeout=60)
+                           "-o", str(fifo)], capture_output=True, text=True, timeout=scaled(60))
     assert done.returncode == 2 and f"cannot write {fifo}: is a named pipe (FIFO)" in done.stderr
     link = tmp_path / "imported.yaml"
     link.symlink_to("/dev/null")

@@ -16,6 +16,7 @@ from pathlib import Path
 import pytest
 
 from rubric_studio.cli import main
+from tests._timing import scaled
 from tests.fakellm import FakeLLM, Refuse
 from tests.test_cli import CHECKS_ONLY
 
@@ -65,8 +66,8 @@ def _grade_with_pty_stderr(args: list[str]) -> tuple[int, str, str]:
                                 stdout=subprocess.PIPE, stderr=slave, env=_child_env())  # fmt: skip
     finally:
         os.close(slave)
-    out, _ = proc.communicate(timeout=60)
-    reader.join(timeout=10)
+    out, _ = proc.communicate(timeout=scaled(60))
+    reader.join(timeout=scaled(10))
     os.close(master)
     terminal = ANSI.sub("", b"".join(received).decode("utf-8", "replace"))
     return proc.returncode, out.decode(), terminal
@@ -93,7 +94,7 @@ def test_progress_goes_to_a_terminal_stderr_for_every_format_and_stdout_stays_cl
 
 def test_no_progress_when_stderr_is_a_pipe(tmp_path: Path):
     done = subprocess.run([sys.executable, "-m", "rubric_studio", "grade", *_checks_files(tmp_path), "--format", "json"],
-                          capture_output=True, text=True, timeout=60, env=_child_env())  # fmt: skip
+                          capture_output=True, text=True, timeout=scaled(60), env=_child_env())  # fmt: skip
     assert done.returncode == 1
     assert json.loads(done.stdout)["summary"]["samples"] == 3
     assert "\x1b" not in done.stderr and "graded" not in done.stderr and "checks ·" not in done.stderr

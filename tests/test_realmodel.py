@@ -28,10 +28,13 @@ from pathlib import Path
 
 import pytest
 
+from tests._timing import scaled
+
 pytestmark = [pytest.mark.realmodel, pytest.mark.timeout(1200)]  # start ≤ 120 s, 2 runs ≤ 450 s each
 
 SERVE = """
 import os, sys, time, xllamacpp
+
 params = xllamacpp.CommonParams()
 params.model.path = sys.argv[1]
 params.hostnames = ["127.0.0.1"]
@@ -100,7 +103,7 @@ def llama_server(tmp_path_factory):
     finally:
         with contextlib.suppress(ProcessLookupError):  # already gone: it failed to start
             os.killpg(server.pid, signal.SIGKILL)
-        server.wait(timeout=30)
+        server.wait(timeout=scaled(30))
 
 
 def _grade(folder: Path, base_url: str) -> tuple[dict, str]:
@@ -108,7 +111,7 @@ def _grade(folder: Path, base_url: str) -> tuple[dict, str]:
     command = [sys.executable, "-m", "rubric_studio", "grade", str(folder / "r.yaml"),
                str(folder / "s.jsonl"), "--judge", "openai-compatible:smollm2", "--base-url", base_url,
                "--cache-path", str(folder / "c.sqlite"), "--format", "json"]  # fmt: skip
-    done = subprocess.run(command, capture_output=True, text=True, timeout=450, env=env)
+    done = subprocess.run(command, capture_output=True, text=True, timeout=scaled(450), env=env)
     assert done.returncode in (0, 1, 3), done.stderr
     assert "Traceback" not in done.stderr
     return json.loads(done.stdout), done.stderr

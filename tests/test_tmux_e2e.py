@@ -16,6 +16,8 @@ from pathlib import Path
 
 import pytest
 
+from tests._timing import scaled
+
 pytestmark = [
     pytest.mark.tmux,
     pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is not installed (apt-get install -y tmux)"),
@@ -40,7 +42,7 @@ class Tmux:
     def wait_for(self, predicate, timeout: float = 20.0) -> str:
         started = time.monotonic()
         screen = ""
-        while time.monotonic() - started < timeout:
+        while time.monotonic() - started < scaled(timeout):
             screen = self.screen()
             if predicate(screen):
                 return screen
@@ -84,5 +86,5 @@ def test_studio_in_tmux_follows_an_outside_edit(tmp_path: Path, tmux: Tmux):
     tmux.run("send-keys", "-t", "studio", "C-q")
     started = time.monotonic()
     while tmux.run("has-session", "-t", "studio", check=False).returncode == 0:
-        assert time.monotonic() - started < 10, "ctrl+q did not quit"
+        assert time.monotonic() - started < scaled(10), "ctrl+q did not quit"
         time.sleep(0.05)

@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 
 from rubric_studio.cli import main
+from tests._timing import scaled
 from tests.fakellm import FakeLLM
 
 ROOT = Path(__file__).resolve().parent
@@ -63,7 +64,7 @@ def warm(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
 
 
 def run_warm(code: str, args: list[str], env: dict[str, str]) -> str:
-    done = subprocess.run([sys.executable, "-c", code, *args], capture_output=True, text=True, timeout=90, env=env)
+    done = subprocess.run([sys.executable, "-c", code, *args], capture_output=True, text=True, timeout=scaled(90), env=env)
     assert "Traceback" not in done.stderr, done.stderr
     return done.stderr
 

@@ -357,7 +357,7 @@ class StudioSession:
 
     async def aclose(self) -> None:
         """Close the judge's connections and finish writing the run history."""
-        await asyncio.to_thread(self.versions.flush)
+        await asyncio.to_thread(self.versions.close)
         if self.grader is not None:
             await self.grader.aclose()
 

@@ -86,22 +86,40 @@ class BackgroundStore:
     """
 
     def __init__(self, store: RunHistory) -> None:
+        import threading
         from concurrent.futures import ThreadPoolExecutor
 
         self.store = store
         self.warnings = store.warnings  # the same list: the history takes them as they come
         self._writer = ThreadPoolExecutor(max_workers=1, thread_name_prefix="run-history")
+        self._closed = False
+        self._lock = threading.Lock()
 
     def load(self) -> list[Version]:
         return self.store.load()
 
     def append(self, version: Version) -> bool:
-        self._writer.submit(self.store.append, version)
-        return True
+        with self._lock:
+            if not self._closed:
+                self._writer.submit(self.store.append, version)
+                return True
+        self._writer.shutdown(wait=True)  # closed: after what was queued, written here
+        return bool(self.store.append(version))
 
     def flush(self) -> None:
         """Wait until every append so far is written."""
-        self._writer.submit(lambda: None).result()
+        if not self._closed:
+            self._writer.submit(lambda: None).result()
+
+    def close(self) -> None:
+        """Write what is queued and end the writing thread.
+
+        A thread left running keeps everything it refers to alive (the ``sys.stderr`` of its
+        start, in the studio the app and its whole screen), session after session.
+        """
+        with self._lock:
+            self._closed = True
+        self._writer.shutdown(wait=True)
 
 
 class SessionVersions:
@@ -128,6 +146,13 @@ class SessionVersions:
         flush = getattr(self.history.store, "flush", None)
         if flush is not None:
             flush()
+
+    def close(self) -> None:
+        """Flush, then end the history's writing thread (later versions are written directly)."""
+        self.flush()
+        close = getattr(self.history.store, "close", None)
+        if close is not None:
+            close()
 
     def load_past(self) -> int:
         """Read the versions of earlier sessions (blocking: a file read; call it in a thread

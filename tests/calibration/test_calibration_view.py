@@ -25,6 +25,7 @@ from rubric_studio.tui.calibration_view import (
     step_through,
 )
 from tests.calibration.calib_helpers import result
+from tests.tui.studio_helpers import on_screen, until
 
 CSS = Path(__file__).resolve().parents[2] / "rubric_studio" / "tui" / "studio.tcss"
 RUBRIC = Rubric.model_validate({"name": "t", "criteria": [{"id": "tone", "outcome": "Warm"}]})
@@ -82,8 +83,7 @@ async def test_fit_screen_accept_returns_true_and_cancel_false():
     app = Host()
     async with app.run_test() as pilot:
         app.push_screen(FitScreen(fitted), app.results.append)
-        await pilot.pause()
-        assert isinstance(app.screen, FitScreen)
+        await on_screen(app, FitScreen)
         await pilot.click("#fit-accept")
         await pilot.pause()
         app.push_screen(FitScreen(fitted), app.results.append)
@@ -164,8 +164,7 @@ async def test_versions_screen_compares_any_two_versions():
         assert diff.overall.fixed == ["a", "b"]
         assert "v1 → v2 (rubric edit): fixed 2 disagreements, broke 0" in str(screen.query_one("#versions-diff", Static).render())
         await pilot.press("escape")
-        await pilot.pause()
-        assert not isinstance(app.screen, VersionsScreen)
+        await until(lambda: not isinstance(app.screen, VersionsScreen), what="the versions screen closed")
 
 
 def test_bindings_are_single_keys_that_avoid_the_matrix_keys():

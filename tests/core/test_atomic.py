@@ -25,6 +25,7 @@ from rubric_studio.core.atomic import (
 )
 from rubric_studio.core.files import read_user_file_state
 from rubric_studio.core.problems import RubricError
+from tests._timing import scaled
 
 pytestmark = pytest.mark.timeout(20)  # a FIFO opened the blocking way would hang here
 
@@ -61,7 +62,7 @@ def killed_save(target: Path) -> Path:
         "print(tmp, flush=True)\n"
         "os.kill(os.getpid(), signal.SIGKILL)\n"
     )
-    done = subprocess.run([sys.executable, "-c", code, str(target)], capture_output=True, text=True, timeout=30)
+    done = subprocess.run([sys.executable, "-c", code, str(target)], capture_output=True, text=True, timeout=scaled(30))
     assert done.returncode == -9
     leftover = Path(done.stdout.strip())
     assert leftover.exists() and leftover.parent == target.parent

@@ -24,6 +24,7 @@ from rubric_studio.core.loading import load_rubric, parse_rubric
 from rubric_studio.core.problems import RubricError
 from rubric_studio.core.yamlpos import YamlLimits, load_with_positions, safe_load
 from rubric_studio.interop import import_rubric
+from tests._timing import scaled
 
 ROOT = Path(__file__).resolve().parents[2]
 POSIX_ONLY = pytest.mark.skipif(sys.platform == "win32", reason="FIFOs and /dev/zero are POSIX")
@@ -46,7 +47,7 @@ def refusal(text: str) -> str:
 
 def run_cli(*args: str, timeout: float = 60) -> subprocess.CompletedProcess[str]:
     return subprocess.run([sys.executable, "-m", "rubric_studio.cli", *args], cwd=ROOT, capture_output=True,
-                          text=True, timeout=timeout)
+                          text=True, timeout=scaled(timeout))
 
 
 # ---------------------------------------------------------------------------- aliases
@@ -162,7 +163,7 @@ def test_50000_deep_nesting_in_the_studio_document_is_refused(tmp_path):
               "doc = RubricDocument.load(sys.argv[1], allow_syntax_errors=True)\n"
               "print(doc.yaml_problem)\nprint(doc.structure_problem)\n")
     done = subprocess.run([sys.executable, "-c", script, str(rubric)], cwd=ROOT, capture_output=True, text=True,
-                          timeout=60)
+                          timeout=scaled(60))
     assert done.returncode == 0, done.stderr[-2000:]
     assert done.stdout.count("nested deeper than 100 levels") == 2
 

@@ -17,11 +17,12 @@ from pathlib import Path
 
 import pytest
 
+from tests._timing import scaled
 from tests.hostile.corpus import Case, cases, groups, hostile_files, write_corpus
 
 ROOT = Path(__file__).resolve().parents[2]
 RUNNER = Path(__file__).with_name("runner.py")
-CASE_SECONDS = 10.0  # a case still running after this is a hang (normal cases take well under a second)
+CASE_SECONDS = scaled(10.0)  # a case still running after this is a hang (normal cases take well under a second)
 RAW_CONTROLS = ("\x1b", "\x07", "\x9b")
 
 pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="FIFOs and /dev/zero are POSIX")
@@ -60,7 +61,7 @@ def run_group(group_cases: list[Case], workdir: Path) -> dict[str, dict]:
         command = [sys.executable, str(RUNNER), str(cases_file), str(results_file), str(CASE_SECONDS)]
         try:
             done = subprocess.run(command, cwd=ROOT, env=_checkout_env(), capture_output=True, text=True,
-                                  errors="replace", timeout=CASE_SECONDS * len(remaining) + 30)
+                                  errors="replace", timeout=CASE_SECONDS * len(remaining) + scaled(30))
             returncode, stderr = done.returncode, done.stderr
         except subprocess.TimeoutExpired as exc:
             returncode, stderr = None, str(exc.stderr or "")

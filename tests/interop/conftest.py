@@ -8,6 +8,7 @@ import pytest
 
 from rubric_studio.core.loading import load_rubric
 from rubric_studio.core.rubric import Rubric
+from tests._timing import scaled
 
 ROOT = Path(__file__).resolve().parents[2]
 FIXTURES = Path(__file__).resolve().parent / "fixtures"
@@ -82,7 +83,7 @@ def run_js():
         if node is None:
             pytest.skip("node is not installed")
         payload = json.dumps([{"body": body, "output": text} for body, text in pairs])
-        done = subprocess.run([node, "-e", _NODE_RUNNER], input=payload, capture_output=True, text=True, timeout=30)
+        done = subprocess.run([node, "-e", _NODE_RUNNER], input=payload, capture_output=True, text=True, timeout=scaled(30))
         assert done.returncode == 0, done.stderr
         return json.loads(done.stdout)
 

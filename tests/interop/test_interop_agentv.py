@@ -12,6 +12,7 @@ from rubric_studio.core.rubric import Rubric
 from rubric_studio.core.samples import Sample
 from rubric_studio.core.scoring import score_sample
 from rubric_studio.interop import export_rubric, import_rubric
+from tests._timing import scaled
 
 ROUND_TRIP_FIELDS = ("outcome", "check", "weight", "required", "operator", "score_ranges", "min_score")
 
@@ -388,7 +389,7 @@ def test_cli_exports_agentv4(tmp_path):
 
     rubric = ROOT / "sample_rubrics" / "support_reply" / "support_reply.yaml"
     done = subprocess.run([sys.executable, "-m", "rubric_studio", "export", str(rubric), "--to", "agentv",
-                           "--agentv-version", "4"], capture_output=True, text=True, timeout=60)
+                           "--agentv-version", "4"], capture_output=True, text=True, timeout=scaled(60))
     assert done.returncode == 0, done.stderr
     assert "assertions:" in done.stdout and "execution:" in done.stdout
 
@@ -404,7 +405,7 @@ def test_agentv4_export_validates_in_the_real_agentv4(support_reply, tmp_path):
     (tmp_path / ".git").mkdir()  # agentv validate resolves file references from a repository root
     path = tmp_path / "rubric.eval.yaml"
     path.write_text(export_rubric(support_reply, "agentv", agentv_version=4).text)
-    done = subprocess.run([agentv, "validate", str(path)], capture_output=True, text=True, timeout=120, cwd=tmp_path)
+    done = subprocess.run([agentv, "validate", str(path)], capture_output=True, text=True, timeout=scaled(120), cwd=tmp_path)
     assert "Valid: 1" in done.stdout, done.stdout + done.stderr
 
 

@@ -9,6 +9,7 @@ import yaml
 
 from rubric_studio.cli import main
 from rubric_studio.core.loading import load_rubric
+from tests._timing import scaled
 
 
 def test_export_to_file_with_warnings_on_stderr(support_reply, tmp_path, capsys):
@@ -75,11 +76,11 @@ def test_import_missing_file_exits_2(tmp_path, capsys):
 def test_end_to_end_subprocess(support_reply, tmp_path):
     exported = tmp_path / "suite.yaml"
     run = subprocess.run([sys.executable, "-m", "rubric_studio.cli", "export", support_reply.path, "--to", "letta",
-                          "-o", str(exported)], capture_output=True, text=True, timeout=60)
+                          "-o", str(exported)], capture_output=True, text=True, timeout=scaled(60))
     assert run.returncode == 0, run.stderr
     assert "warning: criterion 'short'" in run.stderr
     back = subprocess.run([sys.executable, "-m", "rubric_studio.cli", "import", str(exported)],
-                          capture_output=True, text=True, timeout=60)
+                          capture_output=True, text=True, timeout=scaled(60))
     assert back.returncode == 0, back.stderr
     imported = yaml.safe_load(back.stdout)
     assert imported["name"] == "support-reply"

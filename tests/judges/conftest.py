@@ -14,6 +14,7 @@ if str(ROOT) not in sys.path:  # so `tests.fakellm` imports however pytest was s
 from rubric_studio.core.rubric import Rubric  # noqa: E402
 from rubric_studio.core.samples import Sample  # noqa: E402
 from rubric_studio.judges import JudgeConfig  # noqa: E402
+from tests._timing import scaled  # noqa: E402
 from tests.fakellm import FakeLLM  # noqa: E402
 
 MODELS = {"openai": "gpt-4o-mini", "anthropic": "claude-haiku-4-5"}
@@ -44,7 +45,7 @@ def config(fake_llm, provider):
     url = fake_llm.base_url_openai if provider == "openai" else fake_llm.base_url_anthropic
     return JudgeConfig(
         provider=provider, model=MODELS[provider], base_url=url, api_key="sk-test",
-        timeout=2.0, max_retries=2, max_retry_wait=0.02,
+        timeout=scaled(2.0), max_retries=2, max_retry_wait=0.02,
     )  # fmt: skip
 
 

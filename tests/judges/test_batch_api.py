@@ -7,6 +7,7 @@ import os
 import signal
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 
@@ -16,9 +17,10 @@ from rubric_studio.cli import main
 from rubric_studio.engine.jobs import JobStore
 from rubric_studio.judges import batch_api
 from rubric_studio.judges.batch_api import split, too_large
+from tests._timing import scaled
 from tests.fakebatch import FakeBatches
 
-pytestmark = pytest.mark.timeout(120)
+pytestmark = pytest.mark.timeout(120)  # scaled for the machine by tests/conftest.py
 ROOT = Path(__file__).resolve().parents[2]
 RUBRIC = """\
 name: b
@@ -104,7 +106,7 @@ def test_a_fully_cached_batch_run_imports_no_sdk(project, provider):
         argv = ["grade", str(project / "r.yaml"), "--base-url", url, "--cache-path", str(project / "c.sqlite"),
                 "--batch-api", "--format", "json"]  # fmt: skip
         code = f"import sys; from rubric_studio.cli import main; main({argv!r}); print(sorted(set(sys.modules) & {{'openai', 'anthropic'}}))"
-        done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=90,
+        done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=scaled(90),
                               env={**os.environ, "PYTHONPATH": str(ROOT)})  # fmt: skip
     assert done.stdout.strip().splitlines()[-1] == "[]", done.stderr
 
@@ -222,7 +224,7 @@ def test_jobs_wait_in_a_new_process_collects_a_job_submitted_with_no_wait(projec
         assert code == 0 and report is None and f"--cache-path {project / 'c.sqlite'}" in out
         env = {**os.environ, "PYTHONPATH": str(ROOT)}
         done = subprocess.run([sys.executable, "-m", "rubric_studio", *out.split("collect it with: ")[1].split()[1:],
-                               "--format", "json"], capture_output=True, text=True, timeout=90, env=env, cwd="/")
+                               "--format", "json"], capture_output=True, text=True, timeout=scaled(90), env=env, cwd="/")
         assert done.returncode == 1, done.stderr
         report = json.loads(done.stdout)
         assert report["summary"]["samples"] == 6 and report["usage"]["judge_calls"] == 12
@@ -232,23 +234,50 @@ def test_jobs_wait_in_a_new_process_collects_a_job_submitted_with_no_wait(projec
     assert fake.created() == 1 and fake.batch_requests() == before and again["usage"]["cache_hits"] == 12
 
 
+def polled(fake: FakeBatches, limit: float) -> bool:
+    """Whether the job's status was asked for within ``limit`` seconds (the CLI is waiting)."""
+    deadline = time.monotonic() + limit
+    while not any(method == "GET" and "batches/" in path for method, path in list(fake.log)):
+        if time.monotonic() > deadline:
+            return False
+        time.sleep(0.02)
+    return True
+
+
 def test_ctrl_c_while_waiting_keeps_the_job_and_says_how_to_collect_it(project, provider):
     with FakeBatches(polls=10**6) as fake:
         command = [sys.executable, "-m", "rubric_studio", "grade", str(project / "r.yaml"), "--base-url",
                    fake.base_url(provider), "--cache-path", str(project / "c.sqlite"), "--batch-api"]  # fmt: skip
-        env = {**os.environ, "PYTHONPATH": str(ROOT)}
-        process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
+        env = {**os.environ, "PYTHONPATH": str(ROOT), "RUBRIC_STUDIO_BATCH_POLL": "0.2"}
+        # Its own session: the Ctrl-C below reaches the CLI and nothing else (not this pytest worker).
+        process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env,
+                                   start_new_session=True)  # fmt: skip
+        err_lines: list[str] = []
+        submitted = threading.Event()
+
+        def read_stderr() -> None:
+            for line in process.stderr:
+                err_lines.append(line)
+                if line.startswith("submitted batch job"):
+                    submitted.set()
+
+        reader = threading.Thread(target=read_stderr, daemon=True)
+        reader.start()
         try:
-            for _ in range(1200):  # until it polls (bounded: 60 s)
-                if any(method == "GET" and "batches/" in path for method, path in list(fake.log)):
-                    break
-                time.sleep(0.05)
-            process.send_signal(signal.SIGINT)
-            _, err = process.communicate(timeout=60)
+            assert submitted.wait(scaled(60)), f"no 'submitted batch job' line: {''.join(err_lines)!r}"
+            assert polled(fake, scaled(60)), "the CLI never asked for the job's status"
+            os.killpg(process.pid, signal.SIGINT)  # the user's Ctrl-C, while the CLI waits for the job
+            process.wait(timeout=scaled(30))
+            reader.join(timeout=scaled(10))
         finally:
-            process.kill()
+            if process.poll() is None:
+                os.killpg(process.pid, signal.SIGKILL)
+                process.wait()
+            process.stdout.close()
+    err = "".join(err_lines)
     job = only_job(project)
-    assert process.returncode == 130 and f"batch job {job.id} keeps running: rubric-studio jobs wait {job.id}" in err
+    assert process.returncode == 130, err
+    assert f"batch job {job.id} keeps running: rubric-studio jobs wait {job.id}" in err
     assert "Traceback" not in err and job.state == "submitted" and len(job.batches) == 1
 
 

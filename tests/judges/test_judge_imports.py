@@ -7,6 +7,8 @@ import sys
 
 import pytest
 
+from tests._timing import scaled
+
 CODE = """
 import sys
 import rubric_studio.judges as judges
@@ -18,6 +20,7 @@ print(','.join(loaded))
 FIRST_REQUEST = """
 import asyncio, sys
 from rubric_studio.judges import JudgeConfig, JudgeError, JudgeRequest, make_judge
+
 
 def print_sdks():
     print(sorted({name.split('.')[0] for name in sys.modules} & {'openai', 'anthropic'}))
@@ -42,7 +45,7 @@ print_sdks()
 
 
 def test_import_does_not_load_sdks():
-    result = subprocess.run([sys.executable, "-c", CODE], capture_output=True, text=True, timeout=60, check=True)
+    result = subprocess.run([sys.executable, "-c", CODE], capture_output=True, text=True, timeout=scaled(60), check=True)
     assert result.stdout.strip() == "", f"imported at package import: {result.stdout.strip()}"
 
 
@@ -50,6 +53,6 @@ def test_import_does_not_load_sdks():
 def test_the_sdk_is_imported_on_the_first_request_only(provider: str):
     """Making a judge, building a body and closing it import no SDK; sending imports only its own."""
     result = subprocess.run([sys.executable, "-c", FIRST_REQUEST, provider], capture_output=True, text=True,
-                            timeout=60)  # fmt: skip
+                            timeout=scaled(60))  # fmt: skip
     assert result.returncode == 0, result.stderr
     assert result.stdout.splitlines() == ["[]", f"[{provider!r}]"]

@@ -4,6 +4,7 @@ labelling, calibration and interop — each driven through session commands, no 
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import sys
 from pathlib import Path
 
@@ -14,6 +15,7 @@ from rubric_studio.core.atomic import disk_state
 from rubric_studio.session.interop import InteropRefused, plan_export, write_file
 from rubric_studio.session.labels import next_disagreement, next_unlabelled
 from rubric_studio.session.studio import StudioSession
+from tests._timing import scaled
 
 RUBRIC = """\
 name: support
@@ -119,6 +121,36 @@ def test_a_labelling_run_is_written_to_the_history_once_not_once_per_key(project
     again = _session(project)
     again.versions.load_past()
     assert set(again.versions.history.get(2).labels) == {"a", "b", "c", "d"}
+
+
+def test_closing_the_session_ends_its_history_thread_and_later_versions_still_reach_the_file(project: Path):
+    """A history thread left running kept its session alive (and, in the studio, the whole app)."""
+    import gc
+    import json
+    import threading
+    import weakref
+
+    def writers() -> list[threading.Thread]:
+        return [t for t in threading.enumerate() if t.name.startswith("run-history")]
+
+    before = set(writers())
+    session = _session(project)
+
+    async def scenario() -> None:
+        await session.open()
+        await session.aclose()
+
+    run(scenario())
+    assert set(writers()) <= before  # the session's writer thread has ended
+    store = session.versions.history.store
+    first = session.versions.history.versions[0]
+    store.append(dataclasses.replace(first, number=7))  # after closing: written directly, not lost
+    numbers = [json.loads(line)["number"] for line in store.store.path.read_text().splitlines()]
+    assert numbers == [1, 7]
+    gone = weakref.ref(session)
+    del session, store, first
+    gc.collect()
+    assert gone() is None
 
 
 def test_the_header_rows_and_notification_count_the_same_flips_after_a_threshold_change(project: Path):
@@ -233,7 +265,7 @@ def test_the_session_never_imports_textual(project: Path):
     code = (f"import asyncio, sys; from rubric_studio.session.studio import StudioSession; "
             f"s = StudioSession({str(project / 'r.yaml')!r}, env={{}}, persist_history=False); "
             "asyncio.run(s.open()); print(sorted(m for m in sys.modules if m.split('.')[0] == 'textual'))")
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60,
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=scaled(60),
                          cwd=Path(__file__).resolve().parents[2])
     assert out.returncode == 0, out.stderr
     assert out.stdout.strip() == "[]"

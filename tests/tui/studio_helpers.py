@@ -11,6 +11,8 @@ from typing import Any
 
 import pytest
 
+from tests._timing import scaled
+
 ROOT = Path(__file__).resolve().parents[2]
 SIZE = (120, 35)
 RUBRIC = Path("sample_rubrics/support_reply/support_reply.yaml")
@@ -23,17 +25,35 @@ def copy_bundled(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     return tmp_path
 
 
-async def until(condition: Callable[[], object], timeout: float = 30.0) -> None:
-    """Wait for ``condition`` while the app runs; fail the test after ``timeout`` seconds.
+async def until(condition: Callable[[], object], timeout: float = 30.0,
+                what: str | Callable[[], str] | None = None) -> None:
+    """Wait for ``condition`` while the app runs; fail the test after ``timeout`` seconds, scaled.
 
-    The deadline only catches a hang: it is generous so a loaded machine (two test workers
-    on two cores) never turns a slow but correct run into a failure.
+    The deadline only catches a hang: it is multiplied by :func:`tests._timing.scaled` so a
+    loaded machine never turns a slow but correct run into a failure. Waiting on the
+    condition (not on a number of ``pilot.pause()``) is what makes a step safe under load.
     """
+    limit = scaled(timeout)
     started = time.monotonic()
     while not condition():
-        if time.monotonic() - started > timeout:
-            raise AssertionError("timed out waiting for the studio")
+        if time.monotonic() - started > limit:
+            code = getattr(condition, "__code__", None)
+            where = f" ({Path(code.co_filename).name}:{code.co_firstlineno})" if code is not None else ""
+            said = what() if callable(what) else what
+            raise AssertionError(f"timed out after {limit:g} s waiting for the studio: {said or 'condition'}{where}")
         await asyncio.sleep(0.01)
+
+
+async def focused_on(app, widget, timeout: float = 30.0) -> None:
+    """Wait until ``widget`` has the focus (focus moves after a refresh, not with the message)."""
+    await until(lambda: app.focused is widget, timeout, lambda: f"focus on {widget!r} (it is on {app.focused!r})")
+
+
+async def on_screen(app, screen_type: type, timeout: float = 30.0) -> None:
+    """Wait until a screen of ``screen_type`` is the active one and mounted (its widgets composed):
+    a push lands after its message, the screen's widgets after that."""
+    await until(lambda: isinstance(app.screen, screen_type) and app.screen.is_mounted, timeout,
+                lambda: f"a mounted {screen_type.__name__} on top (the screen is {app.screen!r})")
 
 
 def graded(app) -> bool:

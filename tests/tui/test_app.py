@@ -18,7 +18,7 @@ from rubric_studio.tui.inspector import Inspector
 from rubric_studio.tui.matrix import ResultsMatrix
 from rubric_studio.tui.messages import FilesChanged
 from tests.fakellm import FakeLLM, Reply
-from tests.tui.studio_helpers import SIZE, copy_bundled, graded, unsaved_edit, until
+from tests.tui.studio_helpers import SIZE, copy_bundled, graded, on_screen, unsaved_edit, until
 
 
 @pytest.fixture
@@ -485,22 +485,22 @@ async def test_help_palette_and_keys_in_text_fields(studio: Path):
         await until(lambda: graded(app))
         app.query_one(ResultsMatrix).focus()
         await pilot.press("question_mark")
-        assert isinstance(app.screen, HelpScreen)
+        await on_screen(app, HelpScreen)
         await pilot.press("escape")
-        assert not isinstance(app.screen, HelpScreen)
+        await until(lambda: not isinstance(app.screen, HelpScreen), what="the help closed by escape")
         await pilot.press("f1")
-        assert isinstance(app.screen, HelpScreen)
+        await on_screen(app, HelpScreen)
         await pilot.press("f1")
-        assert not isinstance(app.screen, HelpScreen)
+        await until(lambda: not isinstance(app.screen, HelpScreen), what="the help closed by f1")
         # Printable keys typed into a text field stay there.
         field = app.editor.query("Input").first()
         field.focus()
         await pilot.pause()
         before = app.query_one(ResultsMatrix).filter_kind
         await pilot.press("question_mark", "f", "s")
+        await until(lambda: field.value.endswith("?fs"), what="the three keys typed into the field")
         assert not isinstance(app.screen, HelpScreen)
         assert app.query_one(ResultsMatrix).filter_kind == before
-        assert field.value.endswith("?fs")
         # Every action is in the command palette.
         titles = [command.title for command in app.get_system_commands(app.screen)]
         for title in ("Save rubric", "Re-grade now", "Filter: failing", "Filter: disagreeing with the label",

@@ -21,7 +21,7 @@ from rubric_studio.tui.editor import ConfirmDelete, EditorPane, FieldEdited
 from rubric_studio.tui.editor_apply import EditBursts, apply_field
 from rubric_studio.tui.editor_specs import CRITERION_SPECS
 from rubric_studio.tui.editor_widgets import FieldInput
-from tests.tui.studio_helpers import until
+from tests.tui.studio_helpers import focused_on, on_screen, until
 
 ROOT = Path(__file__).resolve().parents[2]
 SUPPORT = ROOT / "sample_rubrics" / "support_reply" / "support_reply.yaml"
@@ -164,7 +164,8 @@ async def test_criteria_list_add_duplicate_move_delete(app: Host, rubric: Path):
         assert document.criterion_ids()[2] == "new-criterion"
         assert listing.option_count == 8 and listing.highlighted == 2
         outcome = app.query_one("#ed-f-outcome", TextArea)
-        assert app.focused is outcome and outcome.selected_text == "Describe what a good answer does"
+        await focused_on(app, outcome)  # the new criterion's form is composed, then focused
+        assert outcome.selected_text == "Describe what a good answer does"
         await pilot.press(*"Calls")
         await pilot.press("tab")
         await pilot.pause()
@@ -184,8 +185,7 @@ async def test_criteria_list_add_duplicate_move_delete(app: Host, rubric: Path):
         assert document.criterion_ids()[1:4] == ["policy-accurate", "new-criterion-copy", "new-criterion"]
 
         await pilot.press("d")
-        await pilot.pause()
-        assert isinstance(app.screen, ConfirmDelete)
+        await on_screen(app, ConfirmDelete)
         await pilot.press("n")
         await pilot.pause()
         assert document.criteria_count == 9
@@ -304,7 +304,7 @@ async def test_type_select_and_score_range_rows(app: Host):
         assert list(app.document.criterion_data(2)["score_ranges"]) == [0, 4, 5, 7, 10]
         assert "      5: Describe this band\n" in app.document.text
         assert len(app.query(".ed-range-row")) == 5
-        assert app.focused is app.query_one("#ed-range-text-2", Input)
+        await focused_on(app, app.query_one("#ed-range-text-2", Input))  # the new band's text, once it is mounted
         app.query_one("#ed-range-del-0", Button).press()
         await pilot.pause()
         assert 0 not in app.document.criterion_data(2)["score_ranges"]

@@ -127,9 +127,8 @@ async def test_improve_says_why_not_without_a_judge_or_without_labels(project, t
     async with app.run_test(size=SIZE) as pilot:
         await ready(app, pilot)
         await pilot.press("I")
-        await pilot.pause()
+        await until(lambda: "Improve needs a judge. no judge configured" in notes(app), what="the no-judge note")
         assert not isinstance(app.screen, ImproveScreen)
-        assert "Improve needs a judge. no judge configured" in notes(app)
     rubric_path.with_name("billing.labels.yaml").unlink()
     with FakeLLM() as server:
         app = studio(rubric_path, samples_path, server, tmp_path)
@@ -138,8 +137,8 @@ async def test_improve_says_why_not_without_a_judge_or_without_labels(project, t
             titles = [c.title for c in app.get_system_commands(app.screen)]
             assert "Improve criterion…" in titles
             next(c for c in app.get_system_commands(app.screen) if c.title == "Improve criterion…").callback()
-            await pilot.pause()
-            assert not isinstance(app.screen, ImproveScreen) and "No labels yet" in notes(app)
+            await until(lambda: "No labels yet" in notes(app), what="the no-labels note")
+            assert not isinstance(app.screen, ImproveScreen)
 
 
 async def write_note(app: StudioApp, pilot, text: str) -> None:
