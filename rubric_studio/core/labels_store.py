@@ -21,6 +21,7 @@ from __future__ import annotations
 import io
 import re
 from collections.abc import Callable
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -210,17 +211,24 @@ def _read(target: Path) -> tuple[str, DiskState]:
 
 
 def _edit(path: str | Path, sample_id: str, change: Callable[[CommentedMap, list[str]], None]) -> Label | None:
-    """Read, let ``change`` edit the sample's entry, write over exactly what was read.
+    """Read, let ``change`` edit the sample's entry, write over exactly what was read; the label after."""
+    return _edit_both(path, sample_id, change)[1]
+
+
+def _edit_both(
+    path: str | Path, sample_id: str, change: Callable[[CommentedMap, list[str]], None]
+) -> tuple[Label | None, Label | None]:
+    """:func:`_edit`, returning the sample's label before the edit and after it.
 
     When the file changed between the read and the write, nothing is written and the edit
     is redone once on the new content; a second clash raises ValueError.
     """
     target = Path(path)
-    found: list[Label | None] = [None]
+    found: list[Label | None] = [None, None]
 
     def edit() -> tuple[str, DiskState] | None:
         text, state = _read(target)
-        new_text, found[0] = _edited(text, target, sample_id, change)
+        new_text, found[0], found[1] = _edited(text, target, sample_id, change)
         return None if new_text is None else (new_text, state)
 
     try:
@@ -228,13 +236,14 @@ def _edit(path: str | Path, sample_id: str, change: Callable[[CommentedMap, list
     except ChangedOnDisk:
         raise ValueError(f"{target}: kept changing on disk while the label was written; "
                          "nothing written, label again") from None
-    return found[0]
+    return found[0], found[1]
 
 
 def _edited(
     text: str, target: Path, sample_id: str, change: Callable[[CommentedMap, list[str]], None]
-) -> tuple[str | None, Label | None]:
-    """The sidecar text after ``change`` edits the sample's entry (None: leave the file alone), and the label."""
+) -> tuple[str | None, Label | None, Label | None]:
+    """The sidecar text after ``change`` edits the sample's entry (None: leave the file alone), and the
+    label before and after."""
     try:
         load_with_positions(text, str(target))  # bounded: ruamel limits neither aliases nor nesting
     except RubricError as exc:
@@ -257,6 +266,7 @@ def _edited(
         data[key] = entry = CommentedMap(parse_label(entry, where=sample_id).to_yaml_data())
         _give_following(data, key, following)
     created = entry is None
+    before = None if created else _readable(entry, sample_id)
     if entry is None:
         entry = CommentedMap()
         last = list(data)[-1] if data else None
@@ -270,19 +280,27 @@ def _edited(
     result: Label | None = parse_label(dict(entry), where=sample_id)
     orphan = ""
     if result.is_empty and created:
-        return None, None  # clearing what was never there: leave the file alone
+        return None, None, None  # clearing what was never there: leave the file alone
     if result.is_empty:
         orphan = _delete(data, key, "".join(carry))
         result = None
     elif carry:
         _give_following(data, key, "".join(carry))
     if not data:
-        return _leading_comments(text) or HEADER, result
+        return _leading_comments(text) or HEADER, before, result
     buffer = io.StringIO()
     yaml.dump(data, buffer)
     body = buffer.getvalue()
     head = _leading_comments(body)
-    return prefix + head + orphan + body[len(head):], result
+    return prefix + head + orphan + body[len(head):], before, result
+
+
+def _readable(entry: CommentedMap, sample_id: str) -> Label | None:
+    """The entry as a Label; None when the file holds one no label reads as (nothing to restore)."""
+    try:
+        return parse_label(dict(entry), where=sample_id)
+    except ValueError:
+        return None
 
 
 def _set_field(entry: CommentedMap, carry: list[str], name: str, value: Any) -> None:
@@ -334,33 +352,88 @@ def _set_cells(entry: CommentedMap, carry: list[str], cells: dict[str, str | Non
         del carry[:-1]
 
 
+# -- one change, as data: what a label key did, and how to put it back ---------------------------------
+FIELDS = ("verdict", "score", "note", "cell", "label")
+
+
+@dataclass(frozen=True)
+class LabelChange:
+    """One change to a sample's label: ``field`` set to ``value`` (None clears it).
+
+    ``field`` is ``verdict``, ``score``, ``note``, ``cell`` (``criterion`` names the cell:
+    ``met`` / ``unmet``) or ``label`` (the whole label: a :class:`Label` or None).
+    """
+
+    field: str
+    value: Any = None
+    criterion: str | None = None
+
+    def __post_init__(self) -> None:
+        if self.field not in FIELDS or (self.field == "cell") != (self.criterion is not None):
+            raise ValueError(f"not a label change: {self.field!r} {self.criterion!r}")
+
+    def value_in(self, label: Label | None) -> Any:
+        """What ``label`` holds for this change's field (None: nothing)."""
+        if self.field == "label":
+            return None if label is None or label.is_empty else label
+        if label is None:
+            return None
+        if self.field == "cell":
+            return label.criteria.get(self.criterion or "")
+        return getattr(label, self.field)
+
+    def restoring(self, label: Label | None) -> LabelChange:
+        """The change that gives this field back the value ``label`` has (undoing this change)."""
+        return replace(self, value=self.value_in(label))
+
+
+def apply_change(path: str | Path, sample_id: str, change: LabelChange) -> tuple[Label | None, Label | None]:
+    """Make ``change`` to the sample's label; (the label before, the label after), None when absent."""
+    if change.field == "label":
+        label = change.value
+        if label is not None:
+            _check_verdict(label.verdict)
+        return _edit_both(path, sample_id, _whole_label(label))
+    if change.field == "cell":
+        state = change.value
+        return _edit_both(path, sample_id, lambda entry, carry: _set_cells(entry, carry, {change.criterion: state}))
+    if change.field == "verdict":
+        _check_verdict(change.value)
+        value = change.value
+    elif change.field == "score":
+        value = _score_value(change.value)
+    else:
+        value = _note_value(change.value)
+    return _edit_both(path, sample_id, lambda entry, carry: _set_field(entry, carry, change.field, value))
+
+
 def set_verdict(path: str | Path, sample_id: str, verdict: str | None) -> Label | None:
     """Mark a sample pass / fail (None clears the verdict)."""
-    _check_verdict(verdict)
-    return _edit(path, sample_id, lambda entry, carry: _set_field(entry, carry, "verdict", verdict))
+    return apply_change(path, sample_id, LabelChange("verdict", verdict))[1]
 
 
 def set_score(path: str | Path, sample_id: str, score: float | None) -> Label | None:
     """Give a sample a 0–10 score (None clears it)."""
-    value = _score_value(score)
-    return _edit(path, sample_id, lambda entry, carry: _set_field(entry, carry, "score", value))
+    return apply_change(path, sample_id, LabelChange("score", score))[1]
 
 
 def set_note(path: str | Path, sample_id: str, note: str | None) -> Label | None:
     """Attach a note to a sample (None or blank clears it); multi-line notes are written as ``|`` blocks."""
-    value = _note_value(note)
-    return _edit(path, sample_id, lambda entry, carry: _set_field(entry, carry, "note", value))
+    return apply_change(path, sample_id, LabelChange("note", note))[1]
 
 
 def set_cell(path: str | Path, sample_id: str, criterion_id: str, state: str | None) -> Label | None:
     """Mark one criterion of a sample met / unmet (None clears it)."""
-    return _edit(path, sample_id, lambda entry, carry: _set_cells(entry, carry, {criterion_id: state}))
+    return apply_change(path, sample_id, LabelChange("cell", state, criterion_id))[1]
 
 
 def set_label(path: str | Path, sample_id: str, label: Label | None) -> Label | None:
     """Replace a sample's whole label (None removes the entry), editing keys in place."""
-    if label is not None:
-        _check_verdict(label.verdict)
+    return apply_change(path, sample_id, LabelChange("label", label))[1]
+
+
+def _whole_label(label: Label | None) -> Callable[[CommentedMap, list[str]], None]:
+    """The entry edit that makes it ``label`` (None or empty: no keys left)."""
     score = _score_value(label.score) if label is not None else None
     note = _note_value(label.note) if label is not None else None
 
@@ -379,4 +452,4 @@ def set_label(path: str | Path, sample_id: str, label: Label | None) -> Label | 
         _set_cells(entry, carry, cells)
         _set_field(entry, carry, "note", note)
 
-    return _edit(path, sample_id, change)
+    return change
