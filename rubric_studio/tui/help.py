@@ -90,7 +90,7 @@ class HelpScreen(ModalScreen[None]):
                     yield Static(bindings_table("Anywhere", self._app_bindings, [
                         ("ctrl+p", "Command palette (every action)"),
                         ("tab / shift+tab", "Move focus"),
-                        ("ctrl+z / ctrl+y", "Undo / redo (editor)"),
+                        ("ctrl+z / ctrl+y", "Undo / redo: edits in the editor, labels in the results table"),
                     ]), classes="help-section")
                     yield Static(bindings_table("Results table", self._matrix_bindings, [
                         ("r", "Reverse the sort"),
