@@ -129,7 +129,8 @@ class SessionView:
         grader = session.grader
         config = getattr(grader, "config", None)
         self.query_one(StatusBar).show(StatusState(  # type: ignore[attr-defined]
-            judge=session.judge_label, in_flight=in_flight, concurrency=getattr(config, "concurrency", None),
+            judge=session.judge_label, judge_ready=getattr(grader, "judge", None) is not None,
+            in_flight=in_flight, concurrency=getattr(config, "concurrency", None),
             run_calls=done if session.running else 0, usage=grader.session_usage if grader is not None else None,
             dirty=session.document.dirty, file=session.rubric_path.name,
         ))
