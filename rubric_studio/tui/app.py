@@ -23,7 +23,7 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
-from textual import work
+from textual import events, work
 from textual.app import App, ComposeResult, SystemCommand
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
@@ -171,6 +171,15 @@ class StudioApp(SessionEvents, SessionView, App[int]):
         if self.session.created_rubric:
             editor.call_after_refresh(editor.focus)  # once the editor has composed its fields
         self.call_after_refresh(draft_screen.offer_on_new, self)  # a new or empty rubric: "Draft criteria…" first
+
+    def on_descendant_focus(self, event: events.DescendantFocus) -> None:
+        """The results take the width while they have focus; the editor takes it back with focus.
+
+        (A click on a cell is resolved where it was pressed, so the table may widen under it.)
+        """
+        panes = {node.id for node in event.widget.ancestors_with_self}
+        if panes & {"left", "right"}:
+            self.screen_stack[0].query_one("#main").set_class("right" in panes, "-results-focused")
 
     def refresh_editor(self) -> None:
         if self.editor is not None:

@@ -236,6 +236,51 @@ async def test_a_sentence_typed_where_no_text_field_has_focus_labels_nothing_and
         await until(lambda: "cancel-subscription" in app.session.labels)
 
 
+async def test_the_focused_pane_is_marked_and_the_results_take_the_width_while_focused(studio: Path, judge):
+    from rubric_studio.tui.editor import EditorPane
+
+    app = make_app(judge, studio)
+    async with app.run_test(size=(140, 40)) as pilot:
+        matrix = await ready(app, pilot)
+        left, right = app.query_one("#left"), app.query_one("#right")
+
+        def edge(pane) -> tuple:
+            return tuple(pane.styles.border_left)
+
+        marked = edge(right)
+        assert marked != edge(left)
+        await until(lambda: left.size.width <= 28)
+        assert not app.query_one("#ed-form").display and matrix.size.width >= 100
+        titles = matrix._header_strip().text
+        assert "policy-acc" in titles and "resolves-i" in titles  # not "poli…" / "reso…"
+        app.query_one(EditorPane).focus_form()
+        await until(lambda: app.focused is not None and left in app.focused.ancestors)
+        await until(lambda: left.size.width >= 50)
+        assert edge(left) == marked and edge(right) != marked and app.query_one("#ed-form").display
+        matrix.focus()
+        await until(lambda: left.size.width <= 28)
+        assert edge(right) == marked and edge(left) != marked
+
+
+async def test_a_click_on_a_cell_from_the_editor_selects_that_cell_though_the_table_widens(studio: Path, judge):
+    from rubric_studio.tui.editor import EditorPane
+    from rubric_studio.tui.matrix_render import HEADER_LINES
+
+    app = make_app(judge, studio)
+    async with app.run_test(size=(140, 40)) as pilot:
+        matrix = await ready(app, pilot)
+        left = app.query_one("#left")
+        app.query_one(EditorPane).focus_form()
+        await until(lambda: left.size.width >= 50)
+        await pilot.pause()
+        tone = 1 + [c.criterion.key for c in matrix.columns].index("tone")
+        x = next(x for x in range(matrix.size.width) if matrix._column_at(x) == tone)
+        y = HEADER_LINES + matrix.rows.index("password-request")
+        await pilot.click(matrix, offset=(x, y))  # the editor narrows as the table takes focus
+        await until(lambda: left.size.width <= 28)
+        assert matrix.current == ("password-request", "tone")
+
+
 async def test_the_key_that_opens_a_dialog_is_not_typed_into_it(studio: Path, judge):
     app = make_app(judge, studio)
     async with app.run_test(size=SIZE) as pilot:

@@ -538,6 +538,8 @@ async def test_field_labels_show_in_full_in_the_studio_side_pane(tmp_path: Path)
     async with app.run_test(size=(120, 35)) as pilot:
         await until(lambda: app.editor is not None and app.editor.is_mounted, timeout=30)
         pane = app.editor
+        app.action_show("editor")  # the editor in use has its width (the results, focused, take it)
+        await until(lambda: pane.size.width > 40, timeout=30)
         app.query_one("#ed-tabs").active = "ed-tab-rubric"
         await pilot.pause()
         labels = {str(label.render()) for label in app.query("#ed-rubric .ed-label") if label.region.width}
