@@ -11,8 +11,8 @@ the new content, and never written over it. A missing file is created with a hea
 refused without blocking.
 Comment lines that follow a deleted or appended key are moved, not lost.
 
-Each setter returns the sample's :class:`Label` after the edit (None once the
-entry is gone: an entry left empty is removed). Bad values, and a file that is not
+Each setter returns the sample's :class:`Label` after the edit (None once the entry is gone:
+an entry left empty is removed); :func:`apply_change` returns the label before it too (undo). Bad values, and a file that is not
 valid YAML, raise ValueError and leave the file untouched.
 """
 
@@ -21,7 +21,6 @@ from __future__ import annotations
 import io
 import re
 from collections.abc import Callable
-from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -38,7 +37,7 @@ from rubric_studio.core.atomic import (
     rewrite_safely,
 )
 from rubric_studio.core.files import read_user_file_state
-from rubric_studio.core.labels import CELL_LABELS, LABEL_KEYS, VERDICTS, Label, parse_label
+from rubric_studio.core.labels import CELL_LABELS, LABEL_KEYS, VERDICTS, Label, LabelChange, parse_label
 from rubric_studio.core.problems import RubricError
 from rubric_studio.core.yamlpos import load_with_positions
 
@@ -49,6 +48,7 @@ HEADER = (
 _SEQ_LINE = re.compile(r"^( *)- ")
 _BLANK_BEFORE_KEY = re.compile(r"\n[ \t]*\n[^\s#-]")
 _KEY_LINE = re.compile(r"^( *)[^\s#-][^:#]*:\s*(#.*)?$")
+_EntryEdit = Callable[[CommentedMap, list[str]], None]  # edits one sample's entry (comment lines to carry)
 
 
 def round_trip_yaml(text: str = "") -> YAML:
@@ -210,15 +210,8 @@ def _read(target: Path) -> tuple[str, DiskState]:
     return raw.replace("\r\n", "\n").replace("\r", "\n"), state
 
 
-def _edit(path: str | Path, sample_id: str, change: Callable[[CommentedMap, list[str]], None]) -> Label | None:
-    """Read, let ``change`` edit the sample's entry, write over exactly what was read; the label after."""
-    return _edit_both(path, sample_id, change)[1]
-
-
-def _edit_both(
-    path: str | Path, sample_id: str, change: Callable[[CommentedMap, list[str]], None]
-) -> tuple[Label | None, Label | None]:
-    """:func:`_edit`, returning the sample's label before the edit and after it.
+def _edit(path: str | Path, sample_id: str, change: _EntryEdit) -> tuple[Label | None, Label | None]:
+    """Read, let ``change`` edit the sample's entry, write over exactly what was read; the label before and after.
 
     When the file changed between the read and the write, nothing is written and the edit
     is redone once on the new content; a second clash raises ValueError.
@@ -239,9 +232,8 @@ def _edit_both(
     return found[0], found[1]
 
 
-def _edited(
-    text: str, target: Path, sample_id: str, change: Callable[[CommentedMap, list[str]], None]
-) -> tuple[str | None, Label | None, Label | None]:
+def _edited(text: str, target: Path, sample_id: str,
+            change: _EntryEdit) -> tuple[str | None, Label | None, Label | None]:
     """The sidecar text after ``change`` edits the sample's entry (None: leave the file alone), and the
     label before and after."""
     try:
@@ -266,7 +258,10 @@ def _edited(
         data[key] = entry = CommentedMap(parse_label(entry, where=sample_id).to_yaml_data())
         _give_following(data, key, following)
     created = entry is None
-    before = None if created else _readable(entry, sample_id)
+    try:  # an entry no label reads as leaves nothing to restore
+        before = None if created else parse_label(dict(entry), where=sample_id)
+    except ValueError:
+        before = None
     if entry is None:
         entry = CommentedMap()
         last = list(data)[-1] if data else None
@@ -293,14 +288,6 @@ def _edited(
     body = buffer.getvalue()
     head = _leading_comments(body)
     return prefix + head + orphan + body[len(head):], before, result
-
-
-def _readable(entry: CommentedMap, sample_id: str) -> Label | None:
-    """The entry as a Label; None when the file holds one no label reads as (nothing to restore)."""
-    try:
-        return parse_label(dict(entry), where=sample_id)
-    except ValueError:
-        return None
 
 
 def _set_field(entry: CommentedMap, carry: list[str], name: str, value: Any) -> None:
@@ -352,59 +339,17 @@ def _set_cells(entry: CommentedMap, carry: list[str], cells: dict[str, str | Non
         del carry[:-1]
 
 
-# -- one change, as data: what a label key did, and how to put it back ---------------------------------
-FIELDS = ("verdict", "score", "note", "cell", "label")
-
-
-@dataclass(frozen=True)
-class LabelChange:
-    """One change to a sample's label: ``field`` set to ``value`` (None clears it).
-
-    ``field`` is ``verdict``, ``score``, ``note``, ``cell`` (``criterion`` names the cell:
-    ``met`` / ``unmet``) or ``label`` (the whole label: a :class:`Label` or None).
-    """
-
-    field: str
-    value: Any = None
-    criterion: str | None = None
-
-    def __post_init__(self) -> None:
-        if self.field not in FIELDS or (self.field == "cell") != (self.criterion is not None):
-            raise ValueError(f"not a label change: {self.field!r} {self.criterion!r}")
-
-    def value_in(self, label: Label | None) -> Any:
-        """What ``label`` holds for this change's field (None: nothing)."""
-        if self.field == "label":
-            return None if label is None or label.is_empty else label
-        if label is None:
-            return None
-        if self.field == "cell":
-            return label.criteria.get(self.criterion or "")
-        return getattr(label, self.field)
-
-    def restoring(self, label: Label | None) -> LabelChange:
-        """The change that gives this field back the value ``label`` has (undoing this change)."""
-        return replace(self, value=self.value_in(label))
-
-
 def apply_change(path: str | Path, sample_id: str, change: LabelChange) -> tuple[Label | None, Label | None]:
     """Make ``change`` to the sample's label; (the label before, the label after), None when absent."""
-    if change.field == "label":
-        label = change.value
-        if label is not None:
-            _check_verdict(label.verdict)
-        return _edit_both(path, sample_id, _whole_label(label))
-    if change.field == "cell":
-        state = change.value
-        return _edit_both(path, sample_id, lambda entry, carry: _set_cells(entry, carry, {change.criterion: state}))
-    if change.field == "verdict":
-        _check_verdict(change.value)
-        value = change.value
-    elif change.field == "score":
-        value = _score_value(change.value)
-    else:
-        value = _note_value(change.value)
-    return _edit_both(path, sample_id, lambda entry, carry: _set_field(entry, carry, change.field, value))
+    field, value = change.field, change.value
+    if field == "label":  # the whole label
+        _check_verdict(value.verdict if value is not None else None)
+        return _edit(path, sample_id, _whole_label(value))
+    if field == "cell":
+        return _edit(path, sample_id, lambda entry, carry: _set_cells(entry, carry, {change.criterion: value}))
+    _check_verdict(value if field == "verdict" else None)
+    value = _score_value(value) if field == "score" else _note_value(value) if field == "note" else value
+    return _edit(path, sample_id, lambda entry, carry: _set_field(entry, carry, field, value))
 
 
 def set_verdict(path: str | Path, sample_id: str, verdict: str | None) -> Label | None:
@@ -432,7 +377,7 @@ def set_label(path: str | Path, sample_id: str, label: Label | None) -> Label | 
     return apply_change(path, sample_id, LabelChange("label", label))[1]
 
 
-def _whole_label(label: Label | None) -> Callable[[CommentedMap, list[str]], None]:
+def _whole_label(label: Label | None) -> _EntryEdit:
     """The entry edit that makes it ``label`` (None or empty: no keys left)."""
     score = _score_value(label.score) if label is not None else None
     note = _note_value(label.note) if label is not None else None

@@ -23,7 +23,7 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
-from textual import events, work
+from textual import work
 from textual.app import App, ComposeResult, SystemCommand
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
@@ -67,9 +67,8 @@ class StudioApp(SessionEvents, SessionView, App[int]):
         Binding("f6", "show('agreement')", "Agreement", show=False),
         Binding("f7", "toggle_editor", "Wide table", show=False),
     ]
-    # No letters here: the label and calibration keys (p, x, S, m, u, a, c, C, ], [, F, V, K, I, e,
-    # ctrl+z / ctrl+y on labels) are bindings of the results table (F, V, K, I, ] and [ also of the
-    # Agreement panel), so a letter typed anywhere else is never taken for a label.
+    # No letters: label and calibration keys are the results table's (and the Agreement panel's),
+    # so a letter typed anywhere else is never taken for a label (tui/calibration_keys.py).
     BINDINGS = STUDIO_BINDINGS
 
     def __init__(self, rubric_path: str | Path, samples_path: str | Path | None = None,
@@ -171,15 +170,6 @@ class StudioApp(SessionEvents, SessionView, App[int]):
         if self.session.created_rubric:
             editor.call_after_refresh(editor.focus)  # once the editor has composed its fields
         self.call_after_refresh(draft_screen.offer_on_new, self)  # a new or empty rubric: "Draft criteria…" first
-
-    def on_descendant_focus(self, event: events.DescendantFocus) -> None:
-        """The results take the width while they have focus; the editor takes it back with focus.
-
-        (A click on a cell is resolved where it was pressed, so the table may widen under it.)
-        """
-        panes = {node.id for node in event.widget.ancestors_with_self}
-        if panes & {"left", "right"}:
-            self.screen_stack[0].query_one("#main").set_class("right" in panes, "-results-focused")
 
     def refresh_editor(self) -> None:
         if self.editor is not None:
@@ -327,11 +317,8 @@ class StudioApp(SessionEvents, SessionView, App[int]):
     def action_label_clear_all(self) -> None:
         self.labeler.clear_all()
 
-    def action_label_undo(self) -> None:
-        self.labeler.undo()
-
-    def action_label_redo(self) -> None:
-        self.labeler.redo()
+    def action_label_undo(self, redo: bool = False) -> None:
+        (self.labeler.redo if redo else self.labeler.undo)()
 
     def action_disagreement(self, step: int) -> None:
         self.labeler.step_disagreement(step)

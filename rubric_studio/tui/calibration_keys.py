@@ -23,7 +23,7 @@ CALIBRATION_KEYS: list[tuple[str, str, str]] = [
     ("c", "label_clear", "Clear the selected cell's label (on the sample column: the verdict)"),
     ("C", "label_clear_all", "Clear the sample's whole label"),
     ("ctrl+z", "label_undo", "Undo the last label change"),
-    ("ctrl+y", "label_redo", "Redo the label change undone"),
+    ("ctrl+y", "label_undo(True)", "Redo the label change undone"),
     ("right_square_bracket", "disagreement(1)", "Next disagreement"),
     ("left_square_bracket", "disagreement(-1)", "Previous disagreement"),
     ("F", "fit", "Fit threshold and weights (FitScreen)"),
