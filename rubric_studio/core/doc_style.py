@@ -19,6 +19,7 @@ from ruamel.yaml.scalarstring import (
     DoubleQuotedScalarString,
     FoldedScalarString,
     LiteralScalarString,
+    PlainScalarString,
     SingleQuotedScalarString,
 )
 
@@ -93,6 +94,9 @@ def _fold_width(old: FoldedScalarString, indent: int) -> int:
 def _styled_str(value: str, old: Any, indent: int) -> str:
     if isinstance(old, str) and str(old) == value:
         return old
+    if isinstance(old, str) and not str(old) and "\n" not in value and not misread_by_yaml11(value):
+        # The quotes an empty value needs are no style the user chose (ruamel would keep them).
+        return PlainScalarString(value)
     if "\n" in value.rstrip("\n") or (value.endswith("\n") and isinstance(old, LiteralScalarString)):
         return LiteralScalarString(value)
     if isinstance(old, FoldedScalarString):

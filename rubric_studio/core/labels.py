@@ -15,7 +15,7 @@ positions; the other labels still load.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -53,6 +53,41 @@ class Label:
         if self.note:
             data["note"] = self.note
         return data
+
+
+#: What a :class:`LabelChange` can set.
+CHANGE_FIELDS = ("verdict", "score", "note", "cell", "label")
+
+
+@dataclass(frozen=True)
+class LabelChange:
+    """One change to a sample's label: ``field`` set to ``value`` (None clears it).
+
+    ``field`` is ``verdict``, ``score``, ``note``, ``cell`` (``criterion`` names the cell:
+    ``met`` / ``unmet``) or ``label`` (the whole label: a :class:`Label` or None).
+    """
+
+    field: str
+    value: Any = None
+    criterion: str | None = None
+
+    def __post_init__(self) -> None:
+        if self.field not in CHANGE_FIELDS or (self.field == "cell") != (self.criterion is not None):
+            raise ValueError(f"not a label change: {self.field!r} {self.criterion!r}")
+
+    def value_in(self, label: Label | None) -> Any:
+        """What ``label`` holds for this change's field (None: nothing)."""
+        if self.field == "label":
+            return None if label is None or label.is_empty else label
+        if label is None:
+            return None
+        if self.field == "cell":
+            return label.criteria.get(self.criterion or "")
+        return getattr(label, self.field)
+
+    def restoring(self, label: Label | None) -> LabelChange:
+        """The change that gives this field back the value ``label`` has (undoing this change)."""
+        return replace(self, value=self.value_in(label))
 
 
 def labels_path_for(rubric_path: str | Path) -> Path:

@@ -11,8 +11,8 @@ the new content, and never written over it. A missing file is created with a hea
 refused without blocking.
 Comment lines that follow a deleted or appended key are moved, not lost.
 
-Each setter returns the sample's :class:`Label` after the edit (None once the
-entry is gone: an entry left empty is removed). Bad values, and a file that is not
+Each setter returns the sample's :class:`Label` after the edit (None once the entry is gone:
+an entry left empty is removed); :func:`apply_change` returns the label before it too (undo). Bad values, and a file that is not
 valid YAML, raise ValueError and leave the file untouched.
 """
 
@@ -37,7 +37,7 @@ from rubric_studio.core.atomic import (
     rewrite_safely,
 )
 from rubric_studio.core.files import read_user_file_state
-from rubric_studio.core.labels import CELL_LABELS, LABEL_KEYS, VERDICTS, Label, parse_label
+from rubric_studio.core.labels import CELL_LABELS, LABEL_KEYS, VERDICTS, Label, LabelChange, parse_label
 from rubric_studio.core.problems import RubricError
 from rubric_studio.core.yamlpos import load_with_positions
 
@@ -48,6 +48,7 @@ HEADER = (
 _SEQ_LINE = re.compile(r"^( *)- ")
 _BLANK_BEFORE_KEY = re.compile(r"\n[ \t]*\n[^\s#-]")
 _KEY_LINE = re.compile(r"^( *)[^\s#-][^:#]*:\s*(#.*)?$")
+_EntryEdit = Callable[[CommentedMap, list[str]], None]  # edits one sample's entry (comment lines to carry)
 
 
 def round_trip_yaml(text: str = "") -> YAML:
@@ -209,18 +210,18 @@ def _read(target: Path) -> tuple[str, DiskState]:
     return raw.replace("\r\n", "\n").replace("\r", "\n"), state
 
 
-def _edit(path: str | Path, sample_id: str, change: Callable[[CommentedMap, list[str]], None]) -> Label | None:
-    """Read, let ``change`` edit the sample's entry, write over exactly what was read.
+def _edit(path: str | Path, sample_id: str, change: _EntryEdit) -> tuple[Label | None, Label | None]:
+    """Read, let ``change`` edit the sample's entry, write over exactly what was read; the label before and after.
 
     When the file changed between the read and the write, nothing is written and the edit
     is redone once on the new content; a second clash raises ValueError.
     """
     target = Path(path)
-    found: list[Label | None] = [None]
+    found: list[Label | None] = [None, None]
 
     def edit() -> tuple[str, DiskState] | None:
         text, state = _read(target)
-        new_text, found[0] = _edited(text, target, sample_id, change)
+        new_text, found[0], found[1] = _edited(text, target, sample_id, change)
         return None if new_text is None else (new_text, state)
 
     try:
@@ -228,13 +229,13 @@ def _edit(path: str | Path, sample_id: str, change: Callable[[CommentedMap, list
     except ChangedOnDisk:
         raise ValueError(f"{target}: kept changing on disk while the label was written; "
                          "nothing written, label again") from None
-    return found[0]
+    return found[0], found[1]
 
 
-def _edited(
-    text: str, target: Path, sample_id: str, change: Callable[[CommentedMap, list[str]], None]
-) -> tuple[str | None, Label | None]:
-    """The sidecar text after ``change`` edits the sample's entry (None: leave the file alone), and the label."""
+def _edited(text: str, target: Path, sample_id: str,
+            change: _EntryEdit) -> tuple[str | None, Label | None, Label | None]:
+    """The sidecar text after ``change`` edits the sample's entry (None: leave the file alone), and the
+    label before and after."""
     try:
         load_with_positions(text, str(target))  # bounded: ruamel limits neither aliases nor nesting
     except RubricError as exc:
@@ -257,6 +258,10 @@ def _edited(
         data[key] = entry = CommentedMap(parse_label(entry, where=sample_id).to_yaml_data())
         _give_following(data, key, following)
     created = entry is None
+    try:  # an entry no label reads as leaves nothing to restore
+        before = None if created else parse_label(dict(entry), where=sample_id)
+    except ValueError:
+        before = None
     if entry is None:
         entry = CommentedMap()
         last = list(data)[-1] if data else None
@@ -270,19 +275,19 @@ def _edited(
     result: Label | None = parse_label(dict(entry), where=sample_id)
     orphan = ""
     if result.is_empty and created:
-        return None, None  # clearing what was never there: leave the file alone
+        return None, None, None  # clearing what was never there: leave the file alone
     if result.is_empty:
         orphan = _delete(data, key, "".join(carry))
         result = None
     elif carry:
         _give_following(data, key, "".join(carry))
     if not data:
-        return _leading_comments(text) or HEADER, result
+        return _leading_comments(text) or HEADER, before, result
     buffer = io.StringIO()
     yaml.dump(data, buffer)
     body = buffer.getvalue()
     head = _leading_comments(body)
-    return prefix + head + orphan + body[len(head):], result
+    return prefix + head + orphan + body[len(head):], before, result
 
 
 def _set_field(entry: CommentedMap, carry: list[str], name: str, value: Any) -> None:
@@ -334,33 +339,46 @@ def _set_cells(entry: CommentedMap, carry: list[str], cells: dict[str, str | Non
         del carry[:-1]
 
 
+def apply_change(path: str | Path, sample_id: str, change: LabelChange) -> tuple[Label | None, Label | None]:
+    """Make ``change`` to the sample's label; (the label before, the label after), None when absent."""
+    field, value = change.field, change.value
+    if field == "label":  # the whole label
+        _check_verdict(value.verdict if value is not None else None)
+        return _edit(path, sample_id, _whole_label(value))
+    if field == "cell":
+        return _edit(path, sample_id, lambda entry, carry: _set_cells(entry, carry, {change.criterion: value}))
+    _check_verdict(value if field == "verdict" else None)
+    value = _score_value(value) if field == "score" else _note_value(value) if field == "note" else value
+    return _edit(path, sample_id, lambda entry, carry: _set_field(entry, carry, field, value))
+
+
 def set_verdict(path: str | Path, sample_id: str, verdict: str | None) -> Label | None:
     """Mark a sample pass / fail (None clears the verdict)."""
-    _check_verdict(verdict)
-    return _edit(path, sample_id, lambda entry, carry: _set_field(entry, carry, "verdict", verdict))
+    return apply_change(path, sample_id, LabelChange("verdict", verdict))[1]
 
 
 def set_score(path: str | Path, sample_id: str, score: float | None) -> Label | None:
     """Give a sample a 0–10 score (None clears it)."""
-    value = _score_value(score)
-    return _edit(path, sample_id, lambda entry, carry: _set_field(entry, carry, "score", value))
+    return apply_change(path, sample_id, LabelChange("score", score))[1]
 
 
 def set_note(path: str | Path, sample_id: str, note: str | None) -> Label | None:
     """Attach a note to a sample (None or blank clears it); multi-line notes are written as ``|`` blocks."""
-    value = _note_value(note)
-    return _edit(path, sample_id, lambda entry, carry: _set_field(entry, carry, "note", value))
+    return apply_change(path, sample_id, LabelChange("note", note))[1]
 
 
 def set_cell(path: str | Path, sample_id: str, criterion_id: str, state: str | None) -> Label | None:
     """Mark one criterion of a sample met / unmet (None clears it)."""
-    return _edit(path, sample_id, lambda entry, carry: _set_cells(entry, carry, {criterion_id: state}))
+    return apply_change(path, sample_id, LabelChange("cell", state, criterion_id))[1]
 
 
 def set_label(path: str | Path, sample_id: str, label: Label | None) -> Label | None:
     """Replace a sample's whole label (None removes the entry), editing keys in place."""
-    if label is not None:
-        _check_verdict(label.verdict)
+    return apply_change(path, sample_id, LabelChange("label", label))[1]
+
+
+def _whole_label(label: Label | None) -> _EntryEdit:
+    """The entry edit that makes it ``label`` (None or empty: no keys left)."""
     score = _score_value(label.score) if label is not None else None
     note = _note_value(label.note) if label is not None else None
 
@@ -379,4 +397,4 @@ def set_label(path: str | Path, sample_id: str, label: Label | None) -> Label | 
         _set_cells(entry, carry, cells)
         _set_field(entry, carry, "note", note)
 
-    return _edit(path, sample_id, change)
+    return change

@@ -2,7 +2,10 @@
 
 :class:`LabelWriter` writes one label change at a time, in the order asked (label keys
 pressed quickly must land in order), off the event loop, and remembers the file it wrote so
-the watcher can tell our own write from someone else's. The stepping functions answer "which
+the watcher can tell our own write from someone else's. Each change it makes is a step of its
+:class:`LabelHistory`: undo writes the field's previous value back (its absence too), redo
+writes the change again, both through the same queue, so a label set by a stray key is one
+key away from undone. The stepping functions answer "which
 row next" over the rows the table shows, for disagreements and for samples without a label
 (a labelling queue), wrapping around.
 """
@@ -12,10 +15,12 @@ from __future__ import annotations
 import asyncio
 import os
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from rubric_studio.core.labels import Label
+from rubric_studio.core.labels_store import LabelChange, apply_change
 from rubric_studio.session.results_model import (
     ResultsModel,
     cell_disagrees,
@@ -33,11 +38,62 @@ def file_signature(path: Path) -> tuple[int, int, int] | None:
     return (stat.st_mtime_ns, stat.st_size, stat.st_ino)
 
 
+#: How many label changes undo reaches back.
+UNDO_DEPTH = 500
+
+
+@dataclass(frozen=True)
+class LabelStep:
+    """A label change written to the sidecar: the sample's label before and after it."""
+
+    sample_id: str
+    change: LabelChange
+    before: Label | None
+    after: Label | None
+
+    @property
+    def undoing(self) -> LabelChange:
+        """The change that puts back what ``change`` replaced."""
+        return self.change.restoring(self.before)
+
+
+def describe_change(change: LabelChange) -> str:
+    """``fail``, ``no verdict``, ``score 7``, ``tone met``, ``tone unlabelled``, ``a note``, ``no label`` ..."""
+    value = change.value
+    if change.field == "verdict":
+        return value or "no verdict"
+    if change.field == "score":
+        return "no score" if value is None else f"score {value:g}"
+    if change.field == "note":
+        return "a note" if value else "no note"
+    if change.field == "cell":
+        return f"{change.criterion} {value or 'unlabelled'}"
+    return "the whole label" if value is not None else "no label"
+
+
+class LabelHistory:
+    """The label changes of this session, for undo and redo (most recent last)."""
+
+    def __init__(self, depth: int = UNDO_DEPTH) -> None:
+        self.depth = depth
+        self.done: list[LabelStep] = []
+        self.undone: list[LabelStep] = []
+
+    def record(self, step: LabelStep) -> None:
+        """A new change (not an undo or redo): it is the one to undo next; nothing is left to redo."""
+        if step.before == step.after:
+            return  # the label already said so: nothing to undo
+        self.done.append(step)
+        del self.done[:-self.depth]
+        self.undone.clear()
+
+
 class LabelWriter:
-    """Serialised writes of the labels sidecar."""
+    """Serialised writes of the labels sidecar, with undo and redo of the changes made here."""
 
     def __init__(self, path: Path) -> None:
         self.path = path
+        self.history = LabelHistory()
         self._lock = asyncio.Lock()
         self._written: tuple[int, int, int] | None = None
 
@@ -50,6 +106,41 @@ class LabelWriter:
             label = await asyncio.to_thread(change, self.path, sample_id, *args)
             self._written = file_signature(self.path)
         return label
+
+    async def _apply(self, sample_id: str, change: LabelChange) -> LabelStep:
+        before, after = await asyncio.to_thread(apply_change, self.path, sample_id, change)
+        self._written = file_signature(self.path)
+        return LabelStep(sample_id, change, before, after)
+
+    async def apply(self, sample_id: str, change: LabelChange) -> LabelStep:
+        """Make ``change`` (a label key's) and remember it for undo. Raises what the store raises."""
+        async with self._lock:
+            step = await self._apply(sample_id, change)
+            self.history.record(step)
+        return step
+
+    async def undo(self) -> tuple[LabelStep, LabelStep] | None:
+        """Put back what the last change replaced: (the change undone, the write that undid it);
+        None when there is nothing to undo. A failed write leaves the change to undo (and raises)."""
+        async with self._lock:  # after every change asked before it
+            history = self.history
+            if not history.done:
+                return None
+            step = history.done[-1]
+            written = await self._apply(step.sample_id, step.undoing)
+            history.undone.append(history.done.pop())
+        return step, written
+
+    async def redo(self) -> LabelStep | None:
+        """Make the last undone change again (None: nothing to redo)."""
+        async with self._lock:
+            history = self.history
+            if not history.undone:
+                return None
+            step = history.undone[-1]
+            written = await self._apply(step.sample_id, step.change)
+            history.done.append(history.undone.pop())
+        return written
 
     def is_own_write(self) -> bool:
         """The sidecar on disk is the one we last wrote (the watcher need not reload it)."""

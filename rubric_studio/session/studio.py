@@ -253,7 +253,11 @@ class StudioSession:
         """A grader for ``rubric`` with its label and why it has no judge (blocking: imports the SDK)."""
         grader = make_studio_grader(rubric, self.grader_options, self.env)
         config = getattr(grader, "config", None)
-        label = f"{config.alias or config.provider}:{config.model}" if config else "none"
+        if config is not None:
+            label = f"{config.alias or config.provider}:{config.model}"
+        else:  # the judge asked for (flag, then rubric) that could not be set up; the note says why
+            named = self.grader_options.get("judge") or (rubric.judge.model if rubric.judge else None)
+            label = f"{named} (not set up)" if named else "none"
         return grader, label, None if grader.judge is not None else grader.no_judge_reason
 
     def grader_ready(self, grader: Grader, label: str, note: str | None) -> Grader | None:

@@ -32,7 +32,7 @@ from textual.widgets import Footer, Static, TabbedContent, TabPane
 
 from rubric_studio.core.safe_text import terminal_safe
 from rubric_studio.session.studio import StudioSession, grader_key
-from rubric_studio.tui import app_commands, draft_screen, improve_edits, improve_screen, labeling
+from rubric_studio.tui import app_commands, draft_screen, improve_edits, improve_screen
 from rubric_studio.tui.app_events import SessionEvents
 from rubric_studio.tui.app_view import SessionView
 from rubric_studio.tui.calibration_flow import CalibrationFlow
@@ -68,10 +68,9 @@ class StudioApp(SessionEvents, SessionView, App[int]):
         Binding("f6", "show('agreement')", "Agreement", show=False),
         Binding("f7", "toggle_editor", "Wide table", show=False),
     ]
-    # Calibration keys (p, x, S, m, u, a, c, C, ], [, F, V, K, I, e) are single letters: they act
-    # only while the results table (F, V, K, I, ] and [ also the Agreement panel) has focus,
-    # see check_action, so typing in the editor is never taken for a label.
-    BINDINGS = [*STUDIO_BINDINGS, *labeling.calibration_bindings()]
+    # No letters: label and calibration keys are the results table's (and the Agreement panel's),
+    # so a letter typed anywhere else is never taken for a label (tui/calibration_keys.py).
+    BINDINGS = STUDIO_BINDINGS
 
     def __init__(self, rubric_path: str | Path, samples_path: str | Path | None = None,
                  labels_path: str | Path | None = None, *, judge: str | None = None, base_url: str | None = None,
@@ -308,10 +307,7 @@ class StudioApp(SessionEvents, SessionView, App[int]):
         if isinstance(self.screen, HelpScreen):
             self.pop_screen()
             return
-        self.push_screen(HelpScreen(self.STUDIO_BINDINGS, ResultsMatrix.BINDINGS, CALIBRATION_KEYS))
-
-    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        return labeling.key_allowed(self, action)
+        self.push_screen(HelpScreen(self.STUDIO_BINDINGS, ResultsMatrix.NAVIGATION_BINDINGS, CALIBRATION_KEYS))
 
     def action_label_verdict(self, verdict: str) -> None:
         self.labeler.verdict(verdict)
@@ -330,6 +326,9 @@ class StudioApp(SessionEvents, SessionView, App[int]):
 
     def action_label_clear_all(self) -> None:
         self.labeler.clear_all()
+
+    def action_label_undo(self, redo: bool = False) -> None:
+        (self.labeler.redo if redo else self.labeler.undo)()
 
     def action_disagreement(self, step: int) -> None:
         self.labeler.step_disagreement(step)

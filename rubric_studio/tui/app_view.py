@@ -1,4 +1,5 @@
-"""How the studio draws its session: banner, judge note, run header, status bar, hint, inspector.
+"""How the studio draws its session: banner, judge note, run header, status bar, hint, inspector,
+and which pane takes the width.
 
 :class:`SessionView` is a mixin of :class:`~rubric_studio.tui.app.StudioApp`: each method reads
 the session (``self.session``) and updates one widget; none changes the session. Message
@@ -11,6 +12,7 @@ import contextlib
 from typing import TYPE_CHECKING
 
 from rich.text import Text
+from textual import events
 from textual.widgets import Static, TabbedContent
 
 from rubric_studio.core.safe_text import terminal_safe
@@ -59,6 +61,15 @@ class SessionView:
 
     session: StudioSession
     selection: tuple[str | None, str | None]
+
+    def on_descendant_focus(self, event: events.DescendantFocus) -> None:
+        """The focused pane is marked (studio.tcss); the results take the width while they have
+        focus, the editor takes it back with focus. (A click on a cell is resolved where it was
+        pressed, so the table may widen under it.)"""
+        panes = {node.id for node in event.widget.ancestors_with_self}
+        if panes & {"left", "right"}:
+            main = self.screen_stack[0].query_one("#main")  # type: ignore[attr-defined]
+            main.set_class("right" in panes, "-results-focused")
 
     def show_problems(self) -> None:
         """The banner, bars and inspector after the problems changed; the table, whose rows are
@@ -129,7 +140,8 @@ class SessionView:
         grader = session.grader
         config = getattr(grader, "config", None)
         self.query_one(StatusBar).show(StatusState(  # type: ignore[attr-defined]
-            judge=session.judge_label, in_flight=in_flight, concurrency=getattr(config, "concurrency", None),
+            judge=session.judge_label, judge_ready=getattr(grader, "judge", None) is not None,
+            in_flight=in_flight, concurrency=getattr(config, "concurrency", None),
             run_calls=done if session.running else 0, usage=grader.session_usage if grader is not None else None,
             dirty=session.document.dirty, file=session.rubric_path.name,
         ))

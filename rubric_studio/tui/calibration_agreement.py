@@ -22,6 +22,7 @@ from textual.widgets.option_list import Option
 from rubric_studio.core.agreement import Agreement, AgreementReport
 from rubric_studio.core.safe_text import terminal_safe
 from rubric_studio.engine.versions import VersionDiff
+from rubric_studio.tui.calibration_keys import agreement_bindings
 from rubric_studio.tui.calibration_layout import AgreementLayout, agreement_cells, plan_agreement, wrap_id
 
 #: The panel's and the table's vertical scrollbars (studio.tcss), kept free so no column hides under one.
@@ -39,6 +40,8 @@ def step_through(ids: Sequence[str], current: str | None, step: int = 1) -> str 
 
 class AgreementPanel(Widget):
     """Judge–human agreement: overall and per criterion, disagreements, warnings, versions."""
+
+    BINDINGS = agreement_bindings()  # ] [ F V K I, while the panel has focus
 
     class JumpToSample(Message):
         """The user picked a disagreeing sample: move the results cursor to it."""

@@ -26,6 +26,7 @@ from rubric_studio.core.safe_text import escape_textual_markup, terminal_safe
 from rubric_studio.engine.fit import FitResult
 from rubric_studio.engine.versions import VersionDiff, VersionHistory
 from rubric_studio.tui.calibration_layout import figure
+from rubric_studio.tui.text_fields import TextInput
 
 
 class LabelNoteScreen(ModalScreen[str | None]):
@@ -47,7 +48,7 @@ class LabelNoteScreen(ModalScreen[str | None]):
             yield Static(f"Note on [b]{escape_textual_markup(self.sample_id)}[/b] — enter saves, escape cancels",
                          classes="calibration-title")
             # The cursor goes to the end (nothing selected): a key pressed adds to the note.
-            yield Input(self.note, placeholder="why this verdict?", id="label-note-text", select_on_focus=False)
+            yield TextInput(self.note, placeholder="why this verdict?", id="label-note-text", select_on_focus=False)
 
     def on_input_submitted(self, event: Input.Submitted) -> None:
         event.stop()
@@ -74,7 +75,7 @@ class LabelScoreScreen(ModalScreen[ScoreChoice | None]):
             yield Static(f"Score for [b]{escape_textual_markup(self.sample_id)}[/b], 0–10 (empty clears)",
                          classes="calibration-title")
             value = "" if self.score is None else f"{self.score:g}"
-            yield Input(value, placeholder="0-10", id="label-score-input")
+            yield TextInput(value, placeholder="0-10", id="label-score-input")
             yield Static("", id="label-score-error", classes="calibration-error")
 
     def on_input_submitted(self, event: Input.Submitted) -> None:

@@ -17,6 +17,7 @@ from textual.screen import ModalScreen
 from textual.widgets import Button, Input, Static
 
 from rubric_studio.core.safe_text import terminal_safe
+from rubric_studio.tui.text_fields import TextInput
 
 
 def _text(value: str | Text) -> Text:
@@ -80,7 +81,7 @@ class AskScreen(ModalScreen[str | None]):
         with Vertical(classes="dialog-box"):
             yield Static(Text(terminal_safe(self.title_text), style="bold"), classes="dialog-title")
             yield Static(_text(self.prompt), classes="dialog-text")
-            yield Input(self.value, placeholder=self.placeholder, id="dialog-input")
+            yield TextInput(self.value, placeholder=self.placeholder, id="dialog-input")
             yield Static("", id="dialog-error", classes="dialog-error")
             yield Static(Text("enter: OK · escape: cancel", style="dim"), classes="dialog-hint")
 

@@ -30,6 +30,7 @@ from textual.screen import ModalScreen
 from textual.widgets import Button, Checkbox, Input, Static
 
 from rubric_studio.core.safe_text import terminal_safe
+from rubric_studio.tui.text_fields import TextInput
 
 if TYPE_CHECKING:
     from rubric_studio.core.document import RubricDocument
@@ -92,7 +93,7 @@ class DraftScreen(ModalScreen[None]):
             yield Static(Text("Draft criteria", style="bold"), id="draft-title")
             yield Static(FIRST_INTRO if self.first else INTRO, id="draft-intro", markup=False)
             with Horizontal(id="draft-task-row"):
-                yield Input(self.initial_task, placeholder="e.g. Replies to billing support tickets", id="draft-task")
+                yield TextInput(self.initial_task, placeholder="e.g. Replies to billing support tickets", id="draft-task")
                 yield Button("Draft", id="draft-run", variant="primary")
             yield Static("", id="draft-status", markup=False)
             yield VerticalScroll(id="draft-list")

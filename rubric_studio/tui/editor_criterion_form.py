@@ -26,6 +26,7 @@ from rubric_studio.tui.editor_specs import (
     KEYWORDS_MODE,
     KIND_ICONS,
     KIND_NAMES,
+    NEW_BAND_TEXT,
     check_type_of,
     criterion_kind,
     next_band,
@@ -84,7 +85,8 @@ class ScoreRangesEditor(Vertical):
             text_spec = FieldSpec("range-text", "score_ranges", "text", "band", row=row, required=True)
             with Horizontal(classes="ed-range-row"):
                 yield FieldInput(lower_spec, id=f"ed-range-lower-{row}", classes="ed-range-lower")
-                yield FieldInput(text_spec, id=f"ed-range-text-{row}", classes="ed-range-text")
+                yield FieldInput(text_spec, id=f"ed-range-text-{row}", classes="ed-range-text",
+                                 placeholder=NEW_BAND_TEXT)
                 yield Button("✕", id=f"ed-range-del-{row}", classes="ed-range-del", compact=True,
                              tooltip="Remove this band")
             yield Static("", id=f"ed-range-lower-{row}-err", classes="ed-error", markup=False)

@@ -37,7 +37,7 @@ KIND_ICONS = {"checklist": "✓", "analytic": "◑", "check": "▣", "penalty": 
 KIND_NAMES = {
     "checklist": "judge · checklist", "analytic": "judge · analytic 0-10", "check": "check", "penalty": "judge · penalty",
 }
-NEW_BAND_TEXT = "Describe this band"
+NEW_BAND_TEXT = "Describe this band"  # the placeholder of a band's text (a new band starts empty)
 _BAND_ORDER = (0, 10, 5, 7, 3, 8, 2, 1, 4, 6, 9)  # where "+ band" puts the next band
 
 CRITERION_SPECS: dict[str, FieldSpec] = {

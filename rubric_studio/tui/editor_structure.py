@@ -18,7 +18,7 @@ from textual.widgets import Button
 
 from rubric_studio.core.document import EditError, RubricDocument
 from rubric_studio.tui.editor_list import ConfirmDelete, CriteriaList
-from rubric_studio.tui.editor_specs import NEW_BAND_TEXT, next_band, range_keys
+from rubric_studio.tui.editor_specs import next_band, range_keys
 from rubric_studio.tui.editor_widgets import FieldArea, FieldInput
 
 __all__ = ["StructureActions"]
@@ -139,7 +139,8 @@ class StructureActions(_PaneBase):
 
     # -- score ranges ---------------------------------------------------------------------
     async def add_score_range(self) -> None:
-        """Add a band at the next free bound and put the cursor in its text."""
+        """Add a band at the next free bound and put the cursor in its text (empty: the field's
+        placeholder asks for it, so typing never mixes with a default)."""
         if self.selected is None:
             return
         await self.flush()
@@ -147,16 +148,14 @@ class StructureActions(_PaneBase):
         if lower is None:
             return
         try:
-            self.document.set_score_range(self.selected, lower, NEW_BAND_TEXT)
+            self.document.set_score_range(self.selected, lower, "")
         except EditError as exc:
             self.notify(str(exc), severity="error", title="Editor")
             return
         await self._after_edit()
         row = range_keys(self.document.criterion_data(self.selected)).index(lower)
         with contextlib.suppress(NoMatches):
-            field = self.query_one(f"#ed-range-text-{row}", FieldInput)
-            field.focus()
-            field.select_all()
+            self.query_one(f"#ed-range-text-{row}", FieldInput).focus()
 
     async def remove_score_range(self, row: int) -> None:
         if self.selected is None:

@@ -23,6 +23,7 @@ from textual.widgets import Checkbox, Input, Label, Select, Static, TextArea
 
 from rubric_studio.tui.editor_fields import FieldSpec, parse_field
 from rubric_studio.tui.editor_specs import field_display, stored_value
+from rubric_studio.tui.text_fields import TextEditor, TextInput
 
 __all__ = [
     "FieldArea",
@@ -142,7 +143,7 @@ class FieldControl(_ControlBase):
                 return
 
 
-class FieldInput(Input, FieldControl):
+class FieldInput(TextInput, FieldControl):
     """One line of text; applied after the typing pause, or on enter."""
 
     def __init__(self, spec: FieldSpec, value: str = "", **kwargs: Any) -> None:
@@ -158,7 +159,7 @@ class FieldInput(Input, FieldControl):
         self.report_edit(apply_now=True)
 
 
-class FieldArea(TextArea, FieldControl):
+class FieldArea(TextEditor, FieldControl):
     """Several lines of text (an outcome, keywords, a JSON Schema); applied after the typing pause."""
 
     def __init__(self, spec: FieldSpec, text: str = "", **kwargs: Any) -> None:
@@ -216,11 +217,19 @@ class FieldSelect(Select[str], FieldControl):
 
 
 class FieldCheck(Checkbox, FieldControl):
-    """A yes / no; applied when toggled."""
+    """A yes / no; applied when toggled. Its box shows ✓ when on and stays empty when off
+    (Textual's X both ways tells the states apart by colour alone)."""
+
+    ON, OFF = "✓", " "
 
     def __init__(self, spec: FieldSpec, label: str, value: bool, **kwargs: Any) -> None:
         Checkbox.__init__(self, label, value, compact=True, **kwargs)
         self.spec = spec
+        self.BUTTON_INNER = self.ON if value else self.OFF
+
+    def watch_value(self) -> None:
+        self.BUTTON_INNER = self.ON if self.value else self.OFF
+        super().watch_value()
 
     def on_checkbox_changed(self, event: Checkbox.Changed) -> None:
         event.stop()

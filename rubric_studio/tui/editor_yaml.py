@@ -17,11 +17,12 @@ from textual.widgets.text_area import Edit, EditResult, Selection
 from rubric_studio.core.document import RubricDocument
 from rubric_studio.core.problems import Problem
 from rubric_studio.core.safe_text import escape_textual_markup, terminal_safe
+from rubric_studio.tui.text_fields import TextEditor
 
 __all__ = ["YamlView", "problems_summary", "status_markup", "yaml_note"]
 
 
-class YamlView(TextArea):
+class YamlView(TextEditor):
     """The raw YAML, editable; ``burst`` goes up whenever the cursor moves other than by typing."""
 
     burst = 0

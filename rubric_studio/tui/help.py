@@ -90,7 +90,8 @@ class HelpScreen(ModalScreen[None]):
                     yield Static(bindings_table("Anywhere", self._app_bindings, [
                         ("ctrl+p", "Command palette (every action)"),
                         ("tab / shift+tab", "Move focus"),
-                        ("ctrl+z / ctrl+y", "Undo / redo (editor)"),
+                        ("ctrl+z / ctrl+y", "Undo / redo: edits in the editor, labels in the results table"),
+                        ("ctrl+a / ctrl+k", "In a text field: select all / delete to the end of the line"),
                     ]), classes="help-section")
                     yield Static(bindings_table("Results table", self._matrix_bindings, [
                         ("r", "Reverse the sort"),

@@ -30,6 +30,7 @@ from textual.widgets import Button, DataTable, Input, Static
 
 from rubric_studio.core.problems import RubricError
 from rubric_studio.core.safe_text import terminal_safe
+from rubric_studio.tui.text_fields import TextInput
 
 if TYPE_CHECKING:
     from rubric_studio.core.rubric import Rubric
@@ -100,7 +101,7 @@ class JudgesScreen(ModalScreen[None]):
                               "a judge already run costs nothing) and recommends the cheapest judge whose kappa CI "
                               "overlaps the best judge's.", style="dim"), id="judges-intro")
             with Horizontal(id="judges-row"):
-                yield Input(self.current, placeholder="provider:model,provider:model", id="judges-input")
+                yield TextInput(self.current, placeholder="provider:model,provider:model", id="judges-input")
                 yield Button("Compare", id="judges-run", variant="primary")
             yield Static("", id="judges-status")
             table: DataTable[str] = DataTable(id="judges-table", cursor_type="row", zebra_stripes=True)

@@ -4,7 +4,9 @@
 ``m`` / ``u`` mark the selected cell met / unmet, ``a`` edits the note, ``c`` clears
 the cell's label (on the sample columns: the verdict), ``C`` the whole label, and
 ``]`` / ``[`` move the results cursor to the next / previous sample that disagrees
-with its label.
+with its label. ``ctrl+z`` in the table undoes the last label change (the field's previous
+value, or its absence, is written back) and ``ctrl+y`` redoes it; a notification says what.
+The keys are bindings of the results table (:mod:`~rubric_studio.tui.calibration_keys`).
 
 Every write goes through :mod:`rubric_studio.core.labels_store` (re-read from disk,
 one entry edited, comments kept, atomic replace) in a worker thread; writes run one
@@ -18,60 +20,19 @@ rubric unless ``--labels`` named another); labels_store creates it when missing.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
 
 from textual.app import SystemCommand
-from textual.binding import Binding
 
-from rubric_studio.core import labels_store
-from rubric_studio.session.labels import disagreeing, next_disagreement
-from rubric_studio.tui.calibration_view import CALIBRATION_KEYS, LabelNoteScreen, LabelScoreScreen
+from rubric_studio.core.labels_store import LabelChange
+from rubric_studio.session.labels import describe_change, disagreeing, next_disagreement
+from rubric_studio.tui.calibration_view import LabelNoteScreen, LabelScoreScreen
 from rubric_studio.tui.matrix import ResultsMatrix
 from rubric_studio.tui.messages import LabelWriteFailed, LabelWritten
 
 if TYPE_CHECKING:
     from rubric_studio.tui.host import StudioHost
-
-
-#: Shown in the footer while the results table has focus (short names; the help lists all).
-FOOTER_KEYS = {"p": "Pass", "x": "Fail"}
-
-
-def calibration_bindings() -> list[Binding]:
-    """The calibration keys as app bindings (the app's :meth:`check_action` scopes them)."""
-    display = {"right_square_bracket": "]", "left_square_bracket": "["}
-    return [
-        Binding(key, action, FOOTER_KEYS.get(key, description), show=key in FOOTER_KEYS,
-                key_display=display.get(key))
-        for key, action, description in CALIBRATION_KEYS
-    ]
-
-
-#: action name -> where its key works: "matrix" (results table focused) or "calibration"
-#: (results table or Agreement panel focused). Palette commands call the methods directly.
-KEY_SCOPE = {
-    "label_verdict": "matrix", "label_score": "matrix", "label_cell": "matrix", "label_note": "matrix",
-    "label_clear": "matrix", "label_clear_all": "matrix",
-    "disagreement": "calibration", "fit": "calibration", "versions": "calibration", "consistency_run": "calibration",
-    "improve": "calibration", "add_example": "matrix",
-}  # fmt: skip
-
-
-def key_allowed(app: StudioHost, action: str) -> bool:
-    """Whether a calibration key should act now: single letters must reach text fields."""
-    scope = KEY_SCOPE.get(action)
-    if scope is None:
-        return True
-    focused = app.focused
-    if isinstance(focused, ResultsMatrix):
-        return True
-    if scope != "calibration":
-        return False
-    if focused is None:  # nothing takes typing: the calibration views' keys may act
-        return True
-    panel = app.query("#agreement-view").first()
-    return panel is focused or panel in focused.ancestors
 
 
 class Labeler:
@@ -98,22 +59,63 @@ class Labeler:
         return sample_id
 
     # -- writes ---------------------------------------------------------------------
-    def _write(self, sample_id: str, change: Callable[..., Any], *args: Any) -> None:
-        self.app.run_worker(self._run(sample_id, change, args), group="labels", exit_on_error=False)
+    def _write(self, sample_id: str, change: LabelChange) -> None:
+        self.app.run_worker(self._run(sample_id, change), group="labels", exit_on_error=False)
 
-    async def _run(self, sample_id: str, change: Callable[..., Any], args: tuple[Any, ...]) -> None:
+    async def _run(self, sample_id: str, change: LabelChange) -> None:
         try:
-            label = await self.app.session.label_writer.write(change, sample_id, *args)
+            step = await self.app.session.label_writer.apply(sample_id, change)
         except Exception as exc:  # bad YAML in the sidecar, permissions, a full disk ...
             self.app.post_message(LabelWriteFailed(sample_id, str(exc) or type(exc).__name__))
             return
-        self.app.post_message(LabelWritten(sample_id, label))
+        self.app.post_message(LabelWritten(sample_id, step.after))
+
+    def undo(self) -> None:
+        """ctrl+z in the results table: put back the value the last label change replaced."""
+        self.app.run_worker(self._undo(), group="labels", exit_on_error=False)
+
+    def redo(self) -> None:
+        """ctrl+y in the results table: make the label change undone last again."""
+        self.app.run_worker(self._redo(), group="labels", exit_on_error=False)
+
+    async def _undo(self) -> None:
+        writer = self.app.session.label_writer
+        step = writer.history.done[-1] if writer.history.done else None
+        try:
+            undone = await writer.undo()
+        except Exception as exc:
+            self.app.post_message(LabelWriteFailed(step.sample_id if step else "", str(exc) or type(exc).__name__))
+            return
+        if undone is None:
+            self.app.notify("No label change to undo.", timeout=3)
+            return
+        step, written = undone
+        self.app.post_message(LabelWritten(step.sample_id, written.after))
+        self.app.select_sample(step.sample_id, step.change.criterion)
+        self.app.notify(f"Undid label {describe_change(step.change)} on {step.sample_id} "
+                        f"(back to {describe_change(step.undoing)}); ctrl+y redoes it.", title="Labels", timeout=5)
+
+    async def _redo(self) -> None:
+        writer = self.app.session.label_writer
+        step = writer.history.undone[-1] if writer.history.undone else None
+        try:
+            written = await writer.redo()
+        except Exception as exc:
+            self.app.post_message(LabelWriteFailed(step.sample_id if step else "", str(exc) or type(exc).__name__))
+            return
+        if written is None:
+            self.app.notify("No label change to redo.", timeout=3)
+            return
+        self.app.post_message(LabelWritten(written.sample_id, written.after))
+        self.app.select_sample(written.sample_id, written.change.criterion)
+        self.app.notify(f"Redid label {describe_change(written.change)} on {written.sample_id}.", title="Labels",
+                        timeout=4)
 
     # -- actions ------------------------------------------------------------------------
     def verdict(self, verdict: str | None) -> None:
         sample_id = self._sample()
         if sample_id is not None:
-            self._write(sample_id, labels_store.set_verdict, verdict)
+            self._write(sample_id, LabelChange("verdict", verdict))
 
     def cell(self, state: str | None) -> None:
         sample_id, criterion_id = self._selected()
@@ -126,7 +128,7 @@ class Labeler:
             return
         if state is not None:
             self.example_offers[sample_id] = criterion_id
-        self._write(sample_id, labels_store.set_cell, criterion_id, state)
+        self._write(sample_id, LabelChange("cell", state, criterion_id))
 
     def clear(self) -> None:
         """``c``: the selected cell's label, or on the sample columns the verdict."""
@@ -134,14 +136,14 @@ class Labeler:
         if sample_id is None:
             self._sample()
         elif criterion_id is None:
-            self._write(sample_id, labels_store.set_verdict, None)
+            self._write(sample_id, LabelChange("verdict", None))
         else:
-            self._write(sample_id, labels_store.set_cell, criterion_id, None)
+            self._write(sample_id, LabelChange("cell", None, criterion_id))
 
     def clear_all(self) -> None:
         sample_id = self._sample()
         if sample_id is not None:
-            self._write(sample_id, labels_store.set_label, None)
+            self._write(sample_id, LabelChange("label", None))
 
     def score(self) -> None:
         sample_id = self._sample()
@@ -152,7 +154,7 @@ class Labeler:
         def chosen(value: Any) -> None:
             if value is None:
                 return
-            self._write(sample_id, labels_store.set_score, None if value == "clear" else float(value))
+            self._write(sample_id, LabelChange("score", None if value == "clear" else float(value)))
 
         self.app.push_screen(LabelScoreScreen(sample_id, label.score if label else None), chosen)
 
@@ -169,7 +171,7 @@ class Labeler:
             if text is not None and text != unchanged:
                 if text:
                     self.example_offers[sample_id] = None
-                self._write(sample_id, labels_store.set_note, text or None)
+                self._write(sample_id, LabelChange("note", text or None))
 
         self.app.push_screen(LabelNoteScreen(sample_id, label.note if label else None), chosen)
 

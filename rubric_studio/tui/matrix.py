@@ -41,6 +41,7 @@ from textual.strip import Strip
 from rubric_studio.core.safe_text import terminal_safe
 from rubric_studio.session.results_model import CRITERION_FILTERS, ResultsModel
 from rubric_studio.session.results_model import filter_label as describe_filter
+from rubric_studio.tui.calibration_keys import table_bindings
 from rubric_studio.tui.matrix_layout import Column, other_fixed_width, plan_layout, shown_columns
 from rubric_studio.tui.matrix_nav import MatrixNavigation
 from rubric_studio.tui.matrix_render import HEADER_LINES, MatrixPainter
@@ -92,7 +93,8 @@ class ResultsMatrix(MatrixNavigation, MatrixPainter, ScrollView, can_focus=True)
         "matrix--empty",
     }
 
-    BINDINGS = [
+    #: Moving, filtering and sorting (the help lists these as the table's own keys).
+    NAVIGATION_BINDINGS = [
         Binding("enter", "inspect", "Inspect", show=False),  # the cell hint says so; the footer fits 80 columns
         Binding("f", "cycle_filter", "Filter"),
         Binding("s", "cycle_sort", "Sort", show=False),
@@ -111,6 +113,9 @@ class ResultsMatrix(MatrixNavigation, MatrixPainter, ScrollView, can_focus=True)
         Binding("g", "next_unlabelled(1)", "Next unlabelled", show=False),
         Binding("G", "next_unlabelled(-1)", "Previous unlabelled", show=False),
     ]
+    #: The label and calibration keys are the table's too: a letter labels a sample only here,
+    #: where the user looks (:mod:`~rubric_studio.tui.calibration_keys`).
+    BINDINGS = [*NAVIGATION_BINDINGS, *table_bindings()]
 
     # always_update: picking a criterion filter again on another column re-pins it there.
     filter_kind: reactive[str] = reactive("all", always_update=True)

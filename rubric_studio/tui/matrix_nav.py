@@ -36,6 +36,7 @@ class MatrixNavigation:
     sort_by: str
     reverse: bool
     _highlighted: tuple[str | None, str | None]
+    _pressed: tuple[int | None, int | None] | None = None  # the cell a mouse button went down on
 
     # -- actions -----------------------------------------------------------------
     def action_cycle_filter(self) -> None:
@@ -134,23 +135,35 @@ class MatrixNavigation:
                 break
 
     # -- mouse -------------------------------------------------------------------
+    def on_mouse_down(self, event: events.MouseDown) -> None:
+        # The cell is taken where the button went down: focus moving here may widen the
+        # table (the editor narrows) before the button comes up.
+        self._pressed = self._cell_at(event.get_content_offset(self))  # type: ignore[arg-type]
+
     def on_click(self, event: events.Click) -> None:
-        offset = event.get_content_offset(self)  # type: ignore[arg-type]
-        if offset is None or offset.y < HEADER_LINES - 1:
+        pressed, self._pressed = self._pressed, None
+        cell = pressed if pressed is not None else self._cell_at(event.get_content_offset(self))  # type: ignore[arg-type]
+        if cell is None:
             return
         self.focus()  # type: ignore[attr-defined]
-        if offset.y == HEADER_LINES - 1:  # the titles
-            col = self._column_at(offset.x)
+        row, col = cell
+        if row is None:  # the titles
             if col is not None and col > 0:
                 self._move(self.cursor_row, col)
             return
-        row = int(self.scroll_y) + offset.y - HEADER_LINES  # type: ignore[attr-defined]
-        if row >= len(self.rows):
-            return
-        col = self._column_at(offset.x)
         self._move(row, self.cursor_col if col is None else col)
         if event.chain >= 1:
             self.action_inspect()
+
+    def _cell_at(self, offset: object) -> tuple[int | None, int | None] | None:
+        """(row or None on the titles, column or None) at a content offset; None: nowhere to click."""
+        if offset is None or offset.y < HEADER_LINES - 1:  # type: ignore[attr-defined]
+            return None
+        col = self._column_at(offset.x)  # type: ignore[attr-defined]
+        if offset.y == HEADER_LINES - 1:  # type: ignore[attr-defined]
+            return None, col
+        row = int(self.scroll_y) + offset.y - HEADER_LINES  # type: ignore[attr-defined]
+        return None if row >= len(self.rows) else (row, col)
 
     def _column_at(self, x: int) -> int | None:
         fixed = self._fixed_width()  # type: ignore[attr-defined]

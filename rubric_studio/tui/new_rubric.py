@@ -25,6 +25,7 @@ from textual.widgets import Input, Static
 from rubric_studio.core.problems import RubricError
 from rubric_studio.core.safe_text import terminal_safe
 from rubric_studio.engine.starter import create_starter_rubric, new_rubric_problem
+from rubric_studio.tui.text_fields import TextInput
 
 DEFAULT_STEM = "new-rubric"
 
@@ -61,7 +62,7 @@ class NewRubricScreen(ModalScreen[Path | None]):
             yield Static(Text("New rubric", style="bold"), id="new-rubric-title")
             intro = f"File name, in {self.folder} unless you give a path. It starts with one placeholder criterion."
             yield Static(Text(terminal_safe(intro, multiline=True)), id="new-rubric-intro")
-            yield Input(self.initial, placeholder="my-rubric.yaml", id="new-rubric-name")
+            yield TextInput(self.initial, placeholder="my-rubric.yaml", id="new-rubric-name")
             yield Static("", id="new-rubric-error")
             yield Static("enter: create · escape: cancel", id="new-rubric-hint")
 

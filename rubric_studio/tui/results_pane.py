@@ -20,6 +20,7 @@ from textual.widgets import Input
 
 from rubric_studio.session.results_model import ResultsModel
 from rubric_studio.tui.matrix import ResultsMatrix
+from rubric_studio.tui.text_fields import TextInput
 
 SEARCH_HINT = "search sample ids, inputs and outputs — enter: back to the table · esc: clear"
 
@@ -40,7 +41,7 @@ class ResultsPane(Vertical):
         self._sent = ""  # the search this pane last gave the table
 
     def compose(self) -> ComposeResult:
-        yield Input(placeholder=SEARCH_HINT, id="results-search", select_on_focus=False)
+        yield TextInput(placeholder=SEARCH_HINT, id="results-search", select_on_focus=False)
         yield ResultsMatrix(self.model, id=self._matrix_id)
 
     def on_mount(self) -> None:

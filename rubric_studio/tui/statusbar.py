@@ -119,7 +119,8 @@ class RunHeader(Static):
 
 @dataclass
 class StatusState:
-    judge: str = "none"
+    judge: str = "none"  # the judge the rubric (or --judge) names, "(not set up)" when it could not be
+    judge_ready: bool = False  # a judge answers: False while resolving it, and without one
     in_flight: int = 0  # judge requests not answered yet (sent or waiting for a slot)
     concurrency: int | None = None
     run_calls: int = 0  # requests answered so far in the current run (not in ``usage`` yet)
@@ -135,7 +136,7 @@ class StatusBar(Static):
         usage = state.usage or Usage()
         out = Text(no_wrap=True, overflow="ellipsis")
         out.append(" judge ", style="dim")
-        out.append(terminal_safe(state.judge), style="bold" if state.judge not in ("none", "no judge") else "bold yellow")
+        out.append(terminal_safe(state.judge), style="bold" if state.judge_ready else "bold yellow")
         sent = min(state.in_flight, state.concurrency) if state.concurrency else state.in_flight
         out.append(f"  {sent} in flight", style="cyan" if sent else "dim")
         if state.in_flight > sent:

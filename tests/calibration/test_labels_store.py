@@ -12,6 +12,7 @@ import pytest
 from rubric_studio.core import labels_store as store
 from rubric_studio.core.labels import Label, load_labels
 from rubric_studio.core.problems import RubricError
+from tests.conftest import SAMPLE_RUBRICS as SAMPLES
 
 
 @pytest.fixture
@@ -177,3 +178,34 @@ def test_loading_labels_removes_what_a_killed_write_left(sidecar):
     leftover.write_text("half: [", encoding="utf-8")
     load_labels(sidecar)
     assert not leftover.exists()
+
+
+@pytest.mark.parametrize(("change", "in_place"), [
+    (store.LabelChange("verdict", "fail"), True),
+    (store.LabelChange("score", 3), True),
+    (store.LabelChange("cell", "unmet", "tone"), True),
+    (store.LabelChange("note", "a note\nwith two lines"), False),  # the note comes back as a block
+    (store.LabelChange("cell", None, "short"), False),  # the cell comes back last
+    (store.LabelChange("label", None), False),  # the label comes back at the end of the file
+])
+def test_a_change_reports_the_label_before_and_restoring_it_gives_the_label_back(sidecar, change, in_place):
+    before_text = sidecar.read_text()
+    old = load_labels(sidecar).labels["refund-within-window"]
+    before, after = store.apply_change(sidecar, "refund-within-window", change)
+    assert before == old and after != old and sidecar.read_text() != before_text
+    assert change.value_in(after) == change.value
+    assert store.apply_change(sidecar, "refund-within-window", change.restoring(before)) == (after, old)
+    assert load_labels(sidecar).labels == load_labels(SAMPLES / "support_reply" / "support_reply.labels.yaml").labels
+    assert (sidecar.read_text() == before_text) is in_place
+
+
+def test_a_change_to_a_sample_without_a_label_is_undone_by_removing_the_entry(sidecar):
+    before_text = sidecar.read_text()
+    change = store.LabelChange("cell", "met", "tone")
+    before, after = store.apply_change(sidecar, "cancel-subscription", change)
+    assert before is None and after == Label(criteria={"tone": "met"})
+    assert change.restoring(before) == store.LabelChange("cell", None, "tone")
+    store.apply_change(sidecar, "cancel-subscription", change.restoring(before))
+    assert sidecar.read_text().rstrip("\n") == before_text.rstrip("\n")
+    with pytest.raises(ValueError):
+        store.LabelChange("cell", "met")  # a cell change names its criterion

@@ -102,6 +102,32 @@ def test_a_labels_change_is_its_own_version_and_relabels_do_not_pile_up(project:
     assert session.label_writer.is_own_write()
 
 
+def test_label_changes_undo_and_redo_in_order_and_a_no_op_is_no_step(project: Path):
+    from rubric_studio.core.labels import load_labels
+    from rubric_studio.core.labels_store import LabelChange
+
+    session = _session(project)
+    writer = session.label_writer
+
+    async def scenario() -> list:
+        await session.open()
+        await writer.apply("a", LabelChange("verdict", "pass"))
+        await writer.apply("a", LabelChange("verdict", "fail"))
+        await writer.apply("a", LabelChange("verdict", "fail"))  # already so: nothing to undo
+        steps = [await writer.undo()]
+        steps.append(await writer.redo())
+        steps.append(await writer.undo())
+        steps.append(await writer.undo())
+        steps.append(await writer.undo())
+        return steps
+
+    undone_fail, redone, undone_again, undone_pass, nothing = run(scenario())
+    assert undone_fail[0].change == LabelChange("verdict", "fail") and undone_fail[1].after.verdict == "pass"
+    assert redone.after.verdict == "fail" and undone_again[1].after.verdict == "pass"
+    assert undone_pass[1].after is None and nothing is None
+    assert "a" not in load_labels(session.labels_path).labels and writer.is_own_write()
+
+
 def test_a_labelling_run_is_written_to_the_history_once_not_once_per_key(project: Path):
     """Each key updates the one labels version in memory; the file gets it when the session closes."""
     import json

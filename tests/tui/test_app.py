@@ -84,7 +84,9 @@ async def test_opens_without_judge_runs_checks_and_says_how_to_configure(studio:
         text = str(note.render())
         assert "OPENAI_API_KEY" in text and "--judge" in text and "--base-url" in text
         assert "·" in matrix._row_strip(0).text.split("│", 1)[1]  # the judge cells: unjudged
-        assert app.session.judge_label == "none"
+        # The status bar names the judge the rubric names (not "judge none" beside the note about it).
+        status = str(app.query_one("#status").render())
+        assert "judge openai:gpt-4o-mini (not set up)" in status and "judge none" not in status
         # Human labels from the sidecar are in the model.
         assert app.session.labels["refund-wrong-timeline"].verdict == "fail"
 

@@ -207,6 +207,157 @@ async def test_calibration_keys_act_only_on_the_results_table_and_brackets_jump(
         assert matrix.current[0] == "downgrade-wall-of-text" and matrix.filter_kind == "all"
 
 
+# -- keys act where the user looks -------------------------------------------------------------
+SENTENCE = "Blames a Kafka queue; pax, mu, C, S, I, F, V, e and ]["
+
+
+async def test_a_sentence_typed_where_no_text_field_has_focus_labels_nothing_and_opens_nothing(studio: Path, judge):
+    from textual.widgets import Tabs
+
+    before = LABELS.read_text()
+    app = make_app(judge, studio)
+    async with app.run_test(size=SIZE) as pilot:
+        matrix = await ready(app, pilot)
+        matrix.select_sample("cancel-subscription")
+        main = app.screen
+        # Nothing focused (a click that landed nowhere), the editor's tabs, the results' tabs: no text field.
+        for focus in (None, app.query_one("#ed-tabs").query_one(Tabs), app.query_one("#tabs").query_one(Tabs)):
+            app.set_focus(focus)
+            await pilot.pause()
+            assert app.focused is focus
+            await pilot.press(*SENTENCE)
+            await pilot.pause()
+            assert app.screen is main, f"a dialog opened with focus on {focus}"
+            assert LABELS.read_text() == before and "cancel-subscription" not in app.session.labels
+            assert matrix.current[0] == "cancel-subscription" and app.session.consistency_k is None
+        # In the table the same letters are label keys.
+        matrix.focus()
+        await pilot.press("p")
+        await until(lambda: "cancel-subscription" in app.session.labels)
+
+
+async def test_the_focused_pane_is_marked_and_the_results_take_the_width_while_focused(studio: Path, judge):
+    from rubric_studio.tui.editor import EditorPane
+
+    app = make_app(judge, studio)
+    async with app.run_test(size=(140, 40)) as pilot:
+        matrix = await ready(app, pilot)
+        left, right = app.query_one("#left"), app.query_one("#right")
+
+        def edge(pane) -> tuple:
+            return tuple(pane.styles.border_left)
+
+        marked = edge(right)
+        assert marked != edge(left)
+        await until(lambda: left.size.width <= 28)
+        assert not app.query_one("#ed-form").display and matrix.size.width >= 100
+        titles = matrix._header_strip().text
+        assert "policy-acc" in titles and "resolves-i" in titles  # not "poli…" / "reso…"
+        app.query_one(EditorPane).focus_form()
+        await until(lambda: app.focused is not None and left in app.focused.ancestors)
+        await until(lambda: left.size.width >= 50)
+        assert edge(left) == marked and edge(right) != marked and app.query_one("#ed-form").display
+        matrix.focus()
+        await until(lambda: left.size.width <= 28)
+        assert edge(right) == marked and edge(left) != marked
+
+
+async def test_a_click_on_a_cell_from_the_editor_selects_that_cell_though_the_table_widens(studio: Path, judge):
+    from rubric_studio.tui.editor import EditorPane
+    from rubric_studio.tui.matrix_render import HEADER_LINES
+
+    app = make_app(judge, studio)
+    async with app.run_test(size=(140, 40)) as pilot:
+        matrix = await ready(app, pilot)
+        left = app.query_one("#left")
+        app.query_one(EditorPane).focus_form()
+        await until(lambda: left.size.width >= 50)
+        await pilot.pause()
+        tone = 1 + [c.criterion.key for c in matrix.columns].index("tone")
+        x = next(x for x in range(matrix.size.width) if matrix._column_at(x) == tone)
+        y = HEADER_LINES + matrix.rows.index("password-request")
+        await pilot.click(matrix, offset=(x, y))  # the editor narrows as the table takes focus
+        await until(lambda: left.size.width <= 28)
+        assert matrix.current == ("password-request", "tone")
+
+
+async def test_the_key_that_opens_a_dialog_is_not_typed_into_it(studio: Path, judge):
+    app = make_app(judge, studio)
+    async with app.run_test(size=SIZE) as pilot:
+        matrix = await ready(app, pilot)
+        matrix.select_sample("cancel-subscription")  # no label, no note, no score
+        for key, screen, value in (("K", AskScreen, "3"), ("a", LabelNoteScreen, ""), ("S", LabelScoreScreen, "")):
+            await pilot.press(key)
+            await until(lambda screen=screen: isinstance(app.screen, screen) and app.screen.query(Input))
+            await pilot.pause()
+            assert app.screen.query_one(Input).value == value, key
+            await pilot.press("escape")
+            await until(lambda: app.screen.query(ResultsMatrix))
+        assert app.session.consistency_k is None and "cancel-subscription" not in app.session.labels
+
+
+async def test_ctrl_z_in_the_table_undoes_label_changes_on_disk_and_in_the_table(studio: Path, judge):
+    from rubric_studio.tui.editor import EditorPane
+
+    original = LABELS.read_text()
+    app = make_app(judge, studio)
+    async with app.run_test(size=SIZE) as pilot:
+        matrix = await ready(app, pilot)
+        sample = "refund-within-window"  # labelled pass, score 9, every cell, a note
+        matrix.select_sample(sample)
+        await pilot.press("x")  # a stray x
+        await until(lambda: app.session.labels[sample].verdict == "fail")
+        assert human_column(matrix, sample).startswith("fail")
+        await pilot.press("ctrl+z")
+        await until(lambda: app.session.labels[sample].verdict == "pass")
+        assert LABELS.read_text() == original  # the previous value is back, comments and all
+        assert human_column(matrix, sample).startswith("pass")
+        await until(lambda: "Undid label fail on refund-within-window (back to pass)" in notifications(app))
+        await pilot.press("ctrl+y")  # redo
+        await until(lambda: app.session.labels[sample].verdict == "fail")
+        assert load_labels(LABELS).labels[sample].verdict == "fail"
+        await pilot.press("ctrl+z")
+        await until(lambda: LABELS.read_text() == original)
+
+        # A cell label, a cleared verdict and a whole label cleared: each undone in turn, latest first.
+        matrix.select_sample("cancel-subscription")  # no label yet
+        matrix.select_criterion("tone")
+        await pilot.press("m")
+        await until(lambda: "cancel-subscription" in app.session.labels)
+        matrix.select_sample(sample)
+        await pilot.press("C")
+        await until(lambda: sample not in app.session.labels)
+        await pilot.press("ctrl+z")
+        await until(lambda: sample in app.session.labels)
+        assert app.session.labels[sample] == load_labels(ROOT / LABELS).labels[sample]
+        await pilot.press("ctrl+z")  # the tone label of cancel-subscription: absent again
+        await until(lambda: "cancel-subscription" not in app.session.labels)
+        assert "cancel-subscription:" not in LABELS.read_text()
+        assert load_labels(LABELS).labels == load_labels(ROOT / LABELS).labels
+        await pilot.press("ctrl+z")  # nothing left to undo of this session's labels
+        await until(lambda: "No label change to undo." in notifications(app))
+
+        # In the editor ctrl+z undoes the editor's edit, not a label.
+        matrix.select_sample(sample)
+        await pilot.press("p")  # already pass: nothing to undo
+        matrix.select_sample("cancel-subscription")
+        await pilot.press("x")
+        await until(lambda: "cancel-subscription" in app.session.labels)
+        editor = app.query_one(EditorPane)
+        document = app.session.document
+        text = document.text
+        document.set_rubric_field("description", "changed in the editor")
+        editor.refresh_from_document()
+        editor.focus_form()
+        await until(lambda: app.focused is not None and editor in app.focused.ancestors)
+        await pilot.press("ctrl+z")
+        await until(lambda: document.text == text)
+        assert app.session.labels["cancel-subscription"].verdict == "fail"
+        matrix.focus()
+        await pilot.press("ctrl+z")
+        await until(lambda: "cancel-subscription" not in app.session.labels)
+
+
 # -- versions ---------------------------------------------------------------------------------
 async def test_a_save_is_a_version_and_says_what_it_fixed(studio: Path, judge):
     app = make_app(judge, studio)

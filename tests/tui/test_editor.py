@@ -302,9 +302,15 @@ async def test_type_select_and_score_range_rows(app: Host):
         app.query_one("#ed-range-add", Button).press()
         await pilot.pause()
         assert list(app.document.criterion_data(2)["score_ranges"]) == [0, 4, 5, 7, 10]
-        assert "      5: Describe this band\n" in app.document.text
         assert len(app.query(".ed-range-row")) == 5
-        await focused_on(app, app.query_one("#ed-range-text-2", Input))  # the new band's text, once it is mounted
+        band = app.query_one("#ed-range-text-2", Input)
+        await focused_on(app, band)  # the new band's text, once it is mounted
+        # The new band's text is a placeholder, not a value typing would land in the middle of.
+        assert band.value == "" and band.placeholder == "Describe this band"
+        await pilot.press(*"No actions taken")
+        await settle(pilot)
+        assert app.document.criterion_data(2)["score_ranges"][5] == "No actions taken"
+        assert "      5: No actions taken\n" in app.document.text  # not quoted like the empty band was
         app.query_one("#ed-range-del-0", Button).press()
         await pilot.pause()
         assert 0 not in app.document.criterion_data(2)["score_ranges"]
@@ -321,6 +327,7 @@ async def test_type_select_and_score_range_rows(app: Host):
         await pilot.pause()
         assert sorted(app.document.criterion_data(2)["score_ranges"]) == [1, 5, 7, 10]
         assert app.query_one("#ed-range-text-0", Input).value == "Neutral and formulaic; reads like a template"
+        assert app.query_one("#ed-range-text-1", Input).value == "No actions taken"
 
         app.query_one("#ed-f-type", Select).value = "regex"
         await pilot.pause()
@@ -334,6 +341,58 @@ async def test_type_select_and_score_range_rows(app: Host):
         pattern.value = r"\bsorry\b"
         await settle(pilot)
         assert app.document.parse().criterion("tone").check.pattern == r"\bsorry\b"
+
+
+async def test_text_keys_a_user_expects_and_a_checkbox_that_shows_its_state(app: Host):
+    from textual.widgets import Checkbox
+
+    async with app.run_test(size=(120, 35)) as pilot:
+        # ctrl+a selects all (in a one-line field and in the outcome); typing replaces it.
+        weight = app.query_one("#ed-f-weight", Input)
+        weight.focus()
+        await pilot.press("end", "ctrl+a")
+        assert weight.selection == (0, len(weight.value))
+        await pilot.press("5")
+        assert weight.value == "5"
+        outcome = app.query_one("#ed-f-outcome", TextArea)
+        outcome.focus()
+        await pilot.press("ctrl+a")
+        assert outcome.selected_text == outcome.text
+        # ctrl+k deletes to the end of the line as written, not to where the field wraps it.
+        outcome.text = "Blames a customer for the outage (narwhal) rather than the system that failed them\nsecond line"
+        await pilot.pause()
+        assert outcome.wrapped_document.height > 2  # the first line wraps
+        outcome.move_cursor((0, len("Blames a ")))
+        await pilot.press("ctrl+k")
+        assert outcome.text == "Blames a \nsecond line"
+        await pilot.press("ctrl+k")  # at the end of a line: joins the next one
+        assert outcome.text == "Blames a second line"
+        await settle(pilot)
+        assert app.document.criterion_data(0)["outcome"] == "Blames a second line"
+        # required: ✓ when on, an empty box when off (not the same X in two colours).
+        required = app.query_one("#ed-f-required", Checkbox)
+        assert required.value and "✓" in str(required.render())
+        required.focus()
+        await pilot.press("space")
+        await pilot.pause()
+        assert not required.value and "✓" not in str(required.render()) and "X" not in str(required.render())
+        assert app.document.criterion_data(0)["required"] is False
+        await pilot.press("space")
+        await pilot.pause()
+        assert required.value and "✓" in str(required.render())
+
+
+async def test_plus_band_works_on_the_first_click_from_a_field_being_typed_in(app: Host):
+    async with app.run_test(size=(120, 35)) as pilot:
+        outcome = app.query_one("#ed-f-outcome", TextArea)
+        outcome.focus()
+        outcome.move_cursor(outcome.document.end)
+        await pilot.press(*" now")  # an edit waiting for its pause
+        await pilot.click("#ed-range-add")
+        await until(lambda: "score_ranges" in app.document.criterion_data(0))
+        assert list(app.document.criterion_data(0)["score_ranges"]) == [0]
+        assert app.document.criterion_data(0)["outcome"].endswith(" now")
+        assert app.focused is app.query_one("#ed-range-text-0", Input)
 
 
 # -- displaying never writes ----------------------------------------------------------
@@ -479,6 +538,8 @@ async def test_field_labels_show_in_full_in_the_studio_side_pane(tmp_path: Path)
     async with app.run_test(size=(120, 35)) as pilot:
         await until(lambda: app.editor is not None and app.editor.is_mounted, timeout=30)
         pane = app.editor
+        app.action_show("editor")  # the editor in use has its width (the results, focused, take it)
+        await until(lambda: pane.size.width > 40, timeout=30)
         app.query_one("#ed-tabs").active = "ed-tab-rubric"
         await pilot.pause()
         labels = {str(label.render()) for label in app.query("#ed-rubric .ed-label") if label.region.width}
