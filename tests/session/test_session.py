@@ -162,11 +162,11 @@ def test_closing_the_session_ends_its_history_thread_and_later_versions_still_re
     before = set(writers())
     session = _session(project)
 
-    async def scenario() -> None:
-        await session.open()
-        await session.aclose()
+    async def scenario(opened: StudioSession) -> None:
+        await opened.open()
+        await opened.aclose()
 
-    run(scenario())
+    run(scenario(session))
     assert set(writers()) <= before  # the session's writer thread has ended
     store = session.versions.history.store
     first = session.versions.history.versions[0]
