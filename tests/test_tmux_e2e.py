@@ -88,3 +88,33 @@ def test_studio_in_tmux_follows_an_outside_edit(tmp_path: Path, tmux: Tmux):
     while tmux.run("has-session", "-t", "studio", check=False).returncode == 0:
         assert time.monotonic() - started < scaled(10), "ctrl+q did not quit"
         time.sleep(0.05)
+
+
+def test_a_burst_of_keys_typed_into_a_field_lands_in_order_on_a_busy_machine(tmp_path: Path, tmux: Tmux):
+    """Keys sent in one burst (as a fast typist or a loaded machine delivers them): the edit keys
+    (ctrl+k, backspace) act between the characters typed around them, not after them."""
+    shutil.copytree(ROOT / "sample_rubrics" / "support_reply", tmp_path / "support_reply")
+    rubric = tmp_path / "support_reply" / "support_reply.yaml"
+    tmux.run("new-session", "-d", "-s", "studio", "-x", "140", "-y", "40", "-c", str(tmp_path),
+             f"{_command()} support_reply/support_reply.yaml")
+    tmux.wait_for(lambda s: "refund-with" in s and "OPENAI_API_KEY" in s)
+    tmux.run("send-keys", "-t", "studio", "F2")  # the editor's criteria list
+    tmux.wait_for(lambda s: "┃ ✓ resolves-issue" in s)
+    tmux.run("send-keys", "-t", "studio", "Enter")  # edit: the outcome field
+    tmux.wait_for(lambda s: "outcome  Directly answers" in s)
+    loops = [subprocess.Popen([sys.executable, "-c", "while True: pass"], start_new_session=True) for _ in range(2)]
+    try:
+        tmux.run("send-keys", "-t", "studio", "Plainly ", "C-k", "answers the question",
+                 *["BSpace"] * 8, "customer")
+        tmux.wait_for(lambda s: "Plainly answers the customer" in s, timeout=30)
+        tmux.run("send-keys", "-t", "studio", "C-s")
+        started = time.monotonic()
+        while "Plainly answers the customer" not in rubric.read_text():
+            assert time.monotonic() - started < scaled(20), tmux.screen()
+            time.sleep(0.05)
+    finally:
+        for loop in loops:
+            loop.kill()
+            loop.wait()
+    text = rubric.read_text()
+    assert "outcome: Plainly answers the customer\n" in text or "outcome: >-\n      Plainly answers the customer\n" in text

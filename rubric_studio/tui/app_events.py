@@ -138,9 +138,10 @@ class SessionEvents:
         merged = document.merge_disk(disk)
         if touched is None and merged.clean:
             selected = editor.selected_id() if editor is not None else None
+            base = document.disk_text
             document.take_disk(disk, state, merged.text)
             if editor is not None:
-                editor.took_outside_edit(selected)
+                editor.took_outside_edit(selected, base)
             self.apply_saved_rubric(disk)
             self.save_flow.merged_outside_edit()
         elif typing:
@@ -164,14 +165,14 @@ class SessionEvents:
         # graded too, not slipped into the editor (its own change event would then see no change).
         if graded != document.disk_text:
             selected = editor.selected_id() if editor is not None else None
-            if editor is not None:
-                editor.outside_edit_meets_typing(graded)  # a focused field without typing shows the new value
+            base = document.disk_text
             document.take_disk(graded, state)
             if editor is not None:
-                editor.took_outside_edit(selected)
+                editor.took_outside_edit(selected, base)
         await self._rubric_changed_on_disk()
 
     # -- the editor --------------------------------------------------------------------
+    @_tolerate_shutdown
     def on_editor_pane_changed(self, message: Any) -> None:
         self.refresh_bars()
 

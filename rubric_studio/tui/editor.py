@@ -188,19 +188,29 @@ class EditorPane(DocumentViews, StructureActions, Widget):
         before = shown_in(document.disk_text, document.file, spec, criterion_id, index)
         if shown_in(disk_text, document.file, spec, criterion_id, index) == before:
             return None  # the outside edit left this field alone: it merges around the typing
-        if widget.control_value() == before and (widget.id or "") not in self._pending:
-            self._released_field = widget.id  # nothing typed in it: it shows the outside value
-            return None
+        if self._untyped(widget, before):
+            return None  # nothing typed in it: it will show the outside value
         return f"the {spec.label or spec.key} field"
 
-    def took_outside_edit(self, selected_id: str | None) -> None:
-        """The document took in an outside edit: follow the selected criterion to where it is now
-        and show everything else, leaving the field being typed in and edits waiting untouched."""
+    def _untyped(self, widget: FieldControl, shown_before: object) -> bool:
+        """Whether ``widget`` holds no typing of the user's: it shows what the document held."""
+        return widget.control_value() == shown_before and (widget.id or "") not in self._pending
+
+    def took_outside_edit(self, selected_id: str | None, base_before: str) -> None:
+        """The document took in an outside edit (its base was ``base_before``): follow the selected
+        criterion to where it is now and show everything else, leaving the field being typed in
+        and edits waiting untouched. A focused field without typing shows the new value."""
         if selected_id is not None:
             index = self.document.criterion_index(selected_id)
             if index is not None and index != self.selected:
                 self.selected = index
                 self.query_one("#ed-form", CriterionForm).index = index  # moved, not newly selected
+        widget = self.typing_in()
+        if isinstance(widget, FieldControl):
+            criterion_id = selected_id if widget.spec.of_criterion else None
+            before = shown_in(base_before, self.document.file, widget.spec, criterion_id, self.selected)
+            if self._untyped(widget, before):
+                self._released_field = widget.id
         self.call_later(self._sync)
 
     def selected_id(self) -> str | None:

@@ -116,7 +116,8 @@ class DocumentViews(_PaneBase):
         (a focused field an outside edit changed before the user typed in it shows that value)."""
         keep = set(self._pending)
         focused = self.app.focused
-        if isinstance(focused, FieldControl) and focused.id and focused.id != self._released_field:
+        released = focused is not None and focused.id == self._released_field
+        if isinstance(focused, FieldControl) and focused.id and not (released and focused.shows_document()):
             keep.add(focused.id)
         return keep
 

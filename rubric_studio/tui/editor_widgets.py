@@ -114,6 +114,10 @@ class FieldControl(_ControlBase):
                 self.show_error("")
         self._baseline = shown if shown is not None else self.control_value()
 
+    def shows_document(self) -> bool:
+        """Whether the control still shows the value it was last given (the user typed nothing since)."""
+        return self.filled_in and self.control_value() == self._baseline
+
     def report_edit(self, *, apply_now: bool = False) -> None:
         """Post what the user's change means (see :class:`FieldEdited`)."""
         if not self.filled_in:
