@@ -20,7 +20,7 @@ rubric unless ``--labels`` named another); labels_store creates it when missing.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Awaitable, Callable, Iterable
 from typing import TYPE_CHECKING, Any
 
 from textual.app import SystemCommand
@@ -80,36 +80,36 @@ class Labeler:
 
     async def _undo(self) -> None:
         writer = self.app.session.label_writer
-        step = writer.history.done[-1] if writer.history.done else None
-        try:
-            undone = await writer.undo()
-        except Exception as exc:
-            self.app.post_message(LabelWriteFailed(step.sample_id if step else "", str(exc) or type(exc).__name__))
-            return
-        if undone is None:
-            self.app.notify("No label change to undo.", timeout=3)
-            return
-        step, written = undone
-        self.app.post_message(LabelWritten(step.sample_id, written.after))
-        self.app.select_sample(step.sample_id, step.change.criterion)
-        self.app.notify(f"Undid label {describe_change(step.change)} on {step.sample_id} "
-                        f"(back to {describe_change(step.undoing)}); ctrl+y redoes it.", title="Labels", timeout=5)
+        undone = await self._step(writer.history.done, writer.undo, "undo")
+        if undone is not None:
+            step, written = undone
+            self._show(written.after, step.sample_id, step.change.criterion,
+                       f"Undid label {describe_change(step.change)} on {step.sample_id} "
+                       f"(back to {describe_change(step.undoing)}); ctrl+y redoes it.")
 
     async def _redo(self) -> None:
         writer = self.app.session.label_writer
-        step = writer.history.undone[-1] if writer.history.undone else None
+        written = await self._step(writer.history.undone, writer.redo, "redo")
+        if written is not None:
+            self._show(written.after, written.sample_id, written.change.criterion,
+                       f"Redid label {describe_change(written.change)} on {written.sample_id}.")
+
+    async def _step(self, steps: list[Any], run: Callable[[], Awaitable[Any]], verb: str) -> Any:
+        """Run an undo or redo of the label writer; None (said why) when there was none or it failed."""
+        step = steps[-1] if steps else None
         try:
-            written = await writer.redo()
+            result = await run()
         except Exception as exc:
             self.app.post_message(LabelWriteFailed(step.sample_id if step else "", str(exc) or type(exc).__name__))
-            return
-        if written is None:
-            self.app.notify("No label change to redo.", timeout=3)
-            return
-        self.app.post_message(LabelWritten(written.sample_id, written.after))
-        self.app.select_sample(written.sample_id, written.change.criterion)
-        self.app.notify(f"Redid label {describe_change(written.change)} on {written.sample_id}.", title="Labels",
-                        timeout=4)
+            return None
+        if result is None:
+            self.app.notify(f"No label change to {verb}.", timeout=3)
+        return result
+
+    def _show(self, label: Any, sample_id: str, criterion: str | None, message: str) -> None:
+        self.app.post_message(LabelWritten(sample_id, label))
+        self.app.select_sample(sample_id, criterion)
+        self.app.notify(message, title="Labels", timeout=5)
 
     # -- actions ------------------------------------------------------------------------
     def verdict(self, verdict: str | None) -> None:
