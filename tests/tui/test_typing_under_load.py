@@ -30,6 +30,7 @@ from textual.keys import _character_to_key
 from textual.widgets import Input
 
 from rubric_studio.tui.app import StudioApp
+from rubric_studio.tui.conflict import ConflictScreen
 from rubric_studio.tui.editor_widgets import FieldArea
 from tests.fakellm import FakeLLM
 from tests.tui.studio_helpers import graded, until
@@ -171,7 +172,16 @@ async def test_no_typed_key_is_lost_or_reordered_under_load(project: Path, tmp_p
                 await until(lambda: rubric.read_text() == app.session.document.disk_text, timeout=60)
                 await app.editor.flush()
                 await pilot.press("ctrl+s")
-                await until(lambda: not app.session.document.dirty, timeout=60)
+
+                def state() -> str:
+                    notes = [n.message for n in app._notifications]
+                    return f"screens {app.screen_stack}, notifications {notes}"
+
+                await until(lambda: not app.session.document.dirty or isinstance(app.screen, ConflictScreen),
+                            timeout=60, what=state)
+                if isinstance(app.screen, ConflictScreen):  # the last outside write landed after the merge
+                    await pilot.press("m")  # merge and save, as a user would
+                    await until(lambda: not app.session.document.dirty, timeout=60, what=state)
                 saved = rubric.read_text()
                 assert f"- id: {id_text}\n" in saved
                 assert "Names the root cause" + outcome_text in " ".join(saved.split())
