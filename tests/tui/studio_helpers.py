@@ -56,6 +56,36 @@ async def on_screen(app, screen_type: type, timeout: float = 30.0) -> None:
                 lambda: f"a mounted {screen_type.__name__} on top (the screen is {app.screen!r})")
 
 
+def _inotify_watches() -> set[int] | None:
+    """The inodes this process watches with inotify (None: no /proc to tell, not Linux)."""
+    fdinfo = Path("/proc/self/fdinfo")
+    if not fdinfo.is_dir():
+        return None
+    inodes: set[int] = set()
+    for entry in fdinfo.iterdir():
+        try:
+            text = entry.read_text()
+        except OSError:  # closed meanwhile
+            continue
+        for line in text.splitlines():
+            if line.startswith("inotify wd:"):
+                fields = dict(part.split(":", 1) for part in line.split()[1:] if ":" in part)
+                if "ino" in fields:
+                    inodes.add(int(fields["ino"], 16))
+    return inodes
+
+
+async def watching(*folders: Path, timeout: float = 30.0) -> None:
+    """Wait until the studio's file watcher watches ``folders``: a file written before that is
+    never seen (the watcher starts in the background, later the busier the machine is)."""
+    wanted = {Path(folder).stat().st_ino for folder in folders}
+    if _inotify_watches() is None:  # no way to tell here: give the watcher a moment
+        await asyncio.sleep(scaled(0.2))
+        return
+    await until(lambda: wanted <= (_inotify_watches() or set()), timeout,
+                lambda: f"the file watcher on {', '.join(map(str, folders))}")
+
+
 def graded(app) -> bool:
     """The first run finished and the editor is mounted and shows the document."""
     editor = app.editor

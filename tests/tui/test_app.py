@@ -17,7 +17,7 @@ from rubric_studio.tui.inspector import Inspector
 from rubric_studio.tui.matrix import ResultsMatrix
 from rubric_studio.tui.messages import FilesChanged
 from tests.fakellm import FakeLLM, Reply
-from tests.tui.studio_helpers import SIZE, copy_bundled, graded, on_screen, unsaved_edit, until
+from tests.tui.studio_helpers import SIZE, copy_bundled, graded, on_screen, unsaved_edit, until, watching
 
 
 @pytest.fixture
@@ -91,10 +91,8 @@ async def test_opens_without_judge_runs_checks_and_says_how_to_configure(studio:
 async def test_missing_rubric_is_created_from_a_starter(studio: Path):
     path = studio / "brand-new.yaml"
     app = StudioApp(path, watch=False)
-    async with app.run_test(size=SIZE) as pilot:
-        await until(lambda: app.session.samples_loaded and app.editor is not None)
-        await pilot.pause(0.2)
-        assert path.exists()
+    async with app.run_test(size=SIZE):
+        await until(lambda: app.session.samples_loaded and getattr(app.editor, "ready", False) and path.exists())
         assert app.session.rubric is not None and app.session.rubric.name == "brand-new"
         assert len(app.session.rubric.criteria) == 1
         empty = app.query_one("#empty")
@@ -109,7 +107,7 @@ async def test_no_samples_then_samples_appear(studio: Path):
     app = StudioApp(rubric)
     async with app.run_test(size=SIZE) as pilot:
         await until(lambda: app.session.samples_loaded and app.editor is not None)
-        await pilot.pause(0.2)
+        await watching(folder)
         assert app.query_one("#empty").display
         (folder / "solo.samples.jsonl").write_text(
             json.dumps({"id": "a", "output": "one two three"}) + "\n"
@@ -204,9 +202,9 @@ async def test_a_damaged_run_history_is_said_once_and_the_studio_goes_on(studio:
 async def test_external_edit_reloads_editor_and_regrades(studio: Path):
     rubric = studio / "support_reply" / "support_reply.yaml"
     app = StudioApp(rubric)
-    async with app.run_test(size=SIZE) as pilot:
+    async with app.run_test(size=SIZE):
         await until(lambda: graded(app))
-        await pilot.pause(0.1)
+        await watching(rubric.parent)
         run = app.session.run_number
         rubric.write_text(rubric.read_text().replace("max_words: 150", "max_words: 60"))
         await until(lambda: app.session.run_number > run and graded(app))
@@ -220,9 +218,9 @@ async def test_external_edit_reloads_editor_and_regrades(studio: Path):
 async def test_editor_that_saves_by_rename_is_caught(studio: Path):
     rubric = studio / "support_reply" / "support_reply.yaml"
     app = StudioApp(rubric)
-    async with app.run_test(size=SIZE) as pilot:
+    async with app.run_test(size=SIZE):
         await until(lambda: graded(app))
-        await pilot.pause(0.1)
+        await watching(rubric.parent)
         run = app.session.run_number
         temp = rubric.with_name(".support_reply.yaml.swp")
         temp.write_text(rubric.read_text().replace("max_words: 150", "max_words: 60"))
@@ -237,7 +235,7 @@ async def test_invalid_external_edit_shows_error_and_keeps_stale_results(studio:
     app = StudioApp(rubric)
     async with app.run_test(size=SIZE) as pilot:
         await until(lambda: graded(app))
-        await pilot.pause(0.1)
+        await watching(rubric.parent)
         rubric.write_text(good.replace("max_words: 150", "max_wrds: 150"))
         await until(lambda: "rubric" in app.session.file_problems)
         await pilot.pause()
@@ -280,7 +278,7 @@ async def test_external_change_with_unsaved_edits_asks_first_keep(studio: Path):
     app = StudioApp(rubric)
     async with app.run_test(size=SIZE) as pilot:
         await until(lambda: graded(app))
-        await pilot.pause(0.1)
+        await watching(rubric.parent)
         await unsaved_edit(app, pilot, "my unsaved description")
         assert app.session.document.dirty
         run = app.session.run_number
@@ -364,7 +362,7 @@ async def test_samples_change_regrades_new_rows(studio: Path):
     app = StudioApp(studio / "support_reply" / "support_reply.yaml")
     async with app.run_test(size=SIZE) as pilot:
         await until(lambda: graded(app))
-        await pilot.pause(0.1)
+        await watching(samples.parent)
         with samples.open("a") as handle:
             handle.write(json.dumps({"id": "zz-new", "output": "As an AI, I apologize for any inconvenience."}) + "\n")
         await until(lambda: "zz-new" in app.session.model.results and graded(app))

@@ -32,7 +32,7 @@ from rubric_studio.tui.calibration_view import (
 from rubric_studio.tui.dialogs import AskScreen, ConfirmScreen
 from rubric_studio.tui.matrix import ResultsMatrix
 from tests.fakellm import Call, FakeLLM
-from tests.tui.studio_helpers import ROOT, RUBRIC, SIZE, copy_bundled, graded, until
+from tests.tui.studio_helpers import ROOT, RUBRIC, SIZE, copy_bundled, graded, until, watching
 
 LABELS = RUBRIC.with_name("support_reply.labels.yaml")
 JUDGED = ("resolves-issue", "policy-accurate", "tone", "asks-for-credentials")
@@ -334,7 +334,7 @@ async def test_a_missing_sidecar_is_created_a_broken_one_is_a_notification_own_w
     app = StudioApp(RUBRIC)  # no judge, real file watching
     async with app.run_test(size=SIZE, message_hook=recorder) as pilot:
         await until(lambda: app.session.report is not None and app.editor is not None and not app.session.running)
-        await pilot.pause(0.2)
+        await watching(RUBRIC.parent)
         assert not app.session.labels
         matrix = app.query_one(ResultsMatrix)
         matrix.focus()
