@@ -25,6 +25,16 @@ def copy_bundled(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     return tmp_path
 
 
+def _holds(condition: Callable[[], object]) -> bool:
+    """``condition()``, where a widget not mounted yet (or being rebuilt) counts as not yet."""
+    from textual.css.query import NoMatches
+
+    try:
+        return bool(condition())
+    except NoMatches:
+        return False
+
+
 async def until(condition: Callable[[], object], timeout: float = 30.0,
                 what: str | Callable[[], str] | None = None) -> None:
     """Wait for ``condition`` while the app runs; fail the test after ``timeout`` seconds, scaled.
@@ -35,7 +45,7 @@ async def until(condition: Callable[[], object], timeout: float = 30.0,
     """
     limit = scaled(timeout)
     started = time.monotonic()
-    while not condition():
+    while not _holds(condition):
         if time.monotonic() - started > limit:
             code = getattr(condition, "__code__", None)
             where = f" ({Path(code.co_filename).name}:{code.co_firstlineno})" if code is not None else ""

@@ -17,7 +17,16 @@ from rubric_studio.tui.inspector import Inspector
 from rubric_studio.tui.matrix import ResultsMatrix
 from rubric_studio.tui.messages import FilesChanged
 from tests.fakellm import FakeLLM, Reply
-from tests.tui.studio_helpers import SIZE, copy_bundled, graded, on_screen, unsaved_edit, until, watching
+from tests.tui.studio_helpers import (
+    SIZE,
+    copy_bundled,
+    focused_on,
+    graded,
+    on_screen,
+    unsaved_edit,
+    until,
+    watching,
+)
 
 
 @pytest.fixture
@@ -409,16 +418,19 @@ async def test_filter_and_sort(studio: Path):
         await until(lambda: graded(app))
         matrix = app.query_one(ResultsMatrix)
         matrix.focus()
+        await focused_on(app, matrix)
         await pilot.press("f")  # failing: no verdict is final without a judge
-        assert matrix.filter_kind == "failing" and matrix.rows == []
+        await until(lambda: matrix.filter_kind == "failing", what="the failing filter")
+        assert matrix.rows == []
         assert "no samples match" in matrix._empty_strip().text
         await pilot.press("f")  # disagreeing with the human label
-        assert matrix.filter_kind == "disagree"
+        await until(lambda: matrix.filter_kind == "disagree", what="the disagree filter")
         assert "refund-late-request" in matrix.rows and 0 < len(matrix.rows) < 15
         await pilot.press(*["f"] * 7)
-        assert matrix.filter_kind == "all" and len(matrix.rows) == 15
+        await until(lambda: matrix.filter_kind == "all", what="every filter in turn, back to all")
+        assert len(matrix.rows) == 15
         await pilot.press("s", "s")  # file -> id -> score
-        assert matrix.sort_by == "score"
+        await until(lambda: matrix.sort_by == "score", what="sorted by score")
         # No verdict is final without a judge: no row has a score, each has a partial figure.
         assert all(app.session.model.results[i].score is None for i in matrix.rows)
         scores = [app.session.model.results[i].partial_score for i in matrix.rows]
@@ -434,6 +446,7 @@ async def test_keyboard_and_mouse_select_cells_and_inspect(studio: Path):
         await until(lambda: graded(app))
         matrix = app.query_one(ResultsMatrix)
         matrix.focus()
+        await focused_on(app, matrix)
         await pilot.press("down", "right")
         await pilot.pause()
         assert app.selection == ("refund-late-request", "resolves-issue")
@@ -456,8 +469,9 @@ async def test_inspector_shows_check_evidence_and_sample(studio: Path):
         matrix.select_sample("internal-link-leak")
         matrix.select_criterion("no-internal-links")
         await pilot.press("enter")
-        await pilot.pause()
         inspector = app.query_one(Inspector)
+        await until(lambda: "internal-link-leak" in str(inspector.query_one("#insp-head").render()),
+                    what="the inspector on the selected cell")
         head = str(inspector.query_one("#insp-head").render())
         assert "internal-link-leak" in head and "no-internal-links" in head and "check" in head
         body = shown(inspector.query_one("#insp-body"))
@@ -478,6 +492,7 @@ async def test_help_palette_and_keys_in_text_fields(studio: Path):
     async with app.run_test(size=SIZE) as pilot:
         await until(lambda: graded(app))
         app.query_one(ResultsMatrix).focus()
+        await focused_on(app, app.query_one(ResultsMatrix))
         await pilot.press("question_mark")
         await on_screen(app, HelpScreen)
         await pilot.press("escape")
