@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import gc
 import os
 import shutil
@@ -26,6 +27,7 @@ def pytest_configure(config: pytest.Config) -> None:
     # children they start) inherit the same factor.
     os.environ.setdefault(TIME_SCALE_ENV, str(time_scale()))
     _scale_pilot_waits()
+    _scale_notification_lifetimes()
 
 
 def pytest_report_header(config: pytest.Config) -> str:
@@ -54,6 +56,25 @@ def _scale_pilot_waits() -> None:
     defaults = wait.__defaults__ or ()
     if len(defaults) == 1 and isinstance(defaults[0], int | float):
         wait.__defaults__ = (scaled(30.0),)
+
+
+def _scale_notification_lifetimes() -> None:
+    """A studio notification lives its timeout times the scale: the tests read the notes
+    shown, and a step slowed down by load must not find the note already gone."""
+    try:
+        from textual.app import App
+    except ImportError:  # pragma: no cover - textual is a dependency
+        return
+    notify = App.notify
+    if getattr(notify, "scaled_for_tests", False):
+        return
+
+    @functools.wraps(notify)
+    def scaled_notify(self, *args, timeout: float | None = None, **kwargs):
+        return notify(self, *args, timeout=scaled(self.NOTIFICATION_TIMEOUT if timeout is None else timeout), **kwargs)
+
+    scaled_notify.scaled_for_tests = True  # type: ignore[attr-defined]
+    App.notify = scaled_notify  # type: ignore[method-assign]
 
 
 @pytest.hookimpl(trylast=True)

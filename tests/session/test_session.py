@@ -162,11 +162,11 @@ def test_closing_the_session_ends_its_history_thread_and_later_versions_still_re
     before = set(writers())
     session = _session(project)
 
-    async def scenario(opened: StudioSession) -> None:
+    async def open_and_close(opened: StudioSession) -> None:
         await opened.open()
         await opened.aclose()
 
-    run(scenario(session))
+    run(open_and_close(session))
     assert set(writers()) <= before  # the session's writer thread has ended
     store = session.versions.history.store
     first = session.versions.history.versions[0]
@@ -174,7 +174,7 @@ def test_closing_the_session_ends_its_history_thread_and_later_versions_still_re
     numbers = [json.loads(line)["number"] for line in store.store.path.read_text().splitlines()]
     assert numbers == [1, 7]
     gone = weakref.ref(session)
-    del session, store, first
+    session = store = first = None  # the last references: nothing else keeps the session alive
     gc.collect()
     assert gone() is None
 

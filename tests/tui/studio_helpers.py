@@ -25,6 +25,16 @@ def copy_bundled(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     return tmp_path
 
 
+def _holds(condition: Callable[[], object]) -> bool:
+    """``condition()``, where a widget not mounted yet (or being rebuilt) counts as not yet."""
+    from textual.css.query import NoMatches
+
+    try:
+        return bool(condition())
+    except NoMatches:
+        return False
+
+
 async def until(condition: Callable[[], object], timeout: float = 30.0,
                 what: str | Callable[[], str] | None = None) -> None:
     """Wait for ``condition`` while the app runs; fail the test after ``timeout`` seconds, scaled.
@@ -35,7 +45,7 @@ async def until(condition: Callable[[], object], timeout: float = 30.0,
     """
     limit = scaled(timeout)
     started = time.monotonic()
-    while not condition():
+    while not _holds(condition):
         if time.monotonic() - started > limit:
             code = getattr(condition, "__code__", None)
             where = f" ({Path(code.co_filename).name}:{code.co_firstlineno})" if code is not None else ""
@@ -54,6 +64,36 @@ async def on_screen(app, screen_type: type, timeout: float = 30.0) -> None:
     a push lands after its message, the screen's widgets after that."""
     await until(lambda: isinstance(app.screen, screen_type) and app.screen.is_mounted, timeout,
                 lambda: f"a mounted {screen_type.__name__} on top (the screen is {app.screen!r})")
+
+
+def _inotify_watches() -> set[int] | None:
+    """The inodes this process watches with inotify (None: no /proc to tell, not Linux)."""
+    fdinfo = Path("/proc/self/fdinfo")
+    if not fdinfo.is_dir():
+        return None
+    inodes: set[int] = set()
+    for entry in fdinfo.iterdir():
+        try:
+            text = entry.read_text()
+        except OSError:  # closed meanwhile
+            continue
+        for line in text.splitlines():
+            if line.startswith("inotify wd:"):
+                fields = dict(part.split(":", 1) for part in line.split()[1:] if ":" in part)
+                if "ino" in fields:
+                    inodes.add(int(fields["ino"], 16))
+    return inodes
+
+
+async def watching(*folders: Path, timeout: float = 30.0) -> None:
+    """Wait until the studio's file watcher watches ``folders``: a file written before that is
+    never seen (the watcher starts in the background, later the busier the machine is)."""
+    wanted = {Path(folder).stat().st_ino for folder in folders}
+    if _inotify_watches() is None:  # no way to tell here: give the watcher a moment
+        await asyncio.sleep(scaled(0.2))
+        return
+    await until(lambda: wanted <= (_inotify_watches() or set()), timeout,
+                lambda: f"the file watcher on {', '.join(map(str, folders))}")
 
 
 def graded(app) -> bool:

@@ -18,7 +18,16 @@ from rubric_studio.tui.inspector import Inspector
 from rubric_studio.tui.matrix import ResultsMatrix
 from rubric_studio.tui.messages import FilesChanged
 from tests.fakellm import FakeLLM, Reply
-from tests.tui.studio_helpers import SIZE, copy_bundled, graded, on_screen, unsaved_edit, until
+from tests.tui.studio_helpers import (
+    SIZE,
+    copy_bundled,
+    focused_on,
+    graded,
+    on_screen,
+    unsaved_edit,
+    until,
+    watching,
+)
 
 
 @pytest.fixture
@@ -94,10 +103,8 @@ async def test_opens_without_judge_runs_checks_and_says_how_to_configure(studio:
 async def test_missing_rubric_is_created_from_a_starter(studio: Path):
     path = studio / "brand-new.yaml"
     app = StudioApp(path, watch=False)
-    async with app.run_test(size=SIZE) as pilot:
-        await until(lambda: app.session.samples_loaded and app.editor is not None)
-        await pilot.pause(0.2)
-        assert path.exists()
+    async with app.run_test(size=SIZE):
+        await until(lambda: app.session.samples_loaded and getattr(app.editor, "ready", False) and path.exists())
         assert app.session.rubric is not None and app.session.rubric.name == "brand-new"
         assert len(app.session.rubric.criteria) == 1
         empty = app.query_one("#empty")
@@ -112,7 +119,7 @@ async def test_no_samples_then_samples_appear(studio: Path):
     app = StudioApp(rubric)
     async with app.run_test(size=SIZE) as pilot:
         await until(lambda: app.session.samples_loaded and app.editor is not None)
-        await pilot.pause(0.2)
+        await watching(folder)
         assert app.query_one("#empty").display
         (folder / "solo.samples.jsonl").write_text(
             json.dumps({"id": "a", "output": "one two three"}) + "\n"
@@ -207,9 +214,9 @@ async def test_a_damaged_run_history_is_said_once_and_the_studio_goes_on(studio:
 async def test_external_edit_reloads_editor_and_regrades(studio: Path):
     rubric = studio / "support_reply" / "support_reply.yaml"
     app = StudioApp(rubric)
-    async with app.run_test(size=SIZE) as pilot:
+    async with app.run_test(size=SIZE):
         await until(lambda: graded(app))
-        await pilot.pause(0.1)
+        await watching(rubric.parent)
         run = app.session.run_number
         rubric.write_text(rubric.read_text().replace("max_words: 150", "max_words: 60"))
         await until(lambda: app.session.run_number > run and graded(app))
@@ -223,9 +230,9 @@ async def test_external_edit_reloads_editor_and_regrades(studio: Path):
 async def test_editor_that_saves_by_rename_is_caught(studio: Path):
     rubric = studio / "support_reply" / "support_reply.yaml"
     app = StudioApp(rubric)
-    async with app.run_test(size=SIZE) as pilot:
+    async with app.run_test(size=SIZE):
         await until(lambda: graded(app))
-        await pilot.pause(0.1)
+        await watching(rubric.parent)
         run = app.session.run_number
         temp = rubric.with_name(".support_reply.yaml.swp")
         temp.write_text(rubric.read_text().replace("max_words: 150", "max_words: 60"))
@@ -240,7 +247,7 @@ async def test_invalid_external_edit_shows_error_and_keeps_stale_results(studio:
     app = StudioApp(rubric)
     async with app.run_test(size=SIZE) as pilot:
         await until(lambda: graded(app))
-        await pilot.pause(0.1)
+        await watching(rubric.parent)
         rubric.write_text(good.replace("max_words: 150", "max_wrds: 150"))
         await until(lambda: "rubric" in app.session.file_problems)
         await pilot.pause()
@@ -283,7 +290,7 @@ async def test_external_change_with_unsaved_edits_asks_first_keep(studio: Path):
     app = StudioApp(rubric)
     async with app.run_test(size=SIZE) as pilot:
         await until(lambda: graded(app))
-        await pilot.pause(0.1)
+        await watching(rubric.parent)
         await unsaved_edit(app, pilot, "my unsaved description")
         assert app.session.document.dirty
         run = app.session.run_number
@@ -370,7 +377,7 @@ async def test_samples_change_regrades_new_rows(studio: Path):
     app = StudioApp(studio / "support_reply" / "support_reply.yaml")
     async with app.run_test(size=SIZE) as pilot:
         await until(lambda: graded(app))
-        await pilot.pause(0.1)
+        await watching(samples.parent)
         with samples.open("a") as handle:
             handle.write(json.dumps({"id": "zz-new", "output": "As an AI, I apologize for any inconvenience."}) + "\n")
         await until(lambda: "zz-new" in app.session.model.results and graded(app))
@@ -417,16 +424,19 @@ async def test_filter_and_sort(studio: Path):
         await until(lambda: graded(app))
         matrix = app.query_one(ResultsMatrix)
         matrix.focus()
+        await focused_on(app, matrix)
         await pilot.press("f")  # failing: no verdict is final without a judge
-        assert matrix.filter_kind == "failing" and matrix.rows == []
+        await until(lambda: matrix.filter_kind == "failing", what="the failing filter")
+        assert matrix.rows == []
         assert "no samples match" in matrix._empty_strip().text
         await pilot.press("f")  # disagreeing with the human label
-        assert matrix.filter_kind == "disagree"
+        await until(lambda: matrix.filter_kind == "disagree", what="the disagree filter")
         assert "refund-late-request" in matrix.rows and 0 < len(matrix.rows) < 15
         await pilot.press(*["f"] * 7)
-        assert matrix.filter_kind == "all" and len(matrix.rows) == 15
+        await until(lambda: matrix.filter_kind == "all", what="every filter in turn, back to all")
+        assert len(matrix.rows) == 15
         await pilot.press("s", "s")  # file -> id -> score
-        assert matrix.sort_by == "score"
+        await until(lambda: matrix.sort_by == "score", what="sorted by score")
         # No verdict is final without a judge: no row has a score, each has a partial figure.
         assert all(app.session.model.results[i].score is None for i in matrix.rows)
         scores = [app.session.model.results[i].partial_score for i in matrix.rows]
@@ -442,6 +452,7 @@ async def test_keyboard_and_mouse_select_cells_and_inspect(studio: Path):
         await until(lambda: graded(app))
         matrix = app.query_one(ResultsMatrix)
         matrix.focus()
+        await focused_on(app, matrix)
         await pilot.press("down", "right")
         await pilot.pause()
         assert app.selection == ("refund-late-request", "resolves-issue")
@@ -464,8 +475,9 @@ async def test_inspector_shows_check_evidence_and_sample(studio: Path):
         matrix.select_sample("internal-link-leak")
         matrix.select_criterion("no-internal-links")
         await pilot.press("enter")
-        await pilot.pause()
         inspector = app.query_one(Inspector)
+        await until(lambda: "internal-link-leak" in str(inspector.query_one("#insp-head").render()),
+                    what="the inspector on the selected cell")
         head = str(inspector.query_one("#insp-head").render())
         assert "internal-link-leak" in head and "no-internal-links" in head and "check" in head
         body = shown(inspector.query_one("#insp-body"))
@@ -486,6 +498,7 @@ async def test_help_palette_and_keys_in_text_fields(studio: Path):
     async with app.run_test(size=SIZE) as pilot:
         await until(lambda: graded(app))
         app.query_one(ResultsMatrix).focus()
+        await focused_on(app, app.query_one(ResultsMatrix))
         await pilot.press("question_mark")
         await on_screen(app, HelpScreen)
         await pilot.press("escape")

@@ -32,7 +32,7 @@ from rubric_studio.tui.calibration_view import (
 from rubric_studio.tui.dialogs import AskScreen, ConfirmScreen
 from rubric_studio.tui.matrix import ResultsMatrix
 from tests.fakellm import Call, FakeLLM
-from tests.tui.studio_helpers import ROOT, RUBRIC, SIZE, copy_bundled, graded, until
+from tests.tui.studio_helpers import ROOT, RUBRIC, SIZE, copy_bundled, focused_on, graded, until, watching
 
 LABELS = RUBRIC.with_name("support_reply.labels.yaml")
 JUDGED = ("resolves-issue", "policy-accurate", "tone", "asks-for-credentials")
@@ -180,6 +180,7 @@ async def test_calibration_keys_act_only_on_the_results_table_and_brackets_jump(
         # Elsewhere the letters are not label keys (the editor's list has its own a / c / d).
         matrix.select_sample("cancel-subscription")
         app.query_one(CriteriaList).focus()
+        await focused_on(app, app.query_one(CriteriaList))
         await pilot.press("p", "x", "u", "right_square_bracket")
         await pilot.pause(0.1)
         assert "cancel-subscription" not in app.session.labels and LABELS.read_text() == before
@@ -409,6 +410,7 @@ async def test_fit_is_applied_as_an_undoable_edit_and_saved(studio: Path, judge)
         # "y" saves, and the fit opens once the save is graded.
         run = app.session.run_number
         app.query_one(ResultsMatrix).focus()
+        await focused_on(app, app.query_one(ResultsMatrix))
         await pilot.press("F")
         await until(lambda: isinstance(app.screen, ConfirmScreen))
         await pilot.press("y")
@@ -485,7 +487,7 @@ async def test_a_missing_sidecar_is_created_a_broken_one_is_a_notification_own_w
     app = StudioApp(RUBRIC)  # no judge, real file watching
     async with app.run_test(size=SIZE, message_hook=recorder) as pilot:
         await until(lambda: app.session.report is not None and app.editor is not None and not app.session.running)
-        await pilot.pause(0.2)
+        await watching(RUBRIC.parent)
         assert not app.session.labels
         matrix = app.query_one(ResultsMatrix)
         matrix.focus()

@@ -140,6 +140,7 @@ async def test_invalid_values_show_inline_and_undo_redo_restore(app: Host):
         assert not error.display and not weight.has_class("-field-invalid")
         assert app.document.criterion_data(0)["weight"] == 42
         weight.focus()
+        await focused_on(app, weight)
         await pilot.press("ctrl+z")
         await pilot.pause()
         assert app.document.text == original
@@ -155,6 +156,7 @@ async def test_criteria_list_add_duplicate_move_delete(app: Host, rubric: Path):
         document = app.document
         listing = app.query_one("#ed-list", OptionList)
         listing.focus()
+        await focused_on(app, listing)
         await pilot.press("down")
         await pilot.pause()
         assert app.events[-1] == ("selected", "policy-accurate")
@@ -172,6 +174,7 @@ async def test_criteria_list_add_duplicate_move_delete(app: Host, rubric: Path):
         assert document.criterion_data(2)["outcome"] == "Calls"
 
         listing.focus()
+        await focused_on(app, listing)
         await pilot.press("c")
         await pilot.pause()
         assert document.criterion_ids()[2:4] == ["new-criterion", "new-criterion-copy"]
@@ -254,6 +257,7 @@ async def test_selection_rubric_tab_refresh_and_narrow_layout(app: Host, rubric:
         assert app.query_one("#ed-c-pattern", Input).value == r"admin\.ledgerly\.io|ledgerly\.atlassian\.net"
         assert not pane.select_criterion("missing")
         app.query_one("#ed-list", OptionList).focus()
+        await focused_on(app, app.query_one("#ed-list", OptionList))
         await pilot.press("up")
         await pilot.pause()
         assert app.events == [("selected", "no-boilerplate")]
@@ -323,6 +327,7 @@ async def test_type_select_and_score_range_rows(app: Host):
         assert pane.pending_fields == ["ed-range-lower-0"] and not pane.waiting_for_pause
         assert 4 in app.document.criterion_data(2)["score_ranges"]
         lower.focus()
+        await focused_on(app, lower)
         await pilot.press("enter")
         await pilot.pause()
         assert sorted(app.document.criterion_data(2)["score_ranges"]) == [1, 5, 7, 10]
@@ -453,6 +458,7 @@ async def test_displaying_a_rubric_with_typos_never_writes_to_it(tmp_path: Path)
         # ... while a real edit still applies.
         outcome = app.query_one("#ed-f-outcome", TextArea)
         outcome.focus()
+        await focused_on(app, outcome)
         await pilot.press(*"Answers")
         await settle(pilot)
         assert app.document.criterion_data(0)["outcome"] == "Answers" and app.kinds()[-1] == "changed"

@@ -14,6 +14,7 @@ from rubric_studio.core.loading import load_rubric, parse_rubric
 from rubric_studio.core.results import CriterionResult, Evidence, SampleResult, Status, Verdict
 from rubric_studio.session.results_model import ResultsModel
 from rubric_studio.tui.matrix import CRIT_MIN, ID_COMPACT, ID_MAX, ResultsMatrix
+from tests.tui.studio_helpers import focused_on
 
 ROOT = Path(__file__).resolve().parents[2]
 SUPPORT = ROOT / "sample_rubrics" / "support_reply" / "support_reply.yaml"
@@ -64,6 +65,7 @@ async def test_six_of_seven_criteria_fit_in_72_columns():
         assert first.startswith("refund-with… 1.00 ✓ pass  ·    │ ✓     ✓     ✓ 10  ✓     ✓     ✓")
         assert len(header) <= 72 and len(first) <= 72
         matrix.focus()
+        await focused_on(app, matrix)
         await pilot.press("right", "right")
         assert matrix.current == (IDS[0], "policy-accurate")
         assert lines(matrix)[0] == f" focused  {IDS[0]} · policy-accurate*"  # whole, where the title is cut
@@ -78,6 +80,7 @@ async def test_wide_table_shows_every_criterion_with_longer_titles_and_scrolls_b
         await pilot.pause()
         matrix = app.query_one(ResultsMatrix)
         matrix.focus()
+        await focused_on(app, matrix)
         await pilot.press(*["right"] * 7)
         assert matrix.col_offset == 1
         await pilot.resize_terminal(120, 30)  # the editor hidden (f7): every column fits
@@ -195,6 +198,7 @@ async def test_a_small_terminal_keeps_the_table_inside_and_names_the_focused_cel
         await pilot.pause()
         matrix = app.query_one(ResultsMatrix)
         matrix.focus()
+        await focused_on(app, matrix)
         await pilot.press("right")
         shown = lines(matrix)
         assert all(len(line) <= 80 for line in shown)
@@ -251,6 +255,7 @@ async def test_a_criterion_filter_is_about_the_column_in_focus():
         await pilot.pause()
         matrix = app.query_one(ResultsMatrix)
         matrix.focus()
+        await focused_on(app, matrix)
         await pilot.press("right", "right", "right")  # on tone
         await pilot.press(*["f"] * 5)  # all → failing → disagree → errors → pending → unmet
         assert matrix.filter_kind == "unmet" and matrix.filter_label == "unmet: tone"

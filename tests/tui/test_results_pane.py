@@ -19,6 +19,7 @@ from rubric_studio.session.results_model import ResultsModel
 from rubric_studio.tui.calibration_view import AgreementPanel
 from rubric_studio.tui.matrix import ResultsMatrix
 from rubric_studio.tui.results_pane import ResultsPane
+from tests.tui.studio_helpers import focused_on
 
 ROOT = Path(__file__).resolve().parents[2]
 CSS = str(ROOT / "rubric_studio" / "tui" / "studio.tcss")
@@ -87,6 +88,7 @@ async def test_esc_in_the_box_clears_and_the_search_combines_with_a_filter():
         await pilot.pause()
         matrix = app.query_one(ResultsMatrix)
         matrix.focus()
+        await focused_on(app, matrix)
         await pilot.press("slash", *"refund")
         await pilot.pause()
         assert matrix.rows == ["order-17", "order-18", "refund-3"]  # output, output, id
@@ -104,6 +106,7 @@ async def test_showing_a_sample_the_search_hides_clears_the_box_too():
         await pilot.pause()
         pane, matrix = app.query_one(ResultsPane), app.query_one(ResultsMatrix)
         matrix.focus()
+        await focused_on(app, matrix)
         await pilot.press("slash", *"charged", "enter")
         await pilot.pause()
         assert matrix.rows == ["order-18"]

@@ -19,7 +19,7 @@ from rubric_studio.core.document import UndoStop
 from rubric_studio.engine.starter import create_starter_rubric
 from rubric_studio.tui.app import StudioApp
 from rubric_studio.tui.conflict import ConflictScreen, UnsavedScreen
-from tests.tui.studio_helpers import SIZE, until
+from tests.tui.studio_helpers import SIZE, focused_on, until, watching
 
 pytestmark = pytest.mark.timeout(60)
 
@@ -78,7 +78,7 @@ async def test_ctrl_s_over_an_outside_edit_asks_and_merge_keeps_both(rubric: Pat
         assert "name: tiny-mine" in app.session.document.text
         preview = str(app.screen.query_one("#conflict-merge-text").render())
         assert "+name: tiny-mine" in preview and "-name: tiny" in preview  # what merging writes
-        assert app.screen.focused is app.screen.query_one("#merge", Button)
+        await focused_on(app, app.screen.query_one("#merge", Button))
         await pilot.press("m")
         await until(lambda: "tiny-mine" in rubric.read_text(encoding="utf-8"))
         on_disk = rubric.read_text(encoding="utf-8")
@@ -92,6 +92,7 @@ async def test_after_keeping_my_edits_ctrl_s_still_asks_and_overwrite_is_explici
     app = StudioApp(rubric)  # watching: the watcher sees the change first
     async with app.run_test(size=SIZE) as pilot:
         await ready(app, pilot)
+        await watching(rubric.parent)
         await type_in_name(app, pilot, "-mine")
         await app.editor.flush()
         sed(rubric, "s/^name:.*/name: EXT/")  # the very field being typed in

@@ -15,7 +15,7 @@ from textual.message import Message
 from rubric_studio.tui.app import StudioApp
 from rubric_studio.tui.editor import CriteriaList
 from rubric_studio.tui.matrix import ResultsMatrix
-from tests.tui.studio_helpers import RUBRIC, SIZE, copy_bundled, graded, until
+from tests.tui.studio_helpers import RUBRIC, SIZE, copy_bundled, focused_on, graded, until
 
 
 class SelectionMessages:
@@ -112,6 +112,7 @@ async def test_selecting_the_column_the_cursor_is_on_sends_nothing(studio: Path)
         await until(lambda: ready(app))
         matrix = app.query_one(ResultsMatrix)
         matrix.focus()
+        await focused_on(app, matrix)
         await pilot.press("right")
         await settle(pilot, messages)
         criterion_id = matrix.current[1]
