@@ -252,9 +252,9 @@ async def test_selection_rubric_tab_refresh_and_narrow_layout(app: Host, rubric:
     async with app.run_test(size=(120, 35)) as pilot:
         pane = app.query_one(EditorPane)
         assert pane.select_criterion("no-internal-links")
-        await pilot.pause()
+        await until(lambda: app.query_one("#ed-c-pattern", Input).value
+                    == r"admin\.ledgerly\.io|ledgerly\.atlassian\.net")
         assert app.events == []  # programmatic selection is not echoed back
-        assert app.query_one("#ed-c-pattern", Input).value == r"admin\.ledgerly\.io|ledgerly\.atlassian\.net"
         assert not pane.select_criterion("missing")
         app.query_one("#ed-list", OptionList).focus()
         await focused_on(app, app.query_one("#ed-list", OptionList))
@@ -286,8 +286,7 @@ async def test_selection_rubric_tab_refresh_and_narrow_layout(app: Host, rubric:
         await pilot.pause()
         assert app.query_one("#ed-yaml", TextArea).text == app.document.text
         pane.select_criterion("resolves-issue")
-        await pilot.pause()
-        assert app.query_one("#ed-f-weight", Input).value == "6"
+        await until(lambda: app.query_one("#ed-f-weight", Input).value == "6")
 
         app.query_one("#ed-tabs").active = "ed-tab-criteria"
         await pilot.resize_terminal(64, 35)
@@ -301,12 +300,10 @@ async def test_type_select_and_score_range_rows(app: Host):
     async with app.run_test(size=(120, 35)) as pilot:
         pane = app.query_one(EditorPane)
         pane.select_criterion("tone")
-        await pilot.pause()
-        assert len(app.query(".ed-range-row")) == 4
+        await until(lambda: len(app.query(".ed-range-row")) == 4)
         app.query_one("#ed-range-add", Button).press()
-        await pilot.pause()
+        await until(lambda: len(app.query(".ed-range-row")) == 5)
         assert list(app.document.criterion_data(2)["score_ranges"]) == [0, 4, 5, 7, 10]
-        assert len(app.query(".ed-range-row")) == 5
         band = app.query_one("#ed-range-text-2", Input)
         await focused_on(app, band)  # the new band's text, once it is mounted
         # The new band's text is a placeholder, not a value typing would land in the middle of.
