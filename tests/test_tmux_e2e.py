@@ -95,8 +95,9 @@ def test_a_burst_of_keys_typed_into_a_field_lands_in_order_on_a_busy_machine(tmp
     (ctrl+k, backspace) act between the characters typed around them, not after them."""
     shutil.copytree(ROOT / "sample_rubrics" / "support_reply", tmp_path / "support_reply")
     rubric = tmp_path / "support_reply" / "support_reply.yaml"
+    # Should the studio stop, the pane keeps what it printed (and its exit status) for the failure message.
     tmux.run("new-session", "-d", "-s", "studio", "-x", "140", "-y", "40", "-c", str(tmp_path),
-             f"{_command()} support_reply/support_reply.yaml")
+             f"{_command()} support_reply/support_reply.yaml; echo studio exited with $?; sleep 120")
     tmux.wait_for(lambda s: "refund-with" in s and "OPENAI_API_KEY" in s)
     tmux.run("send-keys", "-t", "studio", "F2")  # the editor's criteria list
     tmux.wait_for(lambda s: "┃ ✓ resolves-issue" in s)

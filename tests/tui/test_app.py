@@ -347,7 +347,7 @@ async def test_a_second_outside_edit_during_the_first_regrade_is_graded_too(stud
     async with app.run_test(size=SIZE) as pilot:
         await until(lambda: graded(app))
         rubric.write_text(rubric.read_text().replace("max_words: 150", "max_words: 60"))
-        app._rubric_changed_on_disk()  # the first change event: grading starts
+        await app._rubric_changed_on_disk()  # the first change event: grading starts
         rubric.write_text(rubric.read_text().replace("max_words: 60", "max_wrds: 60"))  # before it is drawn
         await pilot.pause(0.2)
         app.post_message(FilesChanged({"rubric"}))  # the second change event
