@@ -128,6 +128,7 @@ class EditorPane(DocumentViews, StructureActions, Widget):
         self._yaml_line_for: int | None = None
         self._bursts = EditBursts(document)
         self._released_field: str | None = None  # shows the document's value at the next sync
+        self._focus_when_ready = False
 
     # -- layout ------------------------------------------------------------------
     def compose(self) -> ComposeResult:
@@ -149,6 +150,8 @@ class EditorPane(DocumentViews, StructureActions, Widget):
             self.query_one("#ed-yaml", YamlView).indent_width = 2
         await self._sync(force=True)
         self.ready = True  # every view shows the document
+        if self._focus_when_ready:
+            self.focus()
 
     def on_resize(self, event: events.Resize) -> None:
         self.set_class(event.size.width < NARROW_WIDTH, "-narrow")
@@ -239,6 +242,9 @@ class EditorPane(DocumentViews, StructureActions, Widget):
     def focus(self, scroll_visible: bool = True) -> EditorPane:
         """Focus the active tab's main control (the pane itself takes no focus)."""
         if not self.is_attached:
+            return self
+        if not self.ready:  # still composing (F2 pressed while it mounts): focus once it shows the document
+            self._focus_when_ready = True
             return self
         tabs = self.query_one("#ed-tabs", TabbedContent)
         target: Widget

@@ -167,3 +167,12 @@ async def test_an_outside_edit_of_the_field_being_typed_in_is_a_conflict_not_a_m
         assert outcome.text.endswith("situation and thanks them")
         assert "Courteous" not in document.text and "Courteous" not in outcome.text
         assert len(app.screen_stack) == 1  # a notice, not a dialog taking the keys
+
+
+async def test_f2_while_the_editor_is_still_mounting_focuses_it_once_it_is_there(studio: Path):
+    app = StudioApp(studio)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("f2")  # at once: the editor is mounted only after the first results
+        await until(lambda: app.editor is not None and app.editor.ready)
+        await until(lambda: app.focused is not None and app.editor in app.focused.ancestors)
+        assert app.is_running
