@@ -52,6 +52,18 @@ def _tolerate_shutdown(handler):
     return wrapper
 
 
+def _parses(text: str, file: str) -> bool:
+    """Whether ``text`` is YAML the editor's form can show (within the usual limits)."""
+    from rubric_studio.core.problems import RubricError
+    from rubric_studio.core.yamlpos import safe_load
+
+    try:
+        safe_load(text, file)
+    except RubricError:
+        return False
+    return True
+
+
 def _widgets_gone(app: Any) -> bool:
     """True while the app is closing: its message loop stopped or its screen unmounted."""
     try:
@@ -135,7 +147,13 @@ class SessionEvents:
         document, editor = self.session.document, self.editor
         typing = editor is not None and editor.typing_in() is not None
         touched = editor.outside_edit_meets_typing(disk) if editor is not None else None
+        why = f" in {touched}, which you are editing" if touched else " in lines you changed"
         merged = document.merge_disk(disk)
+        if merged.clean and not _parses(merged.text, document.file):
+            # The outside edit breaks the rubric: its error shows (the results stay, marked stale),
+            # and nothing is merged into the editor, whose form would give way to the error.
+            self.apply_saved_rubric(disk)
+            touched, why = touched or "the file", " and no longer parses (its error is shown)"
         if touched is None and merged.clean:
             selected = editor.selected_id() if editor is not None else None
             base = document.disk_text
@@ -145,7 +163,7 @@ class SessionEvents:
             self.apply_saved_rubric(disk)
             self.save_flow.merged_outside_edit()
         elif typing:
-            self.save_flow.kept_typing(disk, touched or "lines you changed")
+            self.save_flow.kept_typing(disk, why)
         else:
             self.save_flow.changed_on_disk(disk, state)  # asks, unless the user already declined this version
 

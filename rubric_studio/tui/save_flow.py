@@ -102,14 +102,15 @@ class SaveFlow:
                         "merged into your unsaved edits (ctrl+z stops at it).", title="Merged outside edit",
                         timeout=5)
 
-    def kept_typing(self, disk: str, field: str) -> None:
-        """An outside edit changed the field the user is typing in: nothing is merged into the
-        typing and no dialog takes the keys; the user's text stays, and saving asks."""
+    def kept_typing(self, disk: str, why: str) -> None:
+        """An outside edit that cannot join the user's typing (``why``: " in the outcome field, which
+        you are editing"): nothing is merged into the typing and no dialog takes the keys; the
+        user's text stays, and saving asks."""
         if disk == self.declined:
             return
         self.declined = disk
-        self.app.notify(f"{self.app.session.rubric_path.name} changed on disk in {field}, which you are "
-                        "editing: your text is kept. Saving asks before replacing the disk version.",
+        self.app.notify(f"{self.app.session.rubric_path.name} changed on disk{why}: your text is kept. "
+                        "Saving asks before replacing the disk version.",
                         title="Changed on disk", severity="warning", timeout=10)
 
     # -- asking ----------------------------------------------------------------------------

@@ -176,3 +176,21 @@ async def test_f2_while_the_editor_is_still_mounting_focuses_it_once_it_is_there
         await until(lambda: app.editor is not None and app.editor.ready)
         await until(lambda: app.focused is not None and app.editor in app.focused.ancestors)
         assert app.is_running
+
+
+async def test_an_outside_edit_that_breaks_the_rubric_keeps_the_typing_and_the_last_results(studio: Path):
+    app = StudioApp(studio)
+    async with app.run_test(size=SIZE) as pilot:
+        await until(lambda: graded(app))
+        document = app.session.document
+        outcome = await _focus_tone_outcome(app)
+        await pilot.press(*" and thanks")
+        await until(lambda: "and thanks" in document.text)
+        _rewrite(studio, "pass_threshold: 0.8", "pass_threshold: [0.8")  # not YAML any more
+        await until(lambda: "rubric" in app.session.file_problems)
+        await pilot.press(*" them")
+        await until(lambda: "and thanks them" in document.text)
+        assert outcome.text.endswith("situation and thanks them") and app.focused is outcome
+        assert "[0.8" not in document.text  # nothing merged into the editor
+        assert app.session.model.stale and app.session.model.results  # the last good results, marked stale
+        assert len(app.screen_stack) == 1
