@@ -244,14 +244,21 @@ def polled(fake: FakeBatches, limit: float) -> bool:
     return True
 
 
+def _interruptible() -> None:
+    """In the child, before it runs: SIGINT raises KeyboardInterrupt, whatever this process inherited."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 def test_ctrl_c_while_waiting_keeps_the_job_and_says_how_to_collect_it(project, provider):
     with FakeBatches(polls=10**6) as fake:
         command = [sys.executable, "-m", "rubric_studio", "grade", str(project / "r.yaml"), "--base-url",
                    fake.base_url(provider), "--cache-path", str(project / "c.sqlite"), "--batch-api"]  # fmt: skip
         env = {**os.environ, "PYTHONPATH": str(ROOT), "RUBRIC_STUDIO_BATCH_POLL": "0.2"}
         # Its own session: the Ctrl-C below reaches the CLI and nothing else (not this pytest worker).
+        # And Ctrl-C's default meaning, as in a terminal: a test run started in the background (a
+        # script's `cmd &`) has SIGINT ignored, and a child would inherit that and never stop.
         process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env,
-                                   start_new_session=True)  # fmt: skip
+                                   start_new_session=True, preexec_fn=_interruptible)  # fmt: skip
         err_lines: list[str] = []
         submitted = threading.Event()
 
