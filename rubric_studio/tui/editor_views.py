@@ -90,7 +90,7 @@ class DocumentViews(_PaneBase):
     def _sync_list(self) -> None:
         listing = self.query_one("#ed-list", CriteriaList)
         listing.show_document(self.document)
-        if self._quiet_highlight is not None:
+        if self._quiet_highlight is not None and listing.highlighted == self._quiet_highlight:
             return  # a selection asked for (select_criterion) is on its way: keep it
         if self.selected is not None and listing.highlighted != self.selected:
             self._quiet_highlight = self.selected

@@ -97,6 +97,22 @@ def _rewrite(path: Path, old: str, new: str) -> None:
     temp.replace(path)  # editors save by rename
 
 
+async def _outside_edit_while_typing(app, pilot, studio: Path, old: str, new: str, landed):
+    """Type into the tone outcome, let ``old`` → ``new`` land on disk meanwhile (``landed`` says when the
+    studio has seen it), type on; the outcome field, which must hold every key in order."""
+    await until(lambda: graded(app))
+    document = app.session.document
+    outcome = await _focus_tone_outcome(app)
+    await pilot.press(*" and thanks")
+    await until(lambda: "and thanks" in document.text)
+    _rewrite(studio, old, new)
+    await until(landed)
+    await pilot.press(*" them")
+    await until(lambda: "and thanks them" in document.text)
+    assert outcome.text.endswith("situation and thanks them")
+    return outcome
+
+
 async def test_undo_stops_at_an_outside_edit_and_saving_past_it_asks(studio: Path):
     from rubric_studio.tui.conflict import ConflictScreen
 
@@ -139,15 +155,9 @@ async def test_undo_stops_at_an_outside_edit_and_saving_past_it_asks(studio: Pat
 async def test_an_outside_edit_of_another_field_merges_around_the_typing(studio: Path):
     app = StudioApp(studio)
     async with app.run_test(size=SIZE) as pilot:
-        await until(lambda: graded(app))
+        await _outside_edit_while_typing(app, pilot, studio, "pass_threshold: 0.8", "pass_threshold: 0.7",
+                                                   lambda: "pass_threshold: 0.7" in app.session.document.text)
         document = app.session.document
-        outcome = await _focus_tone_outcome(app)
-        await pilot.press(*" and thanks")
-        _rewrite(studio, "pass_threshold: 0.8", "pass_threshold: 0.7")
-        await until(lambda: "pass_threshold: 0.7" in document.text)
-        await pilot.press(*" them")
-        await until(lambda: "and thanks them" in document.text)
-        assert outcome.text.endswith("situation and thanks them")
         assert "pass_threshold: 0.7" in document.text and document.dirty
         assert app.session.rubric is not None and app.session.rubric.pass_threshold == 0.7  # graded from disk
 
@@ -155,16 +165,10 @@ async def test_an_outside_edit_of_another_field_merges_around_the_typing(studio:
 async def test_an_outside_edit_of_the_field_being_typed_in_is_a_conflict_not_a_merge(studio: Path):
     app = StudioApp(studio)
     async with app.run_test(size=SIZE) as pilot:
-        await until(lambda: graded(app))
+        outcome = await _outside_edit_while_typing(app, pilot, studio, "outcome: Warm, professional tone",
+                                                   "outcome: Courteous tone",
+                                                   lambda: app.save_flow.declined is not None)
         document = app.session.document
-        outcome = await _focus_tone_outcome(app)
-        await pilot.press(*" and thanks")
-        await until(lambda: "and thanks" in document.text)
-        _rewrite(studio, "outcome: Warm, professional tone", "outcome: Courteous tone")
-        await until(lambda: app.save_flow.declined is not None)
-        await pilot.press(*" them")
-        await until(lambda: "and thanks them" in document.text)
-        assert outcome.text.endswith("situation and thanks them")
         assert "Courteous" not in document.text and "Courteous" not in outcome.text
         assert len(app.screen_stack) == 1  # a notice, not a dialog taking the keys
 
@@ -181,16 +185,10 @@ async def test_f2_while_the_editor_is_still_mounting_focuses_it_once_it_is_there
 async def test_an_outside_edit_that_breaks_the_rubric_keeps_the_typing_and_the_last_results(studio: Path):
     app = StudioApp(studio)
     async with app.run_test(size=SIZE) as pilot:
-        await until(lambda: graded(app))
+        outcome = await _outside_edit_while_typing(app, pilot, studio, "pass_threshold: 0.8", "pass_threshold: [0.8",
+                                                   lambda: "rubric" in app.session.file_problems)  # not YAML
         document = app.session.document
-        outcome = await _focus_tone_outcome(app)
-        await pilot.press(*" and thanks")
-        await until(lambda: "and thanks" in document.text)
-        _rewrite(studio, "pass_threshold: 0.8", "pass_threshold: [0.8")  # not YAML any more
-        await until(lambda: "rubric" in app.session.file_problems)
-        await pilot.press(*" them")
-        await until(lambda: "and thanks them" in document.text)
-        assert outcome.text.endswith("situation and thanks them") and app.focused is outcome
+        assert app.focused is outcome
         assert "[0.8" not in document.text  # nothing merged into the editor
         assert app.session.model.stale and app.session.model.results  # the last good results, marked stale
         assert len(app.screen_stack) == 1
