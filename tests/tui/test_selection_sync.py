@@ -23,12 +23,14 @@ class SelectionMessages:
 
     def __init__(self) -> None:
         self.counts: dict[str, int] = {}
-        self._seen: set[int] = set()
+        # The messages themselves are kept: an id alone is reused by a later message once the
+        # first is freed, and that one would then go uncounted.
+        self._seen: dict[int, Message] = {}
 
     def __call__(self, message: Message) -> None:
         name = type(message).__name__
         if name in ("Highlighted", "SelectionChanged", "OptionHighlighted") and id(message) not in self._seen:
-            self._seen.add(id(message))
+            self._seen[id(message)] = message
             self.counts[name] = self.counts.get(name, 0) + 1
 
     def total(self) -> int:
@@ -121,3 +123,27 @@ async def test_selecting_the_column_the_cursor_is_on_sends_nothing(studio: Path)
         app.editor.select_criterion(criterion_id)
         await settle(pilot, messages)
         assert messages.total() == before
+
+
+@pytest.mark.timeout(60)
+async def test_a_move_back_to_where_an_overtaken_request_pointed_is_announced(studio: Path):
+    """A quiet selection (the results cursor asked the list to follow) that a key press overtook
+    before its event arrived must not silence the user's later move to that criterion."""
+    messages = SelectionMessages()
+    app = StudioApp(studio, watch=False)
+    async with app.run_test(size=SIZE, message_hook=messages) as pilot:
+        await until(lambda: ready(app))
+        listing = app.query_one("#ed-list", CriteriaList)
+        listing.focus()
+        await settle(pilot, messages)
+        start = listing.highlighted or 0
+        criteria = app.session.rubric.criteria
+        app.editor.select_criterion(criteria[start + 1].id)  # asked quietly…
+        listing.action_cursor_down()  # …and overtaken by a key before its event arrived
+        await settle(pilot, messages)
+        assert listing.highlighted == start + 2
+        before = messages.counts.get("SelectionChanged", 0)
+        listing.action_cursor_up()
+        await settle(pilot, messages)
+        assert messages.counts.get("SelectionChanged", 0) - before == 1
+        assert app.query_one(ResultsMatrix).current[1] == criteria[start + 1].key
