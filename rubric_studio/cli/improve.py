@@ -119,7 +119,7 @@ async def _improve(rubric, samples, labels, options, args: Namespace, kinds: lis
         try:
             assistant = make_assistant(rubric, model=args.model or args.judge, base_url=args.base_url,
                                        cache_path=args.cache_path, use_cache=not args.no_cache,
-                                       allow_code=args.allow_code)
+                                       allow_code=args.allow_code, timeout=args.timeout)
         except JudgeError as exc:
             echo(f"warning: no rewordings: {exc.message}", sys.stderr)
     try:
