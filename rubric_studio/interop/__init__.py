@@ -25,16 +25,11 @@ from pathlib import Path
 from rubric_studio.core.files import read_user_file
 from rubric_studio.core.problems import Problem, RubricError
 from rubric_studio.core.rubric import Rubric
-from rubric_studio.interop._common import Source, Warnings
+from rubric_studio.interop._common import ExportRefused, Source, Warnings
 from rubric_studio.interop.native import rubric_to_yaml
 
 __all__ = ["FORMATS", "ExportRefused", "ExportResult", "FormatInfo", "ImportResult", "export_rubric",
            "import_rubric", "rubric_to_yaml"]
-
-
-class ExportRefused(Exception):
-    """The target cannot hold this rubric at all (e.g. HealthBench with no judged criteria):
-    nothing is written, and the message says why."""
 
 
 @dataclass(frozen=True)

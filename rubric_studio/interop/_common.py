@@ -37,6 +37,23 @@ GENERIC_BANDS: dict[int, str] = {
 RUNTIME_JUDGE_FIELDS = ("timeout", "max_retries", "max_retry_wait", "concurrency", "max_tokens", "mode", "structured_output", "deadline")
 
 
+class ExportRefused(Exception):
+    """The target cannot hold this rubric at all (e.g. a judge-only format and a rubric of checks only):
+    nothing is written, and the message says why."""
+
+
+def refuse_without_judged(rubric: Rubric, target: str, hint: str = "") -> None:
+    """Raise :class:`ExportRefused` when ``rubric`` has no judged criterion and ``target`` (a phrase naming
+    what the export writes) holds judge criteria only: the file would grade nothing. ``hint`` says where
+    the checks could go instead."""
+    if any(c.is_judged for c in rubric.criteria):
+        return
+    checks = ", ".join(c.key for c in rubric.criteria if c.check is not None) or "none"
+    raise ExportRefused(f"rubric {rubric.name!r} has no judged criteria: {target} holds judge criteria only, and "
+                        f"deterministic checks ({checks}) have no form there{hint}; the file would grade nothing, so "
+                        "nothing is written")
+
+
 # -- numbers -----------------------------------------------------------------
 def num(value: float) -> int | float:
     """``2.0`` → ``2``; other floats rounded to 10 places (drops float noise, keeps w/n exact enough)."""

@@ -39,6 +39,7 @@ from rubric_studio.interop._common import (
     common_export_warnings,
     expect_mapping,
     num,
+    refuse_without_judged,
     slugify,
     split_judge_model,
 )
@@ -77,8 +78,7 @@ def export(rubric: Rubric) -> tuple[str, list[str]]:
     warn = Warnings()
     common_export_warnings(rubric, warn, "Letta evals",
                            judge_fields=("temperature", "timeout", "max_retries", "concurrency"))
-    if not any(c.is_judged for c in rubric.criteria):
-        warn.add("the rubric has no judge criteria; the Letta prompt has nothing to grade")
+    refuse_without_judged(rubric, "a Letta model_judge grader", " (a Letta tool grader can run them)")
     key = slugify(rubric.name).replace("-", "_")
     grader: dict[str, Any] = {"kind": "model_judge", "display_name": rubric.name, "prompt": prompt_for(rubric, warn)}
     judge = rubric.judge
