@@ -224,6 +224,11 @@ def export(rubric: Rubric, *, agentv_version: int = 5) -> tuple[str, list[str]]:
     return dump_yaml(data, header), warn.items
 
 
+def key_variable(provider: str) -> str:
+    """The environment variable AgentV reads the judge's key from."""
+    return "ANTHROPIC_API_KEY" if provider == "anthropic" else "OPENAI_API_KEY"
+
+
 def _judge_provider(rubric: Rubric) -> dict[str, Any] | None:
     """The judge as an AgentV provider entry (selected with ``default_test.options.provider``)."""
     judge = rubric.judge
@@ -238,7 +243,7 @@ def _judge_provider(rubric: Rubric) -> dict[str, Any] | None:
         config["base_url"] = judge.base_url
     if config.get("base_url") is None:
         config.pop("base_url", None)
-    config["api_key"] = "${{ %s }}" % ("ANTHROPIC_API_KEY" if provider == "anthropic" else "OPENAI_API_KEY")
+    config["api_key"] = "{{ env." + key_variable(provider) + " }}"
     if "temperature" in judge.model_fields_set:
         config["temperature"] = num(judge.temperature)
     return {"id": provider, "label": JUDGE_LABEL, "config": config}
