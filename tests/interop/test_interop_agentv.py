@@ -539,3 +539,21 @@ tests:
                          ("We refund or reimburse; invoice and receipt attached", False)]:  # no order: gate fails
         ours = score_sample(rubric, runner.run_sample(Sample(id="s", output=text)))
         assert (ours.verdict == Verdict.PASS) == passes, text
+
+
+@pytest.mark.parametrize("check, consequence", [
+    ({"type": "length", "max_words": 20}, "too-long replies will now pass"),
+    ({"type": "length", "min_words": 5}, "too-short replies will now pass"),
+    ({"type": "length", "min_chars": 5, "max_chars": 900}, "too-short or too-long replies will now pass"),
+])
+def test_agentv4_says_verdicts_change_when_a_dropped_check_was_a_required_gate(check, consequence):
+    def exported(required):
+        rubric = Rubric.model_validate({"name": "n", "criteria": [
+            {"id": "refund", "outcome": "States the refund policy"},
+            {"id": "short", "check": check, "required": required}]})
+        return export_rubric(rubric, "agentv", agentv_version=4).warnings
+
+    warning = next(w for w in exported(True) if "'short'" in w)
+    assert "required" in warning and "verdicts change" in warning and consequence in warning
+    plain = next(w for w in exported(False) if "'short'" in w)
+    assert "verdicts change" not in plain  # a scored check only moves scores, said already
