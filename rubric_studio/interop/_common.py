@@ -21,6 +21,7 @@ from pydantic import ValidationError
 
 from rubric_studio.core.problems import Problem, RubricError
 from rubric_studio.core.rubric import ID_PATTERN, Criterion, JudgeSettings, Rubric
+from rubric_studio.core.trust import NO_TRUST, Trust
 from rubric_studio.core.yamlpos import Positions, load_with_positions
 
 _ID_RE = re.compile(ID_PATTERN)
@@ -252,6 +253,8 @@ class Source:
     data: Any = None
     positions: Positions | None = None
     base_dir: Path | None = None
+    #: What the user trusts of this file: a file it names outside its folder is read only when covered.
+    trust: Trust = NO_TRUST
 
     def error(self, path: tuple[Any, ...], message: str) -> RubricError:
         if self.positions is None:
@@ -272,11 +275,11 @@ class Source:
         return f"{self.file}:{line}:{column}" if line else self.file
 
     @classmethod
-    def parse_yaml(cls, text: str, file: str, base_dir: Path | None = None) -> Source:
+    def parse_yaml(cls, text: str, file: str, base_dir: Path | None = None, trust: Trust = NO_TRUST) -> Source:
         data, positions, problems = load_with_positions(text, file, core_schema=True)
         if problems:
             raise RubricError(problems)
-        return cls(text, file, data, positions, base_dir)
+        return cls(text, file, data, positions, base_dir, trust)
 
 
 def expect_mapping(source: Source, value: Any, path: tuple[Any, ...], what: str) -> dict[str, Any]:

@@ -29,7 +29,7 @@ from typing import Any
 from rubric_studio.core.files import read_prompt_file
 from rubric_studio.core.problems import RubricError
 from rubric_studio.core.rubric import Rubric
-from rubric_studio.core.trust import resolve_prompt_path
+from rubric_studio.core.trust import Gate, resolve_prompt_path
 from rubric_studio.interop._common import (
     GENERIC_BANDS,
     IdAllocator,
@@ -126,9 +126,13 @@ def _prompt_text(source: Source, name: str, grader: dict[str, Any], path: tuple[
         raise source.error((*path, "prompt_path"), f"grader {name!r}: prompt_path {prompt_path!r} cannot be "
                                                    "read when the suite is given as text; import the file instead")
     target, inside = resolve_prompt_path(prompt_path, source.base_dir)
-    if not inside:  # the suite came from someone else: its prompt becomes the rubric's, sent to the judge
-        raise source.error((*path, "prompt_path"), f"grader {name!r}: prompt_path {prompt_path!r} is outside the "
-                                                   "suite's folder; copy the prompt file next to the suite")
+    gate = Gate("judge.prompt_path", str(target), (*path, "prompt_path"), why="is outside the suite's folder")
+    if not inside and not source.trust.covers(gate):
+        # the suite came from someone else: its prompt becomes the rubric's, sent to the judge
+        raise source.error((*path, "prompt_path"), f"grader {name!r}: prompt_path {prompt_path!r} reads {target}, "
+                                                   "which is outside the suite's folder and not trusted; pass "
+                                                   "--allow-code to trust this suite, or copy the prompt file "
+                                                   "next to the suite")
     try:
         return read_prompt_file(target)
     except RubricError as exc:
