@@ -284,6 +284,18 @@ def test_two_studios_trusting_at_once_both_keep_their_entries(tmp_path, monkeypa
     assert load_trust(second).values == {("judge.base_url", "http://gpu-b:8000/v1")}
 
 
+def test_a_store_nested_too_deep_trusts_nothing_and_grading_goes_on(tmp_path, server, capsys, monkeypatch):
+    monkeypatch.setenv("OPENAI_API_KEY", KEY)
+    rubric = write_rubric(tmp_path / "r", "  model: openai:gpt-4o-mini\n")
+    store_path().parent.mkdir(parents=True, exist_ok=True)
+    store_path().write_text("[" * 100_000 + "]" * 100_000)
+    code, report, err = grade_json(capsys, rubric, "--base-url", server.base_url_openai)
+    assert code in (0, 1) and server.calls() == 2 and "Traceback" not in err
+    assert load_trust(rubric).values == frozenset()
+    remember(rubric, [])  # the next write replaces it
+    assert json.loads(store_path().read_text())["rubrics"] == {str(rubric.resolve()): []}
+
+
 @pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="needs named pipes")
 def test_a_store_that_is_a_fifo_trusts_nothing_without_blocking(tmp_path):
     rubric = write_rubric(tmp_path / "r", "  base_url: http://gpu-box:8000/v1\n")

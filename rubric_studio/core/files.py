@@ -112,7 +112,7 @@ def read_user_file_state(path: str | Path, what: str = "rubric") -> tuple[str | 
     """
     source = str(path)
     try:
-        data, state = read_bytes(path)
+        data, state = read_bytes(path, MAX_FILE_BYTES)
     except UnsafeTarget as exc:
         raise RubricError([Problem(source, None, None, f"expected a {what} file, but it {exc}")]) from None
     except OSError as exc:
