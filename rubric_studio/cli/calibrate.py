@@ -119,7 +119,7 @@ def run(args: Namespace) -> int:
         judges = _check_args(args)
         rubric, samples_path = resolve_inputs(args)
         options = grader_options(args)
-        sample_set = load_samples(samples_path, extractor=args.extract)
+        sample_set = load_samples(samples_path, extractor=args.extract, follow_links=args.allow_code)
         labels, problems = load_all_labels(args.rubric, args.labels, sample_set.samples)
     except RubricError as exc:
         print_problems(exc.problems)

@@ -107,7 +107,7 @@ async def _run_whole(args: Namespace, rubric, samples_path: Path, options: dict,
     from rubric_studio.core.samples import load_samples
     from rubric_studio.engine.api import make_grader
 
-    sample_set = load_samples(samples_path, extractor=args.extract)
+    sample_set = load_samples(samples_path, extractor=args.extract, follow_links=args.allow_code)
     print_problems(sample_set.problems)
     grader = make_grader(rubric, **options)
     if getattr(args, "batch_api", False):
@@ -142,7 +142,7 @@ async def _run_streaming(args: Namespace, rubric, samples_path: Path, options: d
     problems: list[Problem] = []
 
     def only_samples():
-        for item in iter_samples(samples_path, extractor=args.extract):
+        for item in iter_samples(samples_path, extractor=args.extract, follow_links=args.allow_code):
             if isinstance(item, Sample):
                 yield item
             else:
