@@ -27,30 +27,14 @@ from rubric_studio.judges.base import (
     JudgeReply,
     JudgeRequest,
 )
+from rubric_studio.judges.bodies import openai_body
+from rubric_studio.judges.capabilities import OPENAI_OFFICIAL_URL
 from rubric_studio.judges.replies import cut_off, refused, with_tokens
 from rubric_studio.judges.sdk_judge import SDKJudge
 
-OFFICIAL_BASE_URL = "https://api.openai.com/v1"
-# Reasoning models accept only the default temperature.
-_REASONING = re.compile(r"^(o\d|gpt-5)")
+OFFICIAL_BASE_URL = OPENAI_OFFICIAL_URL
 # How servers word "I cannot do that response_format" in a 400.
 _UNSUPPORTED = re.compile(r"response_format|json_schema|structured|grammar|tool|function", re.I)
-TOOL_DESCRIPTION = "Record your judgement of the submission against the criteria, in the required format."
-
-
-def _reply_format(mode: str, request: JudgeRequest) -> dict[str, Any]:
-    """The body fields that enforce the reply's shape (``judge.structured_output``)."""
-    if mode == "json_schema":
-        schema = {"name": request.schema_name, "schema": request.schema, "strict": True}
-        return {"response_format": {"type": "json_schema", "json_schema": schema}}
-    if mode == "json_object":
-        return {"response_format": {"type": "json_object"}}
-    if mode == "tool":
-        function = {"name": request.schema_name, "description": TOOL_DESCRIPTION, "parameters": request.schema,
-                    "strict": True}
-        return {"tools": [{"type": "function", "function": function}],
-                "tool_choice": {"type": "function", "function": {"name": request.schema_name}}}
-    return {}  # "none": the prompt describes the format; the reply is parsed tolerantly
 
 
 def _dump(response: Any) -> str:
@@ -84,20 +68,8 @@ class OpenAIJudge(SDKJudge):
         return self.base_url == OFFICIAL_BASE_URL
 
     def body(self, request: JudgeRequest) -> dict[str, Any]:
-        """The request body as sent (no key)."""
-        config = self.config
-        body: dict[str, Any] = {
-            "model": config.model,
-            "messages": [{"role": "system", "content": request.system}, {"role": "user", "content": request.user}],
-            **_reply_format(config.structured_output or "json_schema", request),
-        }
-        if not _REASONING.match(config.model):
-            body["temperature"] = config.temperature
-        # Reasoning models reject max_tokens; many compatible servers only know max_tokens.
-        body["max_completion_tokens" if self.official else "max_tokens"] = config.max_tokens
-        if config.reasoning_effort:
-            body["reasoning_effort"] = config.reasoning_effort
-        return body
+        """The request body as sent (no key): parameters per the capability table."""
+        return openai_body(self.config, request)
 
     def _error(self, exc: Exception) -> JudgeError:
         error = super()._error(exc)
