@@ -20,7 +20,7 @@ from typing import Any
 
 from rubric_studio.judges.base import JudgeConfig, JudgeError, JudgeReply, JudgeRequest
 from rubric_studio.judges.bodies import anthropic_body
-from rubric_studio.judges.replies import cut_off, refused, with_tokens
+from rubric_studio.judges.replies import cut_off, no_tool_call, refused, with_tokens
 from rubric_studio.judges.sdk_judge import SDKJudge
 
 OFFICIAL_BASE_URL = "https://api.anthropic.com"
@@ -50,7 +50,8 @@ class AnthropicJudge(SDKJudge):
         """The request body as sent (no key): parameters per the capability table."""
         return anthropic_body(self.config, request)
 
-    def _reply(self, response: Any, latency: float, body: dict[str, Any]) -> JudgeReply:
+    def _reply(self, response: Any, latency: float, body: dict[str, Any],
+               request: JudgeRequest | None = None) -> JudgeReply:
         wire = {"url": f"{self.base_url}/v1/messages", "request": body, "response": response}
         usage = getattr(response, "usage", None)
         tokens = (
@@ -69,6 +70,9 @@ class AnthropicJudge(SDKJudge):
             text = json.dumps(tool.input, ensure_ascii=False)
         elif said.strip():
             text = said
+            ignored = no_tool_call(said) if (self.config.structured_output or "tool") == "tool" else None
+            if ignored is not None:
+                raise with_tokens(ignored, *tokens)
         else:
             raise with_tokens(JudgeError("malformed", "the judge sent neither a tool call nor any text", raw=repr(response)), *tokens)
         return JudgeReply(

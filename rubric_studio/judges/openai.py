@@ -29,7 +29,14 @@ from rubric_studio.judges.base import (
 )
 from rubric_studio.judges.bodies import openai_body
 from rubric_studio.judges.capabilities import OPENAI_OFFICIAL_URL
-from rubric_studio.judges.replies import cut_off, refused, with_tokens
+from rubric_studio.judges.replies import (
+    cut_off,
+    expected_keys,
+    json_mode_ignored,
+    no_tool_call,
+    refused,
+    with_tokens,
+)
 from rubric_studio.judges.sdk_judge import SDKJudge
 
 OFFICIAL_BASE_URL = OPENAI_OFFICIAL_URL
@@ -83,7 +90,19 @@ class OpenAIJudge(SDKJudge):
             error.stops_run = True
         return error
 
-    def _reply(self, response: Any, latency: float, body: dict[str, Any]) -> JudgeReply:
+    def _shape_ignored(self, text: str, called: bool, cut: bool, request: JudgeRequest | None) -> JudgeError | None:
+        """Why the reply is not in the shape the mode asked for (json_object, a forced tool call), or None."""
+        mode = self.config.structured_output or "json_schema"
+        if not text.strip():
+            return None  # said as an empty reply
+        if mode == "json_object" and request is not None:
+            return json_mode_ignored(text, expected_keys(request.schema), cut, self.config.max_tokens)
+        if mode == "tool" and not called and not cut:
+            return no_tool_call(text)
+        return None
+
+    def _reply(self, response: Any, latency: float, body: dict[str, Any],
+               request: JudgeRequest | None = None) -> JudgeReply:
         wire = {"url": f"{self.base_url}/chat/completions", "request": body, "response": response}
         if not getattr(response, "choices", None):
             raise JudgeError("malformed", f"{self.base_url} sent a reply with no choices", raw=_dump(response))
@@ -96,6 +115,9 @@ class OpenAIJudge(SDKJudge):
             raise refused(refusal, refusal, *tokens)
         calls = getattr(message, "tool_calls", None) or []
         text = calls[0].function.arguments if calls and getattr(calls[0], "function", None) else message.content or ""
+        ignored = self._shape_ignored(text, bool(calls), choice.finish_reason == "length", request)
+        if ignored is not None:
+            raise with_tokens(ignored, *tokens)
         if choice.finish_reason == "length":
             raise cut_off(text, self.config.max_tokens, *tokens)
         if choice.finish_reason == "content_filter":
