@@ -58,6 +58,8 @@ def cache_problem(action: str, exc: BaseException, path: Path) -> str:
     """One line: ``judge cache not <action>: <why> (<path>) — grading without the cache``."""
     if _full(exc):
         why = "disk full"
+    elif isinstance(exc, FileExistsError | NotADirectoryError):
+        why = f"{path.parent} is not a folder"
     elif isinstance(exc, OSError):
         why = exc.strerror or type(exc).__name__
     else:
