@@ -20,7 +20,7 @@ from typing import Any
 
 from rubric_studio.judges.base import JudgeConfig, JudgeError, JudgeReply, JudgeRequest
 from rubric_studio.judges.bodies import anthropic_body
-from rubric_studio.judges.replies import cut_off, no_tool_call, refused, with_tokens
+from rubric_studio.judges.replies import cut_off, refused, with_tokens
 from rubric_studio.judges.sdk_judge import SDKJudge
 
 OFFICIAL_BASE_URL = "https://api.anthropic.com"
@@ -70,9 +70,6 @@ class AnthropicJudge(SDKJudge):
             text = json.dumps(tool.input, ensure_ascii=False)
         elif said.strip():
             text = said
-            ignored = no_tool_call(said) if (self.config.structured_output or "tool") == "tool" else None
-            if ignored is not None:
-                raise with_tokens(ignored, *tokens)
         else:
             raise with_tokens(JudgeError("malformed", "the judge sent neither a tool call nor any text", raw=repr(response)), *tokens)
         return JudgeReply(

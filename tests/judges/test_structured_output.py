@@ -133,7 +133,7 @@ async def test_json_object_mode_cut_off_inside_the_judgement_still_asks_for_more
     assert "raise judge.max_tokens" in outcome.results["hello"].error
 
 
-@pytest.mark.parametrize("provider", ["openai", "anthropic"])
+@pytest.mark.parametrize("provider", ["openai"])
 async def test_tool_mode_without_a_tool_call_names_the_forced_call(fake_llm, provider):
     fake_llm.always("I think the submission says hello, which meets the criterion.")  # prose, no tool call
     outcome = await judge_once(replace(config_for(fake_llm, provider), structured_output="tool"), fake_llm)
