@@ -139,12 +139,14 @@ def run(args: Namespace) -> int:
 
 
 async def _grade(rubric, samples, options):
+    from rubric_studio.cli.common import say_warnings
     from rubric_studio.engine.api import make_grader
 
     grader = make_grader(rubric, **options)
     try:
         return await grader.run(rubric, samples)
     finally:
+        say_warnings(grader)
         await grader.aclose()
 
 

@@ -15,7 +15,7 @@ import sys
 from argparse import Namespace
 from pathlib import Path
 
-from rubric_studio.cli.common import echo, fail_usage, print_problems
+from rubric_studio.cli.common import echo, fail_usage, print_problems, say_warnings
 from rubric_studio.cli.run_report import jsonl_tail, report_run, say_stopped
 from rubric_studio.core.problems import Problem, RubricError
 from rubric_studio.core.safe_text import json_safe
@@ -60,6 +60,7 @@ def grader_options(args: Namespace) -> dict:
         "batch": args.batch,
         "timeout": getattr(args, "timeout", None),
         "deadline": getattr(args, "deadline", None),
+        "reuse_batch": False if getattr(args, "no_reuse_batch", False) else None,
     }
 
 
@@ -110,13 +111,17 @@ async def _run_whole(args: Namespace, rubric, samples_path: Path, options: dict,
     sample_set = load_samples(samples_path, extractor=args.extract, follow_links=args.allow_code)
     print_problems(sample_set.problems)
     grader = make_grader(rubric, **options)
+    say_warnings(grader)
     if getattr(args, "batch_api", False):
         from rubric_studio.cli.jobs import through_batch_api
 
         grader = await through_batch_api(args, grader, rubric, sample_set.samples, str(samples_path))
         if isinstance(grader, int):  # submitted, not waited for (--no-wait), or refused
             return grader
-    return await report_run(args, grader, rubric, sample_set, labels)
+    try:
+        return await report_run(args, grader, rubric, sample_set, labels)
+    finally:
+        say_warnings(grader)
 
 
 class _Reporting:
@@ -151,6 +156,7 @@ async def _run_streaming(args: Namespace, rubric, samples_path: Path, options: d
 
     out = sys.stdout if args.output in (None, "-") else open(args.output, "w", encoding="utf-8")  # noqa: SIM115
     grader = make_grader(rubric, memo=False, **options)
+    say_warnings(grader)
     grader.one_invocation()  # one breaker and one deadline across the chunks
     summary = usage = None
     stopped = None
@@ -168,6 +174,7 @@ async def _run_streaming(args: Namespace, rubric, samples_path: Path, options: d
                     bar.chunk_done(len(results))
         out.write(jsonl_tail(rubric, summary, usage, stopped) + "\n")
     finally:
+        say_warnings(grader)
         await grader.aclose()
         if out is not sys.stdout:
             out.close()

@@ -35,7 +35,8 @@ GENERIC_BANDS: dict[int, str] = {
 }
 
 #: Judge settings that only tune how calls are made (not what is judged).
-RUNTIME_JUDGE_FIELDS = ("timeout", "max_retries", "max_retry_wait", "concurrency", "max_tokens", "mode", "structured_output", "deadline")
+RUNTIME_JUDGE_FIELDS = ("timeout", "max_retries", "max_retry_wait", "concurrency", "max_tokens", "mode", "reuse_batch",
+                        "structured_output", "deadline")
 
 
 class ExportRefused(Exception):
