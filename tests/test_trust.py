@@ -414,3 +414,31 @@ def test_a_malformed_user_config_is_ignored(text):
     user_config_path().parent.mkdir(parents=True, exist_ok=True)
     user_config_path().write_text(text)
     assert load_user_config() == UserConfig()
+
+
+@pytest.mark.parametrize("found", ["samples folder", "samples file"])
+def test_samples_found_beside_the_rubric_that_are_a_link_to_elsewhere_are_not_sent(tmp_path, server, capsys,
+                                                                                     monkeypatch, found):
+    """Naming only the rubric lets its folder decide what is graded: a ``samples`` link to
+    another folder, or ``r.samples.jsonl`` linked from elsewhere, is not read unasked."""
+    monkeypatch.setenv("OPENAI_API_KEY", KEY)
+    private = tmp_path / "private"
+    private.mkdir()
+    (private / "notes.txt").write_text(f"my notes {SECRET}\n")
+    (private / "notes.jsonl").write_text(json.dumps({"id": "notes", "output": f"my notes {SECRET}"}) + "\n")
+    rubric = write_rubric(tmp_path / "r", "  model: openai:gpt-4o-mini\n")
+    (tmp_path / "r" / "shared.samples.jsonl").unlink()
+    if found == "samples folder":
+        (tmp_path / "r" / "samples").symlink_to(private, target_is_directory=True)
+    else:
+        (tmp_path / "r" / "shared.samples.jsonl").symlink_to(private / "notes.jsonl")
+
+    code = main(["grade", str(rubric), "--format", "json", "--no-cache", "--base-url", server.base_url_openai])
+    err = capsys.readouterr().err
+    assert code == 2 and "not read: the samples found beside the rubric is outside the folder" in err
+    assert "--allow-code" in err and server.calls() == 0
+
+    code = main(["grade", str(rubric), "--format", "json", "--no-cache", "--allow-code",
+                 "--base-url", server.base_url_openai])  # fmt: skip
+    assert [s["id"] for s in json.loads(capsys.readouterr().out)["samples"]] == ["notes"]
+    assert any("SECRET-7f3a" in json.dumps(r.body) for r in server.requests)

@@ -64,12 +64,13 @@ def _options(args: Namespace) -> dict[str, object]:
 def _samples_beside(rubric_path: str) -> list | None:
     """The samples found beside the rubric (None when there are none), saying on stderr where from."""
     from rubric_studio.cli.common import echo
-    from rubric_studio.core.discovery import find_samples_for
+    from rubric_studio.core.discovery import find_samples_for, refuse_found_elsewhere
     from rubric_studio.core.samples import load_samples
 
     source = find_samples_for(rubric_path)
     if source is None:
         return None
+    refuse_found_elsewhere(rubric_path, source)
     samples = load_samples(source)
     echo(f"note: {len(samples)} samples from {source} become the tests (--no-samples for one example test)",
          sys.stderr)

@@ -23,17 +23,21 @@ from rubric_studio.core.safe_text import json_safe
 
 def resolve_inputs(args: Namespace):
     """Rubric and samples source from the arguments; raises RubricError."""
-    from rubric_studio.core.discovery import find_samples_for
+    from rubric_studio.core.discovery import find_samples_for, refuse_found_elsewhere
     from rubric_studio.core.loading import load_rubric
 
     rubric = load_rubric(args.rubric)
-    samples_path = args.samples or find_samples_for(args.rubric)
+    if args.samples:
+        return rubric, Path(args.samples)
+    samples_path = find_samples_for(args.rubric)
     if samples_path is None:
         raise RubricError(
             [Problem(args.rubric, None, None, "no SAMPLES given and none found beside the rubric "
                      f"(looked for {Path(args.rubric).stem}.samples.jsonl/.yaml/.csv or a samples/ folder)")]
         )
-    return rubric, Path(samples_path)
+    if not getattr(args, "allow_code", False):
+        refuse_found_elsewhere(args.rubric, samples_path)
+    return rubric, samples_path
 
 
 def grader_options(args: Namespace) -> dict:

@@ -21,7 +21,7 @@ SAMPLE_CANDIDATES = (
     "samples",
 )
 
-__all__ = ["find_samples_for", "labels_path_for", "SAMPLE_CANDIDATES"]
+__all__ = ["find_samples_for", "labels_path_for", "refuse_found_elsewhere", "SAMPLE_CANDIDATES"]
 
 
 def find_samples_for(rubric_path: str | Path) -> Path | None:
@@ -32,3 +32,22 @@ def find_samples_for(rubric_path: str | Path) -> Path | None:
         if candidate.exists():
             return candidate
     return None
+
+
+def refuse_found_elsewhere(rubric_path: str | Path, source: Path) -> None:
+    """Raise RubricError when the samples found beside a rubric are really somewhere else.
+
+    The user named only the rubric, so the folder decides what is graded: a ``samples``
+    folder or ``foo.samples.jsonl`` that is a link to another place (``samples -> ~/Documents``),
+    a hard link, or a file where credentials are kept would put that content into the judge
+    requests unasked. Naming the source on the command line, or ``--allow-code``, takes it.
+    """
+    from rubric_studio.core.problems import Problem, RubricError
+    from rubric_studio.core.trust import outside_reason
+
+    folder = Path(rubric_path).resolve().parent
+    reason = outside_reason(source.resolve(), folder)
+    if reason is not None:
+        raise RubricError([Problem(str(source), None, None, (
+            f"not read: the samples found beside the rubric {reason} ({source.resolve()}); name them on the "
+            "command line, pass --allow-code to trust them for this run, or copy them into the folder"))])

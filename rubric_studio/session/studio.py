@@ -148,6 +148,10 @@ class StudioSession:
         if path is None:
             return SamplesRead(None, [], [])
         try:
+            if not self.samples_given:
+                from rubric_studio.core.discovery import refuse_found_elsewhere
+
+                refuse_found_elsewhere(self.rubric_path, path)
             sample_set = load_samples(path)
         except RubricError as exc:
             return SamplesRead(path, [], exc.problems, failed=True)
