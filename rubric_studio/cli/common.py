@@ -14,6 +14,7 @@ import sys
 from collections.abc import Iterable
 from pathlib import Path
 
+from rubric_studio.cli.output import stdout
 from rubric_studio.core.problems import Problem
 from rubric_studio.core.safe_text import terminal_safe
 
@@ -65,9 +66,9 @@ def write_output(text: str, output: str | None) -> bool:
     message on stderr and False (the caller exits 2).
     """
     if output is None or output == "-":
-        sys.stdout.write(text)
-        if text and not text.endswith("\n"):
-            sys.stdout.write("\n")
+        out = stdout()
+        out.write(text if not text or text.endswith("\n") else text + "\n")
+        out.flush()
         return True
     from rubric_studio.core.atomic import write_text_safely
 
