@@ -120,12 +120,15 @@ def summary_line(report: Report) -> str:
     if summary.pending:
         parts.append(f"{summary.pending} pending")
     mean = "n/a (no final verdicts)" if summary.mean_score is None else f"{summary.mean_score:.3f}"
-    judge = f"{report.judge['provider']}:{report.judge['model']}" if report.judge else "no judge"
-    return (
-        f"{', '.join(parts)} of {summary.samples} — mean score {mean} — {judge}: "
-        f"{usage.judge_calls} calls{_requests_note(usage)}, {usage.cache_hits} cache hits, "
-        f"{usage.input_tokens}+{usage.output_tokens} tokens, {usage.cost_text()}, {usage.wall_seconds:.2f}s"
-    )
+    return f"{', '.join(parts)} of {summary.samples} — mean score {mean} — {usage_text(report.judge, usage)}"
+
+
+def usage_text(judge: dict[str, str] | None, usage) -> str:
+    """``openai:gpt-4o-mini: 12 calls, 3 cache hits, 900+120 tokens, $0.0004, 1.20s`` — what a
+    run cost, as ``grade`` and ``calibrate`` both say it."""
+    name = f"{judge['provider']}:{judge['model']}" if judge else "no judge"
+    return (f"{name}: {usage.judge_calls} calls{_requests_note(usage)}, {usage.cache_hits} cache hits, "
+            f"{usage.input_tokens}+{usage.output_tokens} tokens, {usage.cost_text()}, {usage.wall_seconds:.2f}s")
 
 
 def _requests_note(usage) -> str:
@@ -172,6 +175,8 @@ def markdown(report: Report, rubric: Rubric, labels=None) -> str:
         lines += [f"- {markdown_text(e)}" for e in errors] + [""]
     if any(s.score is None and s.partial_score is not None for s in report.samples):
         lines += [markdown_text("[0.900]: partial score of a sample without a final verdict"), ""]
+    if any(report_mark("checklist", c).endswith(MADE_UP_MARK) for s in report.samples for c in s.criteria):
+        lines += [markdown_text("✓?: made-up quote — the judge quoted text that is in nothing it was shown"), ""]
     if report.judge_note:
         lines += [f"> judge criteria unjudged: {markdown_text(report.judge_note)}", ""]
     return "\n".join(lines)
