@@ -114,3 +114,19 @@ def test_table_rows_line_up_and_a_long_id_is_cut_with_an_ellipsis(tmp_path, no_k
     assert len({cell_len(line) for line in box}) == 1  # every row as wide as the box
     assert "x" * 31 + "…" in out and "x" * 33 not in out
     assert "para␤graph" in out and "\u2028" not in out
+
+
+def test_a_table_wider_than_the_page_still_lines_up(tmp_path, no_keys, capsys):
+    """Forty criteria do not fit 200 columns: the columns shrink to fit instead of running on."""
+    from rich.cells import cell_len
+
+    rubric = tmp_path / "wide.yaml"
+    rubric.write_text("name: wide\ncriteria:\n" + "".join(
+        f"  - id: criterion-number-{i}\n    check: {{type: length, max_words: {i + 1}}}\n" for i in range(40)))
+    samples = tmp_path / "s.jsonl"
+    samples.write_text('{"id": "a", "output": "one two three"}\n{"id": "b", "output": "x"}\n')
+    out = tmp_path / "table.txt"
+    main(["grade", str(rubric), str(samples), "-o", str(out)])
+    box = [line for line in out.read_text().splitlines() if line[:1] in "┏┃┡│└"]
+    assert len(box) == 6 and len({cell_len(line) for line in box}) == 1
+    assert cell_len(box[0]) <= 200
