@@ -248,3 +248,52 @@ def test_at_a_terminal_the_user_picks_and_a_bad_answer_is_asked_again(server, fo
     monkeypatch.setattr("sys.stdin", Terminal("none"))
     assert draft(server, folder, "-o", str(folder / "none.yaml")) == 1
     assert not (folder / "none.yaml").exists()
+
+
+def test_judge_names_the_drafting_model_like_every_other_command(server, folder, brain):
+    out = folder / "j.yaml"
+    assert main(["draft", str(folder / "samples.jsonl"), "--task", "Replies to billing support tickets", "--judge",
+                 "openai:gpt-4o-mini", "--base-url", server.base_url_openai, "--cache-path",
+                 str(folder / "cache.sqlite"), "-o", str(out), "--yes"]) == 0
+    assert [c.id for c in load_rubric(out).criteria] == KEPT
+    assert brain.calls[0].body["model"] == "gpt-4o-mini"
+
+
+def test_timeout_bounds_the_wait_for_the_drafting_model(server, folder, capsys):
+    import time
+
+    from tests.fakellm import Slow
+
+    server.always(Slow(4))  # answers, but only after 4 s: the default 60 s would wait for it
+    started = time.monotonic()
+    code = draft(server, folder, "--timeout", "0.3", "-o", str(folder / "slow.yaml"))
+    err = capsys.readouterr().err
+    assert code == 3 and not (folder / "slow.yaml").exists()
+    assert "within 0.3 s" in err and "--timeout" in err and "Traceback" not in err
+    assert time.monotonic() - started < 4
+    assert draft(server, folder, "--timeout", "0") == 2
+    assert "--timeout must be a number of seconds above 0" in capsys.readouterr().err
+
+
+def grammar_brain(call: Call) -> dict:
+    """A model whose decoding follows the reply schema exactly and, where the schema leaves a number
+    free, writes the simplest number a grammar allows (0); where it lists values, the first one."""
+    schema = call.body["response_format"]["json_schema"]["schema"]
+    weight = schema["properties"]["criteria"]["items"]["properties"]["weight"]
+    value = weight["enum"][0] if "enum" in weight else 0
+    return {"criteria": [{**p, "weight": value} for p in PROPOSALS if p["check"] is None]}
+
+
+def test_a_model_that_follows_the_schema_exactly_proposes_usable_weights(folder, capsys):
+    from rubric_studio.core.rubric import Criterion
+    from rubric_studio.engine.draft import DRAFT_SCHEMA
+
+    weight = DRAFT_SCHEMA["properties"]["criteria"]["items"]["properties"]["weight"]
+    assert 0 not in weight["enum"] and all(abs(w) <= 5 for w in weight["enum"])
+    assert all(Criterion.model_validate({"id": "c", "outcome": "Says hello", "weight": w}) for w in weight["enum"])
+    with FakeLLM(brain=grammar_brain) as server:
+        out = folder / "grammar.yaml"
+        assert draft(server, folder, "-o", str(out), "--yes") == 0
+    rubric = load_rubric(out)
+    assert [c.id for c in rubric.criteria] == ["refund-policy", "tone", "tone-2"]
+    assert all(c.weight > 0 for c in rubric.criteria)

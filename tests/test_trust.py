@@ -150,6 +150,82 @@ def test_an_outside_prompt_path_is_never_read_untrusted(tmp_path, server, capsys
     assert server.calls() == 2 and all("SECRET-7f3a" in json.dumps(r.body) for r in server.requests)
 
 
+def test_a_hard_linked_prompt_file_in_the_folder_counts_as_outside(tmp_path, server, capsys, monkeypatch):
+    """``ln ~/.ssh/id_rsa prompt.txt``: the name is inside the folder, the content is not."""
+    monkeypatch.setenv("OPENAI_API_KEY", KEY)
+    secret = tmp_path / "secret.txt"
+    secret.write_text(f"{SECRET}\nGrade {{submission}}\n")
+    folder = tmp_path / "r"
+    folder.mkdir()
+    os.link(secret, folder / "prompt.txt")
+    rubric = write_rubric(folder, "  model: openai:gpt-4o-mini\n  prompt_path: prompt.txt\n")
+
+    assert main(["validate", str(rubric)]) == 0
+    err = capsys.readouterr().err
+    assert "SECRET-7f3a" not in err and "judge.prompt_path" in err and "hard links" in err and "--allow-code" in err
+    code, report, _ = grade_json(capsys, rubric, "--base-url", server.base_url_openai)
+    assert server.calls() == 0 and "hard links" in report["judge_note"]
+    grade_json(capsys, rubric, "--base-url", server.base_url_openai, "--allow-code")
+    assert server.calls() == 2 and all("SECRET-7f3a" in json.dumps(r.body) for r in server.requests)
+
+
+def test_two_names_of_one_prompt_file_in_the_same_folder_stay_inside(tmp_path, server, capsys, monkeypatch):
+    monkeypatch.setenv("OPENAI_API_KEY", KEY)
+    folder = tmp_path / "r"
+    folder.mkdir()
+    (folder / "judge.txt").write_text("HOUSE-PROMPT\nGrade {submission}\n")
+    os.link(folder / "judge.txt", folder / "judge-copy.txt")
+    rubric = write_rubric(folder, "  model: openai:gpt-4o-mini\n  prompt_path: judge-copy.txt\n")
+    grade_json(capsys, rubric, "--base-url", server.base_url_openai)
+    assert server.calls() == 2 and all("HOUSE-PROMPT" in json.dumps(r.body) for r in server.requests)
+
+
+@pytest.mark.parametrize("written", [".aws/credentials", "~/.aws/credentials", "./.aws/../.aws/credentials"])
+def test_a_rubric_saved_in_home_cannot_send_a_dot_folder_file(tmp_path, server, capsys, monkeypatch, written):
+    monkeypatch.setenv("OPENAI_API_KEY", KEY)
+    home = tmp_path / "home"
+    (home / ".aws").mkdir(parents=True)
+    (home / ".aws" / "credentials").write_text(f"[default]\n{SECRET}\nGrade {{submission}}\n")
+    monkeypatch.setenv("HOME", str(home))
+    rubric = write_rubric(home, f"  model: openai:gpt-4o-mini\n  prompt_path: {written}\n")
+
+    assert main(["validate", str(rubric)]) == 0
+    err = capsys.readouterr().err
+    assert "SECRET-7f3a" not in err and "hidden .aws" in err and "--allow-code" in err
+    code, report, _ = grade_json(capsys, rubric, "--base-url", server.base_url_openai)
+    assert server.calls() == 0 and ".aws" in report["judge_note"]
+    grade_json(capsys, rubric, "--base-url", server.base_url_openai, "--allow-code")
+    assert server.calls() == 2 and all("SECRET-7f3a" in json.dumps(r.body) for r in server.requests)
+
+
+@pytest.mark.parametrize("link", ["symlink", "hard link"])
+def test_a_samples_folder_file_linked_from_outside_is_not_sent_until_trusted(tmp_path, server, capsys, monkeypatch,
+                                                                             link):
+    monkeypatch.setenv("OPENAI_API_KEY", KEY)
+    secret = tmp_path / "id_rsa.txt"
+    secret.write_text(f"-----BEGIN OPENSSH PRIVATE KEY-----\n{SECRET}\n")
+    rubric = write_rubric(tmp_path / "r", "  model: openai:gpt-4o-mini\n")
+    samples = tmp_path / "r" / "samples"
+    samples.mkdir()
+    (samples / "good.txt").write_text("Our refund policy gives you 30 days.")
+    if link == "symlink":
+        (samples / "key.txt").symlink_to(secret)
+    else:
+        os.link(secret, samples / "key.txt")
+
+    code = main(["grade", str(rubric), str(samples), "--format", "json", "--no-cache",
+                 "--base-url", server.base_url_openai])  # fmt: skip
+    captured = capsys.readouterr()
+    assert code in (0, 1) and [s["id"] for s in json.loads(captured.out)["samples"]] == ["good"]
+    assert f"{samples / 'key.txt'}: not read: this samples file" in captured.err and "--allow-code" in captured.err
+    assert server.calls() == 1 and not any("SECRET-7f3a" in json.dumps(r.body) for r in server.requests)
+
+    code = main(["grade", str(rubric), str(samples), "--format", "json", "--no-cache", "--allow-code",
+                 "--base-url", server.base_url_openai])  # fmt: skip
+    assert [s["id"] for s in json.loads(capsys.readouterr().out)["samples"]] == ["good", "key"]
+    assert server.calls() == 3 and any("SECRET-7f3a" in json.dumps(r.body) for r in server.requests)
+
+
 def test_an_untrusted_outside_prompt_file_is_not_checked_by_validate_until_trusted(tmp_path, capsys):
     (tmp_path / "bad.txt").write_text("Grade {answer}\n")
     rubric = write_rubric(tmp_path / "r", "  prompt_path: ../bad.txt\n")
@@ -282,6 +358,18 @@ def test_two_studios_trusting_at_once_both_keep_their_entries(tmp_path, monkeypa
     remember(first, untrusted_settings(load_rubric(first)))
     assert load_trust(first).values == {("judge.base_url", "http://gpu-a:8000/v1")}
     assert load_trust(second).values == {("judge.base_url", "http://gpu-b:8000/v1")}
+
+
+def test_a_store_nested_too_deep_trusts_nothing_and_grading_goes_on(tmp_path, server, capsys, monkeypatch):
+    monkeypatch.setenv("OPENAI_API_KEY", KEY)
+    rubric = write_rubric(tmp_path / "r", "  model: openai:gpt-4o-mini\n")
+    store_path().parent.mkdir(parents=True, exist_ok=True)
+    store_path().write_text("[" * 100_000 + "]" * 100_000)
+    code, report, err = grade_json(capsys, rubric, "--base-url", server.base_url_openai)
+    assert code in (0, 1) and server.calls() == 2 and "Traceback" not in err
+    assert load_trust(rubric).values == frozenset()
+    remember(rubric, [])  # the next write replaces it
+    assert json.loads(store_path().read_text())["rubrics"] == {str(rubric.resolve()): []}
 
 
 @pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="needs named pipes")

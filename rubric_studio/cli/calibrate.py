@@ -120,7 +120,7 @@ def run(args: Namespace) -> int:
         judges = _check_args(args)
         rubric, samples_path = resolve_inputs(args)
         options = grader_options(args)
-        sample_set = load_samples(samples_path, extractor=args.extract)
+        sample_set = load_samples(samples_path, extractor=args.extract, follow_links=args.allow_code)
         labels, problems = load_all_labels(args.rubric, args.labels, sample_set.samples)
     except RubricError as exc:
         print_problems(exc.problems)
@@ -140,12 +140,14 @@ def run(args: Namespace) -> int:
 
 
 async def _grade(rubric, samples, options):
+    from rubric_studio.cli.common import say_warnings
     from rubric_studio.engine.api import make_grader
 
     grader = make_grader(rubric, **options)
     try:
         return await grader.run(rubric, samples)
     finally:
+        say_warnings(grader)
         await grader.aclose()
 
 

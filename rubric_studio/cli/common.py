@@ -28,6 +28,9 @@ def add_judge_options(parser: argparse.ArgumentParser) -> None:
     group.add_argument("--repeat", type=int, default=1, metavar="K", help="judge each cell K times (majority / median)")
     group.add_argument("--no-cache", action="store_true", help="do not read or write the judge reply cache")
     group.add_argument("--batch", action="store_true", help="grade all judge criteria of a sample in one call")
+    group.add_argument("--no-reuse-batch", action="store_true",
+                       help="judge again, one call per criterion, the cells whose cached verdict came from a batch "
+                            "call (judge.reuse_batch: false)")
     group.add_argument("--timeout", type=float, metavar="S", help="seconds to wait for one judge reply (judge.timeout)")
     group.add_argument("--deadline", type=float, metavar="S",
                        help="seconds the whole run may take; calls unanswered by then end as errors (judge.deadline)")
@@ -57,6 +60,12 @@ def echo(text: object, stream=None) -> None:
 def print_problems(problems: Iterable[Problem], stream=None) -> None:
     for problem in problems:
         echo(problem, stream or sys.stderr)
+
+
+def say_warnings(grader) -> None:
+    """The grader's warnings not said yet, one line each on stderr (each said once per run)."""
+    for line in grader.take_warnings():
+        echo(f"warning: {line}", sys.stderr)
 
 
 def fail_usage(message: str) -> int:

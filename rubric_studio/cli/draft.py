@@ -32,8 +32,11 @@ def register(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("-o", "--output", metavar="FILE", help="write the rubric to FILE (default: print the YAML)")
     parser.add_argument("--force", action="store_true", help="replace FILE when it exists")
     parser.add_argument("--name", help="rubric name (default: FILE's stem)")
-    parser.add_argument("--model", metavar="P:M", help="the model that drafts (default: your judge)")
+    parser.add_argument("--model", "--judge", dest="model", metavar="P:M",
+                        help="the model that drafts, as provider:model (default: your judge); --judge is the same")
     parser.add_argument("--base-url", metavar="URL", help="endpoint of an OpenAI- or Anthropic-compatible server")
+    parser.add_argument("--timeout", type=float, metavar="S",
+                        help="seconds to wait for the model's reply (default: judge.timeout of your settings, 60)")
     choice = parser.add_mutually_exclusive_group()
     choice.add_argument("-y", "--yes", action="store_true", help="keep every valid proposal without asking")
     choice.add_argument("--pick", metavar="N,N", help="keep these proposals by number (1,3,4 or 2-5)")
@@ -90,6 +93,8 @@ def _check_args(args: Namespace, output: Path | None) -> str | None:
     """What is wrong with the command line, checked before the model is asked anything."""
     if not args.task or not args.task.strip():
         return "--task is empty; describe what the outputs are for"
+    if args.timeout is not None and not 0 < args.timeout <= 604800:
+        return "--timeout must be a number of seconds above 0 (at most 604800)"
     if args.name is not None and not args.name.strip():
         return "--name is empty"
     if args.pick is not None:
@@ -143,7 +148,7 @@ def _ask(args: Namespace, samples: list, labels: dict) -> tuple[Any, Any] | int:
 
     try:
         assistant = make_assistant(None, model=args.model, base_url=args.base_url, cache_path=args.cache_path,
-                                   use_cache=not args.no_cache)
+                                   use_cache=not args.no_cache, timeout=args.timeout)
     except JudgeError as exc:
         return fail_usage(exc.message)
 

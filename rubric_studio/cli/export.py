@@ -1,6 +1,7 @@
 """``rubric-studio export RUBRIC --to T [-o FILE]``: write the rubric for another eval tool.
 
-Warnings (what the target cannot express) go to stderr as ``warning: ...``;
+Warnings (what the target cannot express) go to stderr as ``warning: ...``; the samples found
+beside the rubric become the test cases of targets that run them (promptfoo) unless ``--no-samples``;
 the exported file goes to stdout or FILE. Exit 2 when the rubric is invalid.
 """
 
@@ -11,6 +12,8 @@ import sys
 from argparse import Namespace
 
 EXPORT_TARGETS = ("agentv", "promptfoo", "letta", "docent", "healthbench", "markdown")
+#: The targets whose export carries the samples beside the rubric as its test cases.
+SAMPLE_TARGETS = ("promptfoo",)
 
 
 def register(parser: argparse.ArgumentParser) -> None:
@@ -19,6 +22,8 @@ def register(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--to", required=True, choices=EXPORT_TARGETS)
     parser.add_argument("--agentv-version", choices=("4", "5"), default="5",
                         help="AgentV layout: 5 (default, the newest) or 4 (the 4.x line on npm)")
+    parser.add_argument("--no-samples", action="store_true",
+                        help="write one example test instead of the samples found beside the rubric")
     parser.add_argument("-o", "--output", metavar="FILE")
 
 
@@ -34,7 +39,13 @@ def run(args: Namespace) -> int:
         print_problems(exc.problems)
         return 2
     try:
-        result = export_rubric(rubric, args.to, **_options(args))
+        options = _options(args)
+        if args.to in SAMPLE_TARGETS and not args.no_samples:
+            options["samples"] = _samples_beside(args.rubric)
+        result = export_rubric(rubric, args.to, **options)
+    except RubricError as exc:  # the samples beside the rubric are unreadable
+        print_problems(exc.problems)
+        return 2
     except ExportRefused as exc:
         echo(f"error: {args.rubric}: cannot export to {args.to}: {exc}", sys.stderr)
         return 2
@@ -48,3 +59,18 @@ def _options(args: Namespace) -> dict[str, object]:
     if args.to == "agentv" and getattr(args, "agentv_version", None):
         return {"agentv_version": int(args.agentv_version)}
     return {}
+
+
+def _samples_beside(rubric_path: str) -> list | None:
+    """The samples found beside the rubric (None when there are none), saying on stderr where from."""
+    from rubric_studio.cli.common import echo
+    from rubric_studio.core.discovery import find_samples_for
+    from rubric_studio.core.samples import load_samples
+
+    source = find_samples_for(rubric_path)
+    if source is None:
+        return None
+    samples = load_samples(source)
+    echo(f"note: {len(samples)} samples from {source} become the tests (--no-samples for one example test)",
+         sys.stderr)
+    return list(samples)

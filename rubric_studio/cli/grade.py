@@ -15,7 +15,7 @@ import sys
 from argparse import Namespace
 from pathlib import Path
 
-from rubric_studio.cli.common import echo, fail_usage, print_problems
+from rubric_studio.cli.common import echo, fail_usage, print_problems, say_warnings
 from rubric_studio.cli.run_report import report_run, say_stopped
 from rubric_studio.core.problems import Problem, RubricError
 
@@ -59,6 +59,7 @@ def grader_options(args: Namespace) -> dict:
         "batch": args.batch,
         "timeout": getattr(args, "timeout", None),
         "deadline": getattr(args, "deadline", None),
+        "reuse_batch": False if getattr(args, "no_reuse_batch", False) else None,
     }
 
 
@@ -106,16 +107,20 @@ async def _run_whole(args: Namespace, rubric, samples_path: Path, options: dict,
     from rubric_studio.core.samples import load_samples
     from rubric_studio.engine.api import make_grader
 
-    sample_set = load_samples(samples_path, extractor=args.extract)
+    sample_set = load_samples(samples_path, extractor=args.extract, follow_links=args.allow_code)
     print_problems(sample_set.problems)
     grader = make_grader(rubric, **options)
+    say_warnings(grader)
     if getattr(args, "batch_api", False):
         from rubric_studio.cli.jobs import through_batch_api
 
         grader = await through_batch_api(args, grader, rubric, sample_set.samples, str(samples_path))
         if isinstance(grader, int):  # submitted, not waited for (--no-wait), or refused
             return grader
-    return await report_run(args, grader, rubric, sample_set, labels)
+    try:
+        return await report_run(args, grader, rubric, sample_set, labels)
+    finally:
+        say_warnings(grader)
 
 
 async def _graded_chunks(grader, rubric, samples, on_event, *, chunk: int = 256):
@@ -140,13 +145,14 @@ async def _run_streaming(args: Namespace, rubric, samples_path: Path, options: d
     from rubric_studio.engine.api import make_grader
 
     def only_samples():
-        for item in iter_samples(samples_path, extractor=args.extract):
+        for item in iter_samples(samples_path, extractor=args.extract, follow_links=args.allow_code):
             if isinstance(item, Sample):
                 yield item
             else:
                 print_problems([item])
 
     grader = make_grader(rubric, memo=False, **options)
+    say_warnings(grader)
     grader.one_invocation()  # one breaker and one deadline across the chunks
     try:
         with streamed_output(args.output, replace_atomically=args.format == "json") as out:
@@ -158,6 +164,7 @@ async def _run_streaming(args: Namespace, rubric, samples_path: Path, options: d
                         bar.chunk_done(len(report.samples))
             sink.finish()
     finally:
+        say_warnings(grader)
         await grader.aclose()
     say_stopped(sink.stopped)
     return sink.exit_code()

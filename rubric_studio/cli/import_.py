@@ -20,6 +20,9 @@ def register(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("file", metavar="FILE")
     parser.add_argument("--from", dest="source", default="auto", choices=IMPORT_SOURCES)
     parser.add_argument("-o", "--output", metavar="FILE")
+    parser.add_argument("--allow-code", action="store_true",
+                        help="trust FILE for this run: read a prompt file it names outside its folder (without "
+                             "it, only what you trusted before is read)")
 
 
 def run(args: Namespace) -> int:
@@ -34,7 +37,7 @@ def run(args: Namespace) -> int:
         if args.file == "-":
             result = import_rubric(sys.stdin.read(), args.source, name="<stdin>")
         else:
-            result = import_rubric(Path(args.file), args.source)
+            result = import_rubric(Path(args.file), args.source, trust=_trust(args))
     except RubricError as exc:
         print_problems(exc.problems)
         return 2
@@ -44,3 +47,12 @@ def run(args: Namespace) -> int:
     where = "standard input" if args.file == "-" else f"file {Path(args.file).name}"
     header = f"Imported by rubric-studio from {title} {where}."
     return 0 if write_output(rubric_to_yaml(result.rubric, header), args.output) else 2
+
+
+def _trust(args: Namespace):
+    """What the user trusts of the imported file: everything with --allow-code, else what they trusted
+    before (the trust store, keyed by the file's path as for a rubric)."""
+    from rubric_studio.core.trust import TRUST_ALL
+    from rubric_studio.engine.trust_store import load_trust
+
+    return TRUST_ALL if args.allow_code else load_trust(args.file)

@@ -3,7 +3,9 @@
 Prints the candidates best first — kind, change, ``fixes N, breaks M`` and kappa before →
 after on the fitting part and on the holdout, judge calls each cost — as a table or as
 ``{"criterion", "candidates": [...], "split", "calls", "warnings"}`` (``--format json``).
-``--apply N`` writes candidate N into the rubric (comments and layout kept).
+``--apply N`` writes candidate N into the rubric (comments and layout kept); a candidate whose
+gain on the holdout is not shown (inconclusive, worse, unconfirmed) is written only after a
+yes at the terminal or with ``--force``.
 Exit codes: 0 done; 2 bad input or no judge configured (the judge's errors are reported in
 the candidates and warnings).
 """
@@ -26,7 +28,7 @@ from rubric_studio.cli.common import (
 )
 from rubric_studio.core.problems import RubricError
 
-KINDS = ("reword", "examples", "check", "scoring")
+KINDS = ("reword", "examples", "check", "required", "scoring")
 
 
 def _kinds(text: str) -> list[str]:
@@ -45,11 +47,14 @@ def register(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--labels", metavar="FILE")
     parser.add_argument("--criterion", metavar="ID", help="the criterion to improve (default: most disagreements)")
     parser.add_argument("--model", metavar="P:M", help="the model that writes rewordings (default: the judge's)")
-    parser.add_argument("--kinds", metavar="K,K", default="reword,examples,check,scoring",
-                        help="candidate kinds to make (reword, examples, check, scoring)")
+    parser.add_argument("--kinds", metavar="K,K", default="reword,examples,check,required,scoring",
+                        help="candidate kinds to make (reword, examples, check, required, scoring)")
     parser.add_argument("--seed", type=int, default=0, help="seed of the fitting/holdout split")
     parser.add_argument("--holdout", type=float, default=0.3, metavar="F", help="share of labels held out (0.3)")
     parser.add_argument("--apply", type=int, metavar="N", help="write candidate N (1 = the first listed) into RUBRIC")
+    parser.add_argument("--force", action="store_true",
+                        help="with --apply: write the candidate even when its gain on the holdout is not shown "
+                             "(inconclusive, worse or unconfirmed) without asking")
     parser.add_argument("--format", choices=("table", "json"), default="table")
     parser.add_argument("-o", "--output", metavar="FILE")
     add_extract_option(parser)
@@ -114,7 +119,7 @@ async def _improve(rubric, samples, labels, options, args: Namespace, kinds: lis
         try:
             assistant = make_assistant(rubric, model=args.model or args.judge, base_url=args.base_url,
                                        cache_path=args.cache_path, use_cache=not args.no_cache,
-                                       allow_code=args.allow_code)
+                                       allow_code=args.allow_code, timeout=args.timeout)
         except JudgeError as exc:
             echo(f"warning: no rewordings: {exc.message}", sys.stderr)
     try:
@@ -145,10 +150,16 @@ def _table(report) -> str:
         lines.append(f"{number}. [{candidate.kind}] {terminal_safe(candidate.description)}")
         lines.append(f"   {candidate.status}  ·  fit: {_delta(candidate.fit)}  ·  holdout: {_delta(candidate.holdout)}"
                      f"  ·  {candidate.calls} judge calls")
+        if candidate.evidence is not None:
+            lines.append(f"   evidence: {candidate.evidence.text()}")
         if candidate.error:
             lines.append(f"   error: {terminal_safe(candidate.error)}")
     if not report.candidates:
         lines.append("no candidates")
+    for item in report.blame[:5]:
+        lines.append(f"sample verdicts: {item['criterion']} explains {len(item['explains'])} disagreeing sample(s) "
+                     f"({', '.join(item['explains'][:5])}); it sides with the person on {item['sides_with_person']} "
+                     f"of {item['n']}")
     lines += [f"warning: {terminal_safe(w)}" for w in report.warnings]
     lines.append(f"judge and assistant calls: {report.calls}")
     return "\n".join(lines) + "\n"
@@ -160,6 +171,8 @@ def _apply(args: Namespace, rubric, report) -> int:
     if not 1 <= args.apply <= len(report.candidates):
         return fail_usage(f"--apply {args.apply}: there are {len(report.candidates)} candidates")
     candidate = report.candidates[args.apply - 1]
+    if not candidate.confirmed and not args.force and not _confirm_unshown(args.apply, candidate):
+        return 2
     try:  # EditError is a ValueError; ChangedOnDisk and an unsafe target are OSErrors
         changes = apply_candidate(args.rubric, report.rubric_hash, report.criterion, candidate)
     except (ValueError, OSError, RubricError) as exc:
@@ -168,3 +181,20 @@ def _apply(args: Namespace, rubric, report) -> int:
     for change in changes:
         echo(f"applied: {change}", sys.stderr)
     return 0
+
+
+def _confirm_unshown(number: int, candidate) -> bool:
+    """Whether to write a candidate whose gain is not shown: a yes at the terminal; refused otherwise."""
+    why = f"candidate {number} is {candidate.status!r}"
+    if candidate.evidence is not None:
+        why += f" ({candidate.evidence.text()})"
+    if not sys.stdin.isatty():
+        echo(f"rubric-studio: error: not applied: {why}; its gain on the held-out labels is not shown. "
+             "Pass --force to write it anyway, or label more samples and run improve again.", sys.stderr)
+        return False
+    sys.stderr.write(f"{why}; its gain on the held-out labels is not shown. Write it anyway? [y/N] ")
+    sys.stderr.flush()
+    if sys.stdin.readline().strip().lower() in ("y", "yes"):
+        return True
+    echo("not applied", sys.stderr)
+    return False

@@ -139,10 +139,11 @@ def regular_target(path: str | os.PathLike[str]) -> tuple[Path, os.stat_result |
 
 
 # -- reading ----------------------------------------------------------------------------
-def read_bytes(path: str | os.PathLike[str]) -> tuple[bytes | None, DiskState]:
+def read_bytes(path: str | os.PathLike[str], limit: int | None = None) -> tuple[bytes | None, DiskState]:
     """The bytes of ``path`` and their :class:`DiskState`; ``(None, ABSENT)`` when it does not exist.
 
     Raises :class:`UnsafeTarget` when it is not a regular file, without blocking on a FIFO.
+    With ``limit``, at most ``limit + 1`` bytes are read (the caller refuses a longer file).
     """
     target, info = regular_target(path)
     if info is None:
@@ -156,7 +157,7 @@ def read_bytes(path: str | os.PathLike[str]) -> tuple[bytes | None, DiskState]:
         opened = os.fstat(handle.fileno())
         if not stat.S_ISREG(opened.st_mode):  # swapped for something else after the stat
             raise _refuse(Path(path), opened.st_mode)
-        data = handle.read()
+        data = handle.read() if limit is None else handle.read(limit + 1)
     return data, DiskState.of_bytes(data, opened.st_mtime_ns)
 
 

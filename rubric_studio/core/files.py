@@ -81,15 +81,18 @@ def read_user_file(
     keep_newlines: bool = False,
     max_bytes: int = MAX_FILE_BYTES,
     controls_ok: bool = False,
+    inside: Path | None = None,
 ) -> str:
     """The text of ``path``; RubricError naming the file (and line:column) and the reason when it cannot be used.
 
     ``keep_newlines`` keeps the text exactly as written — ``\\r\\n`` and a leading BOM — for
     round-trip editing; otherwise line endings become ``\\n`` and the BOM is dropped.
     ``controls_ok`` accepts control characters (a sample's text may hold anything).
+    ``inside``: refuse a file that does not count as inside that folder (see
+    :func:`~rubric_studio.core.textstream.open_regular_file`).
     """
     source = str(path)
-    with open_regular_file(path, what) as handle:  # refuses FIFOs and devices without blocking
+    with open_regular_file(path, what, inside=inside) as handle:  # refuses FIFOs and devices without blocking
         data = handle.read(max_bytes + 1)
     if len(data) > max_bytes:
         raise RubricError([Problem(source, None, None, f"file larger than {max_bytes // (1024 * 1024)} MB; "
@@ -112,7 +115,7 @@ def read_user_file_state(path: str | Path, what: str = "rubric") -> tuple[str | 
     """
     source = str(path)
     try:
-        data, state = read_bytes(path)
+        data, state = read_bytes(path, MAX_FILE_BYTES)
     except UnsafeTarget as exc:
         raise RubricError([Problem(source, None, None, f"expected a {what} file, but it {exc}")]) from None
     except OSError as exc:
@@ -149,6 +152,7 @@ def read_prompt_file(path: str | Path) -> str:
     return read_user_file(path, "prompt", max_bytes=MAX_PROMPT_BYTES)
 
 
-def read_samples_file(path: str | Path) -> str:
-    """The whole text of a samples file read at once (``.json``, ``.yaml``, a text sample), at most 256 MB."""
-    return read_user_file(path, "samples", max_bytes=MAX_SAMPLES_BYTES, controls_ok=True)
+def read_samples_file(path: str | Path, *, inside: Path | None = None) -> str:
+    """The whole text of a samples file read at once (``.json``, ``.yaml``, a text sample), at most 256 MB;
+    ``inside``: the samples folder the file must count as inside of (see :func:`read_user_file`)."""
+    return read_user_file(path, "samples", max_bytes=MAX_SAMPLES_BYTES, controls_ok=True, inside=inside)

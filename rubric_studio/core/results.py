@@ -119,6 +119,10 @@ class CriterionResult:
     tie: bool = False
     #: Request/reply, tokens, latency: what the inspector shows. Not part of the JSON report.
     detail: dict[str, Any] = field(default_factory=dict)
+    #: Which judge call gave the verdict: {"mode": "single"} (a call for this criterion) or
+    #: {"mode": "batch", "criteria": N, "ids": [...]} (one call judging N criteria); None for checks
+    #: and verdicts whose origin was not recorded.
+    provenance: dict[str, Any] | None = None
 
     @property
     def has_score(self) -> bool:
@@ -135,6 +139,8 @@ class CriterionResult:
             "source": self.source,
             "error": self.error,
         }
+        if self.provenance is not None:
+            data["provenance"] = dict(self.provenance)
         if self.votes is not None:
             data["votes"] = list(self.votes)
             data["agreement"] = self.agreement

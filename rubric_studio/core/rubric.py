@@ -68,6 +68,8 @@ class JudgeSettings(BaseModel):
     concurrency: Integer = Field(default=8, ge=1, le=256)
     max_tokens: Integer = Field(default=1024, ge=16, le=65536)
     mode: Literal["per_criterion", "batch"] = "per_criterion"
+    #: A per-criterion run may serve verdicts cached from batch calls; false judges those cells again.
+    reuse_batch: bool = True
     reasoning_effort: Literal["minimal", "low", "medium", "high"] | None = None
     #: How the reply's JSON shape is enforced; default: the provider's strongest (OpenAI json_schema, Anthropic tool).
     structured_output: Literal["json_schema", "json_object", "tool", "none"] | None = None

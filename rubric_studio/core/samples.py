@@ -47,6 +47,8 @@ KNOWN_FIELDS = {
 }
 EXTRACTORS = ("last_assistant", "all_assistant", "transcript")
 _DECODER = json.JSONDecoder(parse_int=parse_int)
+LINK_HINT = ("; pass --allow-code to trust the files this samples folder links to for this run, "
+             "or copy the file into the folder")
 NO_SAMPLES = "no samples found (empty file or folder; expected .txt/.md files or records with an 'output')"
 
 
@@ -293,26 +295,33 @@ def _iter_csv(path: Path, extractor: str) -> Iterator[Sample | Problem]:
                                      source=f"{path}:{line}", extractor=extractor)
 
 
-def _text_sample(file: Path) -> Sample | Problem:
-    """One text file as one sample (id = file stem)."""
+def _text_sample(file: Path, inside: Path | None = None) -> Sample | Problem:
+    """One text file as one sample (id = file stem); with ``inside``, only a file that counts as inside that folder."""
     try:
-        return Sample(id=file.stem, output=read_samples_file(file), source=str(file))
+        return Sample(id=file.stem, output=read_samples_file(file, inside=inside), source=str(file))
     except RubricError as exc:
-        return exc.problems[0]
+        problem = exc.problems[0]
+        if inside is not None and problem.message.startswith("not read:"):
+            problem = Problem(problem.file, problem.line, problem.column, problem.message + LINK_HINT)
+        return problem
 
 
-def _iter_folder(path: Path) -> Iterator[Sample | Problem]:
+def _iter_folder(path: Path, follow_links: bool) -> Iterator[Sample | Problem]:
+    """The text files of a samples folder; unless ``follow_links``, a file that is a link to (or a
+    hard link of) a file elsewhere is refused, so a folder someone else made cannot put, say,
+    ``~/.ssh/id_rsa`` into the judge requests."""
+    inside = None if follow_links else path.resolve()
     files = sorted(p for p in path.iterdir() if p.suffix.lower() in TEXT_SUFFIXES and not p.is_dir())
     for file in files:
-        yield _text_sample(file)
+        yield _text_sample(file, inside)
 
 
-def _reader_for(source: Path, extractor: str) -> Iterator[Sample | Problem]:
+def _reader_for(source: Path, extractor: str, follow_links: bool = False) -> Iterator[Sample | Problem]:
     """The reader of one source; RubricError when it is missing or of an unknown kind."""
     if not source.exists():
         raise RubricError([Problem(str(source), None, None, "samples not found: no such file or folder")])
     if source.is_dir():
-        return _iter_folder(source)
+        return _iter_folder(source, follow_links)
     suffix = source.suffix.lower()
     readers = {".jsonl": _iter_jsonl, ".ndjson": _iter_jsonl, ".json": _iter_json, ".yaml": _iter_yaml, ".yml": _iter_yaml, ".csv": _iter_csv}
     if suffix in TEXT_SUFFIXES:
@@ -322,18 +331,21 @@ def _reader_for(source: Path, extractor: str) -> Iterator[Sample | Problem]:
     raise RubricError([Problem(str(source), None, None, f"unknown samples format {suffix or '(no suffix)'!r}; expected a folder of .txt/.md files, or .jsonl, .yaml, .csv")])
 
 
-def iter_samples(path: str | Path, *, extractor: str = "last_assistant") -> Iterator[Sample | Problem]:
+def iter_samples(
+    path: str | Path, *, extractor: str = "last_assistant", follow_links: bool = False
+) -> Iterator[Sample | Problem]:
     """Stream samples (and problems) from a folder or a records file, in constant memory.
 
     Raises RubricError when the source is missing, of an unknown kind, not a regular file
     or not readable as a whole (.json / .yaml). Duplicate ids are reported and the later
     record is skipped; a source with nothing in it yields one "no samples found" problem;
-    a read failure half-way ends the stream with a problem.
+    a read failure half-way ends the stream with a problem. In a folder, a file linked from
+    elsewhere (symlink or hard link) is a problem unless ``follow_links`` (the user trusts it).
     """
     source = Path(path)
     if extractor not in EXTRACTORS:
         raise RubricError([Problem(str(source), None, None, f"unknown extractor {extractor!r}; expected one of {', '.join(EXTRACTORS)}")])
-    inner = _reader_for(source, extractor)
+    inner = _reader_for(source, extractor, follow_links)
     seen: set[str | bytes] = set()
     anything = False
     try:
@@ -366,11 +378,11 @@ def _id_key(sample_id: str) -> str | bytes:
     return sample_id if len(sample_id) <= 64 else hashlib.blake2b(sample_id.encode(), digest_size=16).digest()
 
 
-def load_samples(path: str | Path, *, extractor: str = "last_assistant") -> SampleSet:
-    """All samples of a source. Raises RubricError if none could be loaded."""
+def load_samples(path: str | Path, *, extractor: str = "last_assistant", follow_links: bool = False) -> SampleSet:
+    """All samples of a source (``follow_links``: see :func:`iter_samples`). Raises RubricError if none could be loaded."""
     samples: list[Sample] = []
     problems: list[Problem] = []
-    for item in iter_samples(path, extractor=extractor):
+    for item in iter_samples(path, extractor=extractor, follow_links=follow_links):
         (samples if isinstance(item, Sample) else problems).append(item)
     if not samples:
         raise RubricError(problems)

@@ -43,11 +43,14 @@ def file_kind(mode: int) -> str | None:
     return "not a regular file"
 
 
-def open_regular_file(path: str | Path, what: str = "samples") -> BinaryIO:
+def open_regular_file(path: str | Path, what: str = "samples", *, inside: Path | None = None) -> BinaryIO:
     """Open ``path`` for binary reading; RubricError unless it is a readable regular file.
 
     The file is checked before opening (no side effects on devices) and again on the open
     descriptor (no race with a file swapped in between); opening never blocks on a FIFO.
+    With ``inside`` (a resolved folder), a file that does not count as inside it — reached
+    through a symlink to elsewhere, with hard links elsewhere, in a hidden or credentials
+    folder (:func:`rubric_studio.core.trust.outside_reason`) — is refused before a byte is read.
     """
     source = str(path)
 
@@ -63,10 +66,20 @@ def open_regular_file(path: str | Path, what: str = "samples") -> BinaryIO:
         raise fail(f"{what} not found: no such file") from None
     except OSError as exc:
         raise fail(f"cannot read: {exc.strerror or exc}") from None
-    kind = file_kind(os.fstat(descriptor).st_mode)
+    opened = os.fstat(descriptor)
+    kind = file_kind(opened.st_mode)
     if kind is not None:
         os.close(descriptor)
         raise fail(f"expected a {what} file, got {kind}")
+    if inside is not None:
+        from rubric_studio.core.trust import outside_reason
+
+        real = Path(os.path.realpath(source))
+        reason = outside_reason(real, inside, opened)
+        if reason is not None:
+            os.close(descriptor)
+            shown = "" if real == Path(os.path.abspath(source)) else f" (it is a link to {real})"
+            raise fail(f"not read: this {what} file {reason.replace('the folder', f'the {what} folder')}{shown}")
     if hasattr(os, "set_blocking"):
         os.set_blocking(descriptor, True)
     return os.fdopen(descriptor, "rb")

@@ -26,7 +26,7 @@ from rubric_studio.core.trust import (
     rubric_gates,
     untrusted,
 )
-from rubric_studio.engine.cache import ReplyCache
+from rubric_studio.engine.cache import CacheUnavailable, ReplyCache
 from rubric_studio.engine.grader import EventSink, Grader
 from rubric_studio.engine.report import Report, Summary
 from rubric_studio.engine.usage import Usage
@@ -82,13 +82,18 @@ def make_grader(
     memo: bool = True,
     timeout: float | None = None,
     deadline: float | None = None,
+    reuse_batch: bool | None = None,
 ) -> Grader:
     """A grader for ``rubric``: the judge resolved from the rubric, flags, user config and environment.
 
     Trust (:mod:`rubric_studio.core.trust`): ``allow_code`` trusts every gated setting of the
     rubric for this grader; otherwise what the trust store holds for the rubric's path, plus
     ``trust``. Code checks run only when every one of them is trusted. ``timeout`` and
-    ``deadline`` (seconds) override the rubric's ``judge.timeout`` / ``judge.deadline``.
+    ``deadline`` (seconds) override the rubric's ``judge.timeout`` / ``judge.deadline``;
+    ``reuse_batch`` (None: the rubric's ``judge.reuse_batch``) False judges again, one call per
+    criterion, the cells whose cached verdict came from a batch call. ``grader.warnings`` holds
+    what the user should hear once: rubric settings the provider is not sent, a cache that
+    cannot be opened or written (grading goes on without it).
     """
     from rubric_studio.judges import NoJudge, make_judge, resolve_judge
     from rubric_studio.judges.user_config import load_user_config
@@ -102,18 +107,12 @@ def make_grader(
     if isinstance(resolved, NoJudge):
         judge_obj, reason = None, resolved.reason
     else:
-        config = resolved
-        if batch:
-            config = replace(config, mode="batch")
-        if concurrency:
-            config = replace(config, concurrency=concurrency)
-        if timeout:
-            config = replace(config, timeout=timeout)
-        if deadline:
-            config = replace(config, deadline=deadline)
-        judge_obj, reason = make_judge(config), None
-    cache = ReplyCache(cache_path) if use_cache and judge_obj is not None else None
-    return Grader(
+        judge_obj, reason = make_judge(_with_overrides(resolved, batch, concurrency, timeout, deadline)), None
+    warnings = _dropped_settings(rubric, judge_obj)
+    cache = _open_cache(cache_path, warnings) if use_cache and judge_obj is not None else None
+    if reuse_batch is None:
+        reuse_batch = rubric.judge.reuse_batch if rubric.judge is not None else True
+    grader = Grader(
         judge=judge_obj,
         no_judge_reason=reason,
         cache=cache,
@@ -121,7 +120,42 @@ def make_grader(
         repeat=repeat,
         concurrency=concurrency,
         memo=memo,
+        reuse_batch=reuse_batch,
     )
+    grader.warnings = warnings  # the cache reports a later write failure into the same list
+    return grader
+
+
+def _dropped_settings(rubric: Rubric, judge: Any) -> list[str]:
+    """A warning per judge setting the rubric writes that its provider is not sent."""
+    if judge is None or rubric.judge is None:
+        return []
+    from rubric_studio.judges.capabilities import dropped_settings
+
+    return dropped_settings(judge.config, rubric.judge.model_fields_set)
+
+
+def _with_overrides(config: Any, batch: bool, concurrency: int | None, timeout: float | None,
+                    deadline: float | None) -> Any:
+    """``config`` with the command line's mode, concurrency, timeout and deadline."""
+    if batch:
+        config = replace(config, mode="batch")
+    if concurrency:
+        config = replace(config, concurrency=concurrency)
+    if timeout:
+        config = replace(config, timeout=timeout)
+    if deadline:
+        config = replace(config, deadline=deadline)
+    return config
+
+
+def _open_cache(cache_path: str | Path | None, warnings: list[str]) -> ReplyCache | None:
+    """The reply cache, or None (and a warning) when it cannot be opened."""
+    try:
+        return ReplyCache(cache_path, on_failure=warnings.append)
+    except CacheUnavailable as exc:
+        warnings.append(str(exc))
+        return None
 
 
 def code_trusted(rubric: Rubric, trust: Trust) -> bool:

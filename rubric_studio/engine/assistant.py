@@ -98,10 +98,12 @@ def make_assistant(
     cache_path: str | Path | None = None,
     use_cache: bool = True,
     allow_code: bool = False,
+    timeout: float | None = None,
 ) -> Assistant:
     """The assistant for ``rubric`` (its judge settings, trust-gated as for grading) or for no rubric
     yet (``draft``): ``model`` / ``base_url`` as on the command line. Raises JudgeError(kind="config")
-    with the reason when no model can be used."""
+    with the reason when no model can be used. ``timeout`` (seconds per call) overrides the
+    settings' ``judge.timeout``, as ``--timeout`` does for grading."""
     from rubric_studio.engine.api import effective_trust
     from rubric_studio.judges import NoJudge, resolve_judge
     from rubric_studio.judges.user_config import load_user_config
@@ -116,4 +118,6 @@ def make_assistant(
         raise JudgeError("config", resolved.reason)
     # Drafts and rewordings are longer than verdicts; the judge's own prompt template does not apply.
     config = replace(resolved, max_tokens=max(4096, resolved.max_tokens), prompt_template=None)
+    if timeout:
+        config = replace(config, timeout=timeout)
     return Assistant(config, ReplyCache(cache_path) if use_cache else None)

@@ -121,8 +121,10 @@ class Dispatcher:
     wants and cancels the rest); each is keyed by every request key it answers.
     """
 
-    def __init__(self, judge: Any, cache: Any, limit: int, use_memo: bool = True):
+    def __init__(self, judge: Any, cache: Any, limit: int, use_memo: bool = True, reuse_batch: bool = True):
         self.judge = judge
+        #: Serve a per-criterion run verdicts that came from batch calls (False: judge those cells again).
+        self.reuse_batch = reuse_batch
         self.config = judge.config if judge is not None else None
         self.cache = cache
         self.limit = limit
@@ -140,12 +142,12 @@ class Dispatcher:
     ) -> RequestResult | None:
         """The memoised or cached answer to ``request``, or None (it must be sent).
         ``remember=False`` only looks (planning what a run would send)."""
-        if self.use_memo and key in self.memo:
+        if self.use_memo and key in self.memo and self._reusable(self.memo[key]):
             return self.memo[key]
         if self.cache is None:
             return None
         cached = self.cache.get(key)
-        if cached is None:
+        if cached is None or not self._reusable_origin(cached.origin):
             return None
         if not remember:
             return RequestResult({})
@@ -156,15 +158,42 @@ class Dispatcher:
         except JudgeError:
             return None  # a reply the current parser rejects: ask again
         for result in results.values():
-            result.source = "cache"
-            result.detail.setdefault("reply", cached.text)
-            result.detail["input_tokens"] = cached.input_tokens
-            result.detail["output_tokens"] = cached.output_tokens
+            self._as_cached(result, cached)
         usage.cache_hits += 1
         outcome = RequestResult(results)
         if self.use_memo:
             self.memo[key] = outcome
         return outcome
+
+    def _per_criterion_only(self) -> bool:
+        return not self.reuse_batch and self.config is not None and self.config.mode != "batch"
+
+    def _reusable(self, result: RequestResult) -> bool:
+        """False for a batch call's verdict when this per-criterion run must not reuse it."""
+        return not self._per_criterion_only() or not any(
+            (cell.provenance or {}).get("mode") == "batch" for cell in result.results.values())
+
+    def _reusable_origin(self, origin: dict[str, Any] | None) -> bool:
+        return not self._per_criterion_only() or (origin or {}).get("mode") != "batch"
+
+    def _as_cached(self, result: CriterionResult, cached: Any) -> None:
+        """A cell served from the cache: its source, tokens, and the call that actually gave it."""
+        result.source = "cache"
+        result.detail.setdefault("reply", cached.text)
+        result.detail["input_tokens"] = cached.input_tokens
+        result.detail["output_tokens"] = cached.output_tokens
+        origin = cached.origin or {}
+        if origin.get("mode") == "batch" and isinstance(origin.get("ids"), list):
+            from rubric_studio.judges.run import provenance_of
+
+            result.provenance = provenance_of(origin["ids"])
+            sent = self.cache.sent_request(origin["sent"]) if isinstance(origin.get("sent"), str) else None
+            # The request shown is the batch call that was sent, not the per-criterion one it is filed under.
+            result.detail.pop("request", None)
+            url = f"{getattr(self.judge, 'base_url', '')}{getattr(self.judge, 'endpoint', '')}"
+            result.detail["wire"] = {"url": url, "request": sent}
+        elif origin.get("mode") == "single":
+            result.provenance = {"mode": "single"}
 
     # -- sending ---------------------------------------------------------------
     def start(self, keys: list[str], work: Work, rubric: Rubric, breaker: Breaker) -> dict[str, asyncio.Task[Any]]:
@@ -220,10 +249,15 @@ class Dispatcher:
         """Cache each criterion's valid verdict under its own request key."""
         if self.cache is None or not outcome.texts:
             return
+        from rubric_studio.judges.run import provenance_of
+
         share = max(1, len(by_id))
         for cid, text in outcome.texts.items():
+            cell = outcome.results.get(cid)
+            origin = (cell.provenance if cell is not None else None) or provenance_of([cid])
             self.cache.put(by_id[cid][0], self.config.provider, self.config.model, text,
-                           outcome.input_tokens // share, outcome.output_tokens // share)
+                           outcome.input_tokens // share, outcome.output_tokens // share,
+                           origin=origin, sent=outcome.batch_bodies.get(cid))
 
     # -- collecting --------------------------------------------------------------
     def collect(self, task: asyncio.Task[Any], key: str, usage: Usage) -> RequestResult:

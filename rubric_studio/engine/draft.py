@@ -59,7 +59,7 @@ Between 4 and 10 criteria, most important first. For each:
 - id: a short lowercase slug (refund-policy, no-jargon).
 - outcome: for a judged criterion, one sentence naming ONE observable property of a good output; \
 null for a check.
-- weight: importance, usually 1 to 3; a negative weight (-1 to -3) for a penalty, whose outcome \
+- weight: an integer: importance 1 to 5, usually 1 to 3; a negative weight (-1 to -3) for a penalty, whose outcome \
 then names the bad behaviour ("Asks for the customer's password").
 - required: true only when an output missing it must fail whatever else it does.
 - score_ranges: only where a gradient matters: 0-10 bands as a list of {"min", "text"}, "min" \
@@ -84,13 +84,17 @@ def _check_shape(kind: str, properties: dict[str, Any]) -> dict[str, Any]:
     return _object({"type": {"type": "string", "enum": [kind]}, **properties})
 
 
+#: The weights a proposal may carry: like the judge's 0-10 scores, an integer ``enum`` (bounded, no 0,
+#: which a rubric refuses), so a model that follows the schema exactly cannot propose an unusable one.
+#: Positive first (importance); negative ones are penalties.
+WEIGHTS = [1, 2, 3, 4, 5, -1, -2, -3]
 _STRINGS = {"type": ["array", "null"], "items": {"type": "string"}}
 _INT, _STR = {"type": ["integer", "null"]}, {"type": ["string", "null"]}
 DRAFT_SCHEMA: dict[str, Any] = _object({
     "criteria": {"type": "array", "items": _object({
         "id": {"type": "string"},
         "outcome": _STR,
-        "weight": {"type": "number"},
+        "weight": {"type": "integer", "enum": WEIGHTS},
         "required": {"type": "boolean"},
         "score_ranges": {"anyOf": [
             {"type": "array", "items": _object({"min": {"type": "integer"}, "text": {"type": "string"}})},

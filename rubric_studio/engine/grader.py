@@ -57,6 +57,7 @@ class Grader:
         concurrency: int | None = None,
         memo: bool = True,
         deadline: float | None = None,
+        reuse_batch: bool = True,
     ):
         self.judge = judge
         self.config = judge.config if judge is not None else None
@@ -65,7 +66,11 @@ class Grader:
         self.allow_code = allow_code
         self.repeat = max(1, repeat)
         limit = concurrency or (self.config.concurrency if self.config else 8)
-        self.dispatch = Dispatcher(judge, cache, limit, use_memo=memo)
+        self.dispatch = Dispatcher(judge, cache, limit, use_memo=memo, reuse_batch=reuse_batch)
+        #: Things the user should hear once (a rubric setting the provider is not sent, a cache
+        #: that cannot be written); :meth:`take_warnings` hands out each one once.
+        self.warnings: list[str] = []
+        self._warned = 0
         self._use_memo = memo
         self._check_memo: dict[tuple[str, str], CriterionResult] = {}
         self.session_usage = Usage()
@@ -103,6 +108,12 @@ class Grader:
         """Pass the judge memo and calls in flight to ``successor`` (same rubric, edited judge
         settings): requests it would send again are adopted, not re-sent."""
         self.dispatch.hand_over(successor.dispatch)
+
+    def take_warnings(self) -> list[str]:
+        """The warnings not handed out yet."""
+        fresh = self.warnings[self._warned:]
+        self._warned = len(self.warnings)
+        return fresh
 
     @property
     def cancelled_requests(self) -> int:

@@ -8,6 +8,8 @@ kinds:
   samples, the judge's rationales and the human's notes;
 - ``examples`` — the disagreeing labelled cells as few-shot corrections (``examples:``);
 - ``check``    — a deterministic rule that separates the labels, replacing the judge criterion;
+- ``required`` — a criterion made (or no longer) required, where the person's sample verdicts
+  point at it (:mod:`.improve_verdicts`);
 - ``scoring``  — weights and threshold fitted to the sample verdicts (:mod:`.fit`).
 
 Every candidate is evaluated before it is shown. The labelled cells are split (seeded,
@@ -15,8 +17,12 @@ stratified by the human's met/unmet) into a fitting part — the only one sugges
 made from — and a holdout. The candidate rubric is re-graded through the normal grader, so
 only the cells it changes are judged and everything else comes from the cache, and each
 part reports ``fixed`` (disagreed before, agree after), ``broke`` (the reverse) and kappa
-before → after. Candidates are ranked by what they do on the holdout; one that improves only
-the part it was made from is labelled ``over-fits``. Nothing is hidden.
+before → after. A candidate "improves holdout" only when the gain there is evidence — enough
+held-out cells and an exact McNemar test on fixed vs broken cells (:mod:`.improve_evidence`)
+— and the fitting part is not worse; a smaller gain is ``inconclusive``. Candidates are ranked
+by that: one that worsens the fitting part never ranks above one that does not, then shown
+gains, then what they do on the holdout; one that improves only the part it was made from is
+labelled ``over-fits``. Nothing is hidden.
 """
 
 from __future__ import annotations
@@ -30,6 +36,7 @@ from rubric_studio.core.agreement import Agreement, agreement
 from rubric_studio.core.labels import Label
 from rubric_studio.core.results import SampleResult
 from rubric_studio.core.rubric import Rubric
+from rubric_studio.engine.improve_evidence import Evidence
 
 HOLDOUT = 0.3
 MIN_FOR_HOLDOUT = 6
@@ -79,30 +86,58 @@ class Candidate:
     fit_result: Any = None
 
     @property
+    def evidence(self) -> Evidence | None:
+        """The paired test on the holdout (None without one)."""
+        if self.holdout is None or self.holdout.n == 0:
+            return None
+        return Evidence.of(self.holdout.n, self.holdout.fixed, self.holdout.broke)
+
+    @property
+    def worsens_fit(self) -> bool:
+        """More verdicts broken than fixed on the part it was made from (or, as many, a lower kappa)."""
+        return self.fit is not None and self.fit.gain() < (0, 0.0)
+
+    @property
+    def confirmed(self) -> bool:
+        """Shown better on the holdout (:mod:`.improve_evidence`) without losing on the fitting part."""
+        return self.status == "improves holdout"
+
+    @property
     def status(self) -> str:
-        """``improves holdout``; ``over-fits`` (better on the fitting part, worse on the holdout);
-        ``worse on holdout``; ``unconfirmed on holdout`` (better on the fitting part, the holdout
-        unchanged); ``no gain``; ``unconfirmed (no holdout)``; ``not evaluated``."""
+        """``improves holdout`` (a gain the paired test shows, the fitting part not worse);
+        ``worse on fitting labels``; ``over-fits`` (better on the fitting part, worse on the holdout);
+        ``worse on holdout``; ``inconclusive`` (better on the holdout, but too few cells or p ≥ 0.05);
+        ``unconfirmed on holdout`` (better on the fitting part, the holdout unchanged); ``no gain``;
+        ``unconfirmed (no holdout)``; ``not evaluated``."""
         if self.error or self.fit is None:
             return "not evaluated"
-        if self.holdout is None or self.holdout.n == 0:
-            return "unconfirmed (no holdout)"
+        evidence = self.evidence
+        if self.holdout is None or evidence is None:
+            return "worse on fitting labels" if self.worsens_fit else "unconfirmed (no holdout)"
+        if evidence.shows_gain and not self.worsens_fit:
+            return "improves holdout"
+        if self.worsens_fit:
+            return "worse on fitting labels"
         gain, fit_gain = self.holdout.gain(), self.fit.gain()
         if gain > (0, 0.0):
-            return "improves holdout"
+            return "inconclusive"
         if gain < (0, 0.0):
             return "over-fits" if fit_gain > (0, 0.0) else "worse on holdout"
         return "unconfirmed on holdout" if fit_gain > (0, 0.0) else "no gain"
 
     def rank_key(self) -> tuple:
+        """Evaluated first, then never one that worsens the fitting part above one that does not,
+        then shown gains, then the holdout's and the fitting part's gains, then the cheaper."""
         holdout = self.holdout.gain() if self.holdout and self.holdout.n else (0, 0.0)
         fit = self.fit.gain() if self.fit else (-10**9, -1.0)
-        return (self.error is None, holdout, fit, -self.calls)
+        return (self.error is None, not self.worsens_fit, self.confirmed, holdout, fit, -self.calls)
 
     def to_dict(self) -> dict[str, Any]:
         return {"kind": self.kind, "change": self.change, "description": self.description, "status": self.status,
                 "fit": self.fit.to_dict() if self.fit else None,
-                "holdout": self.holdout.to_dict() if self.holdout else None, "calls": self.calls,
+                "holdout": self.holdout.to_dict() if self.holdout else None,
+                "evidence": self.evidence.to_dict() if self.evidence else None, "confirmed": self.confirmed,
+                "calls": self.calls,
                 **({"error": self.error} if self.error else {})}
 
 
@@ -118,12 +153,16 @@ class ImproveReport:
     seed: int = 0
     warnings: list[str] = field(default_factory=list)
     calls: int = 0
+    #: Proposals not offered, each ``{"kind", "outcome", "reason"}`` (e.g. a rewording that is not a sentence).
+    dropped: list[dict[str, str]] = field(default_factory=list)
+    #: Criteria that side with the person's sample verdicts where the rubric disagrees (:mod:`.improve_verdicts`).
+    blame: list[dict[str, Any]] = field(default_factory=list)
 
     def to_dict(self) -> dict[str, Any]:
         return {"criterion": self.criterion, "candidates": [c.to_dict() for c in self.candidates],
                 "split": {"seed": self.seed, "fit": len(self.fit_ids), "holdout": len(self.holdout_ids),
                           "holdout_ids": list(self.holdout_ids)},
-                "calls": self.calls, "warnings": list(self.warnings)}
+                "calls": self.calls, "dropped": list(self.dropped), "blame": list(self.blame), "warnings": list(self.warnings)}
 
 
 # -- choosing and splitting -----------------------------------------------------------

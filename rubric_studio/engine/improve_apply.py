@@ -4,7 +4,8 @@ Both the studio (into the open document, one undo step) and ``improve --apply`` 
 saved over exactly the version the suggestions were computed from) go through
 :func:`write_candidate`, which edits only what the candidate changes through
 :class:`~rubric_studio.core.document.RubricDocument` — the criterion's ``outcome``, its
-``examples``, the judge fields a check replaces, or weights and ``pass_threshold`` — and then
+``examples``, its ``required`` flag, the judge fields a check replaces, or weights and
+``pass_threshold`` — and then
 checks that the criterion now means exactly what the candidate means.
 """
 
@@ -50,11 +51,15 @@ def write_candidate(document: RubricDocument, criterion_id: str | None, candidat
     with document.transaction():
         if candidate.kind == "scoring":
             return write_fit(document, candidate.fit_result)
+        if candidate.kind == "required":
+            criterion_id = candidate.change["criterion"]
         if criterion_id is None or (index := document.criterion_index(criterion_id)) is None:
             raise EditError(f"criterion {criterion_id} is not in the rubric any more")
         change = candidate.change
         if candidate.kind == "reword":
             document.set_criterion_field(index, "outcome", change["outcome"])
+        elif candidate.kind == "required":
+            document.set_criterion_field(index, "required", True if change["required"] else None)
         elif candidate.kind == "examples":
             document.append_criterion_items(index, "examples", list(change["examples"]))
         elif candidate.kind == "check":

@@ -7,6 +7,7 @@ the assistant, so its verdict on a candidate is an honest one.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -118,35 +119,79 @@ def reword_prompt(rubric: Rubric, criterion: Criterion, samples: Mapping[str, Sa
     return "\n\n".join(parts)
 
 
-def read_rewordings(current: str):
-    """A validator for the assistant's reply: distinct, non-empty outcomes (ValueError otherwise)."""
+MAX_OUTCOME_CHARS = 300
+_PLACEHOLDER = re.compile(r"<[^<>]*>|\bTODO\b|\bTBD\b|\bFIXME\b|\.\.\.|…|\bXXX\b")
+_CODE = re.compile(r"`|//|/\*|\*/|=>|==|::|\":")
+_NEXT_SENTENCE = re.compile(r"[.!?]\s+[A-Z]")
 
-    def validate(data: Any) -> list[tuple[str, str]]:
+
+def outcome_problem(raw: str) -> str | None:
+    """Why ``raw`` is not one plain sentence a judge can apply, or None when it is.
+
+    A model that lost the thread returns fragments of its JSON, code, template placeholders or
+    several paragraphs; written into the rubric, any of them would be the criterion's meaning."""
+    text = " ".join(raw.split())
+    if not text:
+        return "it is empty"
+    if "\n" in raw.strip() or "\r" in raw.strip():
+        return "it spans several lines; an outcome is one sentence"
+    if len(text) > MAX_OUTCOME_CHARS:
+        return f"it is {len(text)} characters long (at most {MAX_OUTCOME_CHARS})"
+    if any(ch in text for ch in "{}[]"):
+        return "it contains braces or brackets (a JSON or code fragment, not a sentence)"
+    if match := _PLACEHOLDER.search(text):
+        return f"it contains a placeholder ({match.group(0)!r})"
+    if match := _CODE.search(text):
+        return f"it looks like code or JSON ({match.group(0)!r})"
+    letters = sum(ch.isalpha() for ch in text)
+    if len(text.split()) < 2 or letters < 0.6 * len(text.replace(" ", "")):
+        return "it is not a sentence in words"
+    if _NEXT_SENTENCE.search(text.rstrip(".!? ")):
+        return "it is more than one sentence"
+    return None
+
+
+def read_rewordings(current: str):
+    """A validator for the assistant's reply: (kept, dropped) — distinct plain-sentence outcomes with
+    their reasons, and (outcome, why it was dropped) for the rest. ValueError (shown to the model in
+    its repair request) when no proposal is usable."""
+
+    def validate(data: Any) -> tuple[list[tuple[str, str]], list[tuple[str, str]]]:
         items = data.get("rewordings") if isinstance(data, dict) else None
         if not isinstance(items, list) or not items:
             raise ValueError('expected {"rewordings": [{"outcome": ..., "why": ...}, ...]} with at least one entry')
-        out: list[tuple[str, str]] = []
+        kept: list[tuple[str, str]] = []
+        dropped: list[tuple[str, str]] = []
         for item in items[:MAX_REWORDINGS]:
             outcome = item.get("outcome") if isinstance(item, dict) else None
-            if not isinstance(outcome, str) or not outcome.strip() or len(outcome) > 2000:
-                raise ValueError("every rewording needs a non-empty 'outcome' string of at most 2000 characters")
+            if not isinstance(outcome, str):
+                dropped.append((str(outcome)[:80], "'outcome' is not a string"))
+                continue
             text = " ".join(outcome.split())
-            if text != " ".join(current.split()) and text not in [o for o, _ in out]:
-                out.append((text, str(item.get("why") or "").strip()))
-        if not out:
-            raise ValueError("every proposed outcome repeats the current one; propose different wordings")
-        return out
+            if problem := outcome_problem(outcome[:5000]):
+                dropped.append((text[:120], problem))
+            elif text == " ".join(current.split()):
+                dropped.append((text, "it repeats the current outcome"))
+            elif text not in [o for o, _ in kept]:
+                kept.append((text, " ".join(str(item.get("why") or "").split())[:300]))
+        if not kept:
+            reasons = "; ".join(f"{o!r}: {why}" for o, why in dropped)
+            raise ValueError(f"no proposed outcome is one plain sentence different from the current one ({reasons})")
+        return kept, dropped
 
     return validate
 
 
-def reword_candidates(rubric: Rubric, criterion: Criterion, proposals: Sequence[tuple[str, str]]) -> list[Candidate]:
-    """One candidate rubric per proposed outcome (a proposal the rubric refuses is skipped)."""
+def reword_candidates(rubric: Rubric, criterion: Criterion, proposals: Sequence[tuple[str, str]],
+                      dropped: list[tuple[str, str]] | None = None) -> list[Candidate]:
+    """One candidate rubric per proposed outcome; one the rubric refuses goes to ``dropped`` with the reason."""
     out = []
     for outcome, why in proposals:
         try:
             changed = with_criterion(rubric, criterion.key, outcome=outcome)
-        except ValueError:
+        except ValueError as exc:
+            if dropped is not None:
+                dropped.append((outcome, f"the rubric refuses it: {str(exc).splitlines()[0][:160]}"))
             continue
         out.append(Candidate("reword", {"outcome": outcome, "why": why}, f"reword {criterion.key}: {outcome!r}",
                              changed))

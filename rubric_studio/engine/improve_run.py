@@ -33,7 +33,7 @@ from rubric_studio.engine.improve_candidates import (
     reword_prompt,
 )
 
-KINDS = ("reword", "examples", "check", "scoring")
+KINDS = ("reword", "examples", "check", "required", "scoring")
 MAX_CONTRAST = 2
 
 
@@ -66,7 +66,10 @@ async def improve(
         await _criterion_candidates(report, rubric, criterion, labelled, labels, baseline, grader, assistant,
                                     holdout, kinds)
     elif not baseline.judge_note:
-        report.warnings.append("no judge criterion disagrees with a labelled cell; only scoring is suggested")
+        report.warnings.append("no judge criterion disagrees with a labelled cell; suggestions come from the "
+                               "sample verdicts")
+    if "required" in kinds:
+        await _required_candidates(report, rubric, labelled, labels, baseline, grader, holdout)
     if "scoring" in kinds:
         await _scoring_candidate(report, rubric, labelled, labels, baseline, grader, seed, holdout)
     report.candidates.sort(key=lambda c: c.rank_key(), reverse=True)
@@ -137,12 +140,17 @@ async def _rewordings(report: ImproveReport, rubric: Rubric, criterion: Any, sam
         :MAX_CONTRAST]
     prompt = reword_prompt(rubric, criterion, samples, labels, baseline.by_id(), human, wrong, contrast)
     try:
-        proposals = await assistant.ask(REWORD_SYSTEM, prompt, REWORD_SCHEMA, "rewordings",
-                                        read_rewordings(criterion.outcome or ""))
+        proposals, dropped = await assistant.ask(REWORD_SYSTEM, prompt, REWORD_SCHEMA, "rewordings",
+                                                 read_rewordings(criterion.outcome or ""))
     except JudgeError as exc:
         report.warnings.append(f"rewordings could not be had from {assistant.label}: {exc.message}")
         return []
-    return reword_candidates(rubric, criterion, proposals)
+    dropped = list(dropped)
+    made = reword_candidates(rubric, criterion, proposals, dropped)
+    for outcome, reason in dropped:
+        report.dropped.append({"kind": "reword", "outcome": outcome, "reason": reason})
+        report.warnings.append(f"dropped a proposed rewording {outcome!r}: {reason}")
+    return made
 
 
 async def _scoring_candidate(report: ImproveReport, rubric: Rubric, labelled: list[Sample],
@@ -173,3 +181,31 @@ async def _scoring_candidate(report: ImproveReport, rubric: Rubric, labelled: li
     candidate.fit_result = result
     report.calls += run.usage.judge_calls
     report.candidates.append(candidate)
+
+
+async def _required_candidates(report: ImproveReport, rubric: Rubric, labelled: list[Sample],
+                               labels: Mapping[str, Label], baseline: Any, grader: Any, holdout: float) -> None:
+    """Blame the criteria that side with the sample verdicts; flip ``required`` on those blamed in the
+    fitting part, and evaluate each on the sample verdicts (no judge call: only scoring changes)."""
+    from rubric_studio.engine.improve_verdicts import (
+        blame,
+        required_candidates,
+        rubric_verdicts,
+        verdict_labels,
+    )
+
+    present = {s.id for s in labelled}
+    human = {sid: met for sid, met in verdict_labels(labels).items() if sid in present}
+    if not human:
+        return
+    report.blame = [b.to_dict() for b in blame(rubric, baseline.samples, human, sorted(human))]
+    fit_ids, held_ids = stratified_split(human, report.seed, holdout)
+    before = rubric_verdicts(baseline.samples)
+    for candidate in required_candidates(rubric, blame(rubric, baseline.samples, human, fit_ids)):
+        run = await grader.run(candidate.rubric, labelled)
+        after = rubric_verdicts(run.samples)
+        candidate.calls = run.usage.judge_calls
+        report.calls += run.usage.judge_calls
+        candidate.fit = cell_delta(before, after, human, fit_ids)
+        candidate.holdout = cell_delta(before, after, human, held_ids)
+        report.candidates.append(candidate)

@@ -34,6 +34,9 @@ from rubric_studio.judges.base import JudgeConfig
 STATES = ("submitted", "cancelled", "collected")
 JOB_ID = re.compile(r"job-\d{8}-[0-9a-f]{6}")
 FOLDER = "batch-jobs"
+#: Largest job file read: a request line's reference takes about 200 bytes, so this holds
+#: far more requests than a provider accepts in the batches of one run.
+MAX_JOB_BYTES = 64 * 1024 * 1024
 
 
 class JobFileError(ValueError):
@@ -245,18 +248,22 @@ class JobStore:
             raise JobFileError(f"no batch job {job_id!r}: job ids look like job-20261122-ab12cd "
                                "(rubric-studio jobs status lists them)")  # fmt: skip
         path = self.path(job_id)
-        if not path.is_file():
+        if not path.exists():  # something there that is not a job file is named by read()
             raise JobFileError(f"no batch job {job_id!r} in {self.folder} (rubric-studio jobs status lists them; "
                                "a job made with --cache-path FILE is found with the same --cache-path)")  # fmt: skip
         return self.read(path)
 
     def read(self, path: Path) -> Job:
+        """The job in ``path``, read like every user file: a regular file only (a FIFO or
+        ``/dev/zero`` is refused without blocking), at most :data:`MAX_JOB_BYTES`, UTF-8,
+        JSON nested at most 100 deep; JobFileError with file:line:column otherwise."""
+        from rubric_studio.core.files import parse_user_json, read_user_file
+        from rubric_studio.core.problems import RubricError
+
         try:
-            data = json.loads(path.read_text(encoding="utf-8"))
-        except json.JSONDecodeError as exc:
-            raise JobFileError(f"{path}:{exc.lineno}:{exc.colno}: not a batch job file: {exc.msg}") from None
-        except (OSError, UnicodeDecodeError) as exc:
-            raise JobFileError(f"{path}: cannot read the batch job file: {exc}") from None
+            data = parse_user_json(read_user_file(path, "batch job", max_bytes=MAX_JOB_BYTES), str(path))
+        except RubricError as exc:
+            raise JobFileError(f"{exc.problems[0]} (not a usable batch job file)") from None
         job = parse_job(data, str(path))
         if job.id != path.stem:
             raise JobFileError(f"{path}: field 'id': the file of job {path.stem} holds job {job.id}")

@@ -9,8 +9,9 @@ File ``trust.json`` in the user config folder (:func:`~rubric_studio.judges.user
 Keyed by the rubric's resolved path; each entry is one (setting, value) pair of
 :class:`~rubric_studio.core.trust.Gate`, so trust holds for exactly the values trusted
 (what they mean: :mod:`rubric_studio.core.trust`). Written atomically, over exactly the
-version read (two writers never drop each other's entries). A missing,
-unreadable or malformed file trusts nothing (and is replaced by the next write).
+version read (two writers never drop each other's entries). A missing, unreadable,
+malformed or out-of-bounds (over 20 MB, nested too deep) file trusts nothing (and is
+replaced by the next write).
 """
 
 from __future__ import annotations
@@ -22,7 +23,7 @@ from collections.abc import Iterable
 from pathlib import Path
 
 from rubric_studio.core.atomic import ABSENT, DiskState, disk_state, rewrite_safely
-from rubric_studio.core.files import read_user_file_state
+from rubric_studio.core.files import parse_user_json, read_user_file_state
 from rubric_studio.core.problems import RubricError
 from rubric_studio.core.trust import NO_TRUST, Gate, Trust
 from rubric_studio.judges.userdir import config_dir
@@ -51,10 +52,10 @@ def _read_store() -> tuple[dict[str, list[list[str]]], DiskState]:
     except RubricError as exc:  # unreadable: trusts nothing (a write then fails, or replaces it)
         logging.getLogger(__name__).warning("ignoring %s", exc)
         return {}, _state_or_absent(path)
-    try:
-        data = json.loads(text) if text is not None else {}
-    except ValueError as exc:
-        logging.getLogger(__name__).warning("ignoring %s: %s", path, exc)
+    try:  # bounded like every user file: nesting depth, number length
+        data = parse_user_json(text, str(path)) if text is not None else {}
+    except RubricError as exc:
+        logging.getLogger(__name__).warning("ignoring %s", exc)
         return {}, state
     rubrics = data.get("rubrics") if isinstance(data, dict) else None
     if not isinstance(rubrics, dict):

@@ -25,16 +25,12 @@ from pathlib import Path
 from rubric_studio.core.files import read_user_file
 from rubric_studio.core.problems import Problem, RubricError
 from rubric_studio.core.rubric import Rubric
-from rubric_studio.interop._common import Source, Warnings
+from rubric_studio.core.trust import NO_TRUST, Trust
+from rubric_studio.interop._common import ExportRefused, Source, Warnings
 from rubric_studio.interop.native import rubric_to_yaml
 
 __all__ = ["FORMATS", "ExportRefused", "ExportResult", "FormatInfo", "ImportResult", "export_rubric",
            "import_rubric", "rubric_to_yaml"]
-
-
-class ExportRefused(Exception):
-    """The target cannot hold this rubric at all (e.g. HealthBench with no judged criteria):
-    nothing is written, and the message says why."""
 
 
 @dataclass(frozen=True)
@@ -107,9 +103,12 @@ def _read(path_or_text: str | Path, name: str | None) -> tuple[str, str, Path | 
     return str(path_or_text), name or "<text>", None
 
 
-def import_rubric(path_or_text: str | Path, source: str = "auto", *, name: str | None = None) -> ImportResult:
+def import_rubric(path_or_text: str | Path, source: str = "auto", *, name: str | None = None,
+                  trust: Trust = NO_TRUST) -> ImportResult:
     """Read a rubric from a foreign file (a :class:`~pathlib.Path`, or a str naming an existing file)
-    or from its text; ``source`` is a format name or ``"auto"``. ``name`` labels text in messages."""
+    or from its text; ``source`` is a format name or ``"auto"``. ``name`` labels text in messages.
+    ``trust`` says which files outside the file's folder it may read (a Letta ``prompt_path``):
+    by the rubric trust rule (:mod:`rubric_studio.core.trust`), none unless trusted."""
     from rubric_studio.interop import detect
 
     if source != "auto" and (source not in FORMATS or not FORMATS[source].can_import):
@@ -126,7 +125,7 @@ def import_rubric(path_or_text: str | Path, source: str = "auto", *, name: str |
     if fmt == "healthbench":
         rubric = _module("healthbench").import_(Source(text, file, base_dir=base_dir), warn)
         return ImportResult(rubric, warn.items, "healthbench")
-    parsed = Source.parse_yaml(text, file, base_dir)
+    parsed = Source.parse_yaml(text, file, base_dir, trust)
     if not fmt:
         fmt = detect.detect_data(parsed.data, file)
     if fmt == "native":

@@ -5,8 +5,9 @@ suite-level ``assertions`` (not ``assert``), ``type: rubrics`` with ``criteria``
 ``llm-rubric`` with ``value``), an assertion's ``name`` (not ``metric``), the pass mark
 at ``execution.threshold`` (not ``default_test.threshold``), and every test needs an
 ``input``. It has no inline ``javascript`` assertion and no ``providers`` list: the judge
-is a target in ``.agentv/targets.yaml`` whose key comes from the environment
-(``api_key: ${{ OPENAI_API_KEY }}``), so the export prints that file's entry in its header.
+is a target in ``.agentv/targets.yaml`` whose key *and model* come from the environment
+(``${{ OPENAI_API_KEY }}``, ``${{ RUBRIC_JUDGE_MODEL }}``; AgentV 4 loads a ``.env`` beside the
+eval), so the export prints that file's entry and the ``.env`` line in its header.
 """
 
 from __future__ import annotations
@@ -16,6 +17,8 @@ from typing import Any
 from rubric_studio.interop._common import Warnings
 
 EXAMPLE_INPUT = "Replace with a real input for your target"
+#: The variable the judge target's model is read from (AgentV 4 refuses a literal model there).
+JUDGE_MODEL_VARIABLE = "RUBRIC_JUDGE_MODEL"
 
 
 def _entry(entry: Any) -> Any:
@@ -39,13 +42,27 @@ def layout(data: dict[str, Any], judge: dict[str, Any] | None, warn: Warnings) -
     out["execution"] = {"threshold": data["default_test"]["threshold"]}
     out["assertions"] = [_entry(e) for e in data["assert"]]
     out["tests"] = [{"id": "example", "input": EXAMPLE_INPUT, "criteria": "Meets the rubric in `assertions`."}]
-    header = ""
-    if judge is not None:
-        target = {"name": judge["label"], "provider": judge["id"], **judge["config"]}
-        lines = [f"  - {k}: {v}" if i == 0 else f"    {k}: {v}" for i, (k, v) in enumerate(target.items())]
-        header = ("AgentV 4 reads the judge from .agentv/targets.yaml, not from this file; add:\n"
-                  "targets:\n" + "\n".join(lines) + "\n"
-                  f"and give your target `grader_target: {judge['label']}`.")
-        warn.add(f"AgentV 4 has no providers list: the judge ({judge['config'].get('model')}) is printed in the "
-                 "file's header as a .agentv/targets.yaml entry to add")
+    header = judge_target_lines(judge, warn) if judge is not None else ""
     return out, header
+
+
+def judge_target_lines(judge: dict[str, Any], warn: Warnings) -> str:
+    """The header lines that set the judge up in AgentV 4: a ``.agentv/targets.yaml`` entry and the
+    ``.env`` line naming its model. AgentV 4 accepts the key and the model of an openai or anthropic
+    target only as ``${{ VARIABLE }}`` references (a literal model fails when the eval runs), and it
+    loads a ``.env`` beside the eval itself, so the shell needs nothing but the key."""
+    config = dict(judge["config"])
+    key_name = "ANTHROPIC_API_KEY" if judge["id"] == "anthropic" else "OPENAI_API_KEY"
+    model = config.pop("model")
+    config["api_key"] = "${{ " + key_name + " }}"
+    target = {"name": judge["label"], "provider": judge["id"], "model": "${{ " + JUDGE_MODEL_VARIABLE + " }}",
+              **config}
+    lines = [f"  - {k}: {v}" if i == 0 else f"    {k}: {v}" for i, (k, v) in enumerate(target.items())]
+    warn.add(f"AgentV 4 has no providers list: the judge ({model}) is printed in the file's header as a "
+             f".agentv/targets.yaml entry to add, with its model in .env ({JUDGE_MODEL_VARIABLE}={model})")
+    return ("AgentV 4 reads the judge from .agentv/targets.yaml, not from this file; add:\n"
+            "targets:\n" + "\n".join(lines) + "\n"
+            f"and give your target `grader_target: {judge['label']}`. AgentV 4 takes the judge's model only\n"
+            f"from the environment; put this line in a .env file beside this eval (AgentV loads it):\n"
+            f"{JUDGE_MODEL_VARIABLE}={model}\n"
+            f"and export {key_name} before running.")

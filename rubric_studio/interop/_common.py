@@ -21,6 +21,7 @@ from pydantic import ValidationError
 
 from rubric_studio.core.problems import Problem, RubricError
 from rubric_studio.core.rubric import ID_PATTERN, Criterion, JudgeSettings, Rubric
+from rubric_studio.core.trust import NO_TRUST, Trust
 from rubric_studio.core.yamlpos import Positions, load_with_positions
 
 _ID_RE = re.compile(ID_PATTERN)
@@ -34,7 +35,25 @@ GENERIC_BANDS: dict[int, str] = {
 }
 
 #: Judge settings that only tune how calls are made (not what is judged).
-RUNTIME_JUDGE_FIELDS = ("timeout", "max_retries", "max_retry_wait", "concurrency", "max_tokens", "mode", "structured_output", "deadline")
+RUNTIME_JUDGE_FIELDS = ("timeout", "max_retries", "max_retry_wait", "concurrency", "max_tokens", "mode", "reuse_batch",
+                        "structured_output", "deadline")
+
+
+class ExportRefused(Exception):
+    """The target cannot hold this rubric at all (e.g. a judge-only format and a rubric of checks only):
+    nothing is written, and the message says why."""
+
+
+def refuse_without_judged(rubric: Rubric, target: str, hint: str = "") -> None:
+    """Raise :class:`ExportRefused` when ``rubric`` has no judged criterion and ``target`` (a phrase naming
+    what the export writes) holds judge criteria only: the file would grade nothing. ``hint`` says where
+    the checks could go instead."""
+    if any(c.is_judged for c in rubric.criteria):
+        return
+    checks = ", ".join(c.key for c in rubric.criteria if c.check is not None) or "none"
+    raise ExportRefused(f"rubric {rubric.name!r} has no judged criteria: {target} holds judge criteria only, and "
+                        f"deterministic checks ({checks}) have no form there{hint}; the file would grade nothing, so "
+                        "nothing is written")
 
 
 # -- numbers -----------------------------------------------------------------
@@ -235,6 +254,8 @@ class Source:
     data: Any = None
     positions: Positions | None = None
     base_dir: Path | None = None
+    #: What the user trusts of this file: a file it names outside its folder is read only when covered.
+    trust: Trust = NO_TRUST
 
     def error(self, path: tuple[Any, ...], message: str) -> RubricError:
         if self.positions is None:
@@ -255,11 +276,11 @@ class Source:
         return f"{self.file}:{line}:{column}" if line else self.file
 
     @classmethod
-    def parse_yaml(cls, text: str, file: str, base_dir: Path | None = None) -> Source:
+    def parse_yaml(cls, text: str, file: str, base_dir: Path | None = None, trust: Trust = NO_TRUST) -> Source:
         data, positions, problems = load_with_positions(text, file, core_schema=True)
         if problems:
             raise RubricError(problems)
-        return cls(text, file, data, positions, base_dir)
+        return cls(text, file, data, positions, base_dir, trust)
 
 
 def expect_mapping(source: Source, value: Any, path: tuple[Any, ...], what: str) -> dict[str, Any]:

@@ -131,7 +131,7 @@ def _check_entries(criterion: Criterion, agentv_version: int, warn: Warnings) ->
     if agentv_version == 4 and any(part.get("type") == "javascript" for part in parts):
         warn.criterion(criterion.key, "AgentV 4 has no inline javascript assertion (only a code-grader script "
                                       "file); not exported, and left out of weights and threshold - use "
-                                      "--agentv-version 5 to keep it")
+                                      "--agentv-version 5 to keep it" + _dropped_gate_note(criterion))
         return []
     entries = []
     for part in parts:
@@ -141,6 +141,19 @@ def _check_entries(criterion: Criterion, agentv_version: int, warn: Warnings) ->
             entry["min_score"] = 1 if len(parts) > 1 else num(boundary_safe(criterion.effective_min_score))
         entries.append(entry)
     return entries
+
+
+def _dropped_gate_note(criterion: Criterion) -> str:
+    """What dropping a required check does to verdicts (empty when the check only added to the score)."""
+    if not (criterion.required and criterion.weight > 0 and criterion.effective_min_score > 0):
+        return ""
+    check = criterion.check
+    failing = "replies that fail it"
+    if check is not None and check.type == "length":
+        too_short = any(getattr(check, k, None) is not None for k in ("min_chars", "min_words"))
+        too_long = any(getattr(check, k, None) is not None for k in ("max_chars", "max_words"))
+        failing = " or ".join(w for w, on in (("too-short", too_short), ("too-long", too_long)) if on) + " replies"
+    return f"; it was a required gate, so verdicts change: {failing} will now pass"
 
 
 def _group_entry(key: str, members: list[Criterion], warn: Warnings) -> dict[str, Any]:
@@ -224,6 +237,11 @@ def export(rubric: Rubric, *, agentv_version: int = 5) -> tuple[str, list[str]]:
     return dump_yaml(data, header), warn.items
 
 
+def key_variable(provider: str) -> str:
+    """The environment variable AgentV reads the judge's key from."""
+    return "ANTHROPIC_API_KEY" if provider == "anthropic" else "OPENAI_API_KEY"
+
+
 def _judge_provider(rubric: Rubric) -> dict[str, Any] | None:
     """The judge as an AgentV provider entry (selected with ``default_test.options.provider``)."""
     judge = rubric.judge
@@ -238,7 +256,7 @@ def _judge_provider(rubric: Rubric) -> dict[str, Any] | None:
         config["base_url"] = judge.base_url
     if config.get("base_url") is None:
         config.pop("base_url", None)
-    config["api_key"] = "${{ %s }}" % ("ANTHROPIC_API_KEY" if provider == "anthropic" else "OPENAI_API_KEY")
+    config["api_key"] = "{{ env." + key_variable(provider) + " }}"
     if "temperature" in judge.model_fields_set:
         config["temperature"] = num(judge.temperature)
     return {"id": provider, "label": JUDGE_LABEL, "config": config}

@@ -32,6 +32,7 @@ from rubric_studio.interop._common import (
     build_rubric,
     common_export_warnings,
     expect_mapping,
+    refuse_without_judged,
     slugify,
     split_judge_model,
 )
@@ -133,9 +134,8 @@ def export(rubric: Rubric) -> tuple[str, list[str]]:
         if criterion.check is not None:
             warn.criterion(criterion.key, f"deterministic {criterion.check.type} check cannot run inside a "
                                           "Docent judge; not exported")
+    refuse_without_judged(rubric, "a Docent rubric")
     judged = [c for c in rubric.criteria if c.is_judged]
-    if not judged:
-        warn.add("the rubric has no judge criteria; the Docent rubric has nothing to judge")
     data: dict[str, Any] = {"rubric_text": render_criteria_text(rubric, judged), "output_schema": output_schema(rubric)}
     judge_model = _judge_model(rubric, warn)
     if judge_model:

@@ -29,7 +29,7 @@ from typing import Any
 from rubric_studio.core.files import read_prompt_file
 from rubric_studio.core.problems import RubricError
 from rubric_studio.core.rubric import Rubric
-from rubric_studio.core.trust import resolve_prompt_path
+from rubric_studio.core.trust import Gate, resolve_prompt_path
 from rubric_studio.interop._common import (
     GENERIC_BANDS,
     IdAllocator,
@@ -39,6 +39,7 @@ from rubric_studio.interop._common import (
     common_export_warnings,
     expect_mapping,
     num,
+    refuse_without_judged,
     slugify,
     split_judge_model,
 )
@@ -77,8 +78,7 @@ def export(rubric: Rubric) -> tuple[str, list[str]]:
     warn = Warnings()
     common_export_warnings(rubric, warn, "Letta evals",
                            judge_fields=("temperature", "timeout", "max_retries", "concurrency"))
-    if not any(c.is_judged for c in rubric.criteria):
-        warn.add("the rubric has no judge criteria; the Letta prompt has nothing to grade")
+    refuse_without_judged(rubric, "a Letta model_judge grader", " (a Letta tool grader can run them)")
     key = slugify(rubric.name).replace("-", "_")
     grader: dict[str, Any] = {"kind": "model_judge", "display_name": rubric.name, "prompt": prompt_for(rubric, warn)}
     judge = rubric.judge
@@ -126,9 +126,13 @@ def _prompt_text(source: Source, name: str, grader: dict[str, Any], path: tuple[
         raise source.error((*path, "prompt_path"), f"grader {name!r}: prompt_path {prompt_path!r} cannot be "
                                                    "read when the suite is given as text; import the file instead")
     target, inside = resolve_prompt_path(prompt_path, source.base_dir)
-    if not inside:  # the suite came from someone else: its prompt becomes the rubric's, sent to the judge
-        raise source.error((*path, "prompt_path"), f"grader {name!r}: prompt_path {prompt_path!r} is outside the "
-                                                   "suite's folder; copy the prompt file next to the suite")
+    gate = Gate("judge.prompt_path", str(target), (*path, "prompt_path"), why="is outside the suite's folder")
+    if not inside and not source.trust.covers(gate):
+        # the suite came from someone else: its prompt becomes the rubric's, sent to the judge
+        raise source.error((*path, "prompt_path"), f"grader {name!r}: prompt_path {prompt_path!r} reads {target}, "
+                                                   "which is outside the suite's folder and not trusted; pass "
+                                                   "--allow-code to trust this suite, or copy the prompt file "
+                                                   "next to the suite")
     try:
         return read_prompt_file(target)
     except RubricError as exc:

@@ -42,7 +42,7 @@ def _text(value: str) -> Any:
 
 
 _JUDGE_ORDER = ("model", "base_url", "temperature", "timeout", "max_retries", "max_retry_wait", "concurrency",
-                "max_tokens", "mode", "structured_output", "deadline", "reasoning_effort", "prompt", "prompt_path")
+                "max_tokens", "mode", "reuse_batch", "structured_output", "deadline", "reasoning_effort", "prompt", "prompt_path")
 
 
 def _judge(judge: JudgeSettings) -> dict[str, Any]:

@@ -32,6 +32,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from rubric_studio.core.rubric import Criterion, Rubric
+from rubric_studio.core.samples import Sample
 from rubric_studio.interop import _checks
 from rubric_studio.interop._common import (
     BOUNDARY_NOTE,
@@ -206,7 +207,23 @@ def _default_test(rubric: Rubric, assertions: list[dict[str, Any]]) -> dict[str,
     return default_test
 
 
-def export(rubric: Rubric) -> tuple[str, list[str]]:
+def _tests(samples: list[Sample] | None) -> list[dict[str, Any]]:
+    """The samples as promptfoo tests (the echo provider answers each with its ``vars.output``),
+    or one example test to replace when there are none."""
+    if not samples:
+        return [{"description": "example - replace with the outputs you want graded",
+                 "vars": {"output": "Paste a model output here"}}]
+    tests = []
+    for sample in samples:
+        variables = {"output": sample.output}
+        if sample.input:
+            variables["input"] = sample.input
+        tests.append({"description": sample.id, "vars": variables})
+    return tests
+
+
+def export(rubric: Rubric, *, samples: list[Sample] | None = None) -> tuple[str, list[str]]:
+    """The promptfoo config; ``samples`` become its tests (their outputs graded as written)."""
     warn = Warnings()
     common_export_warnings(rubric, warn, "promptfoo", judge_fields=("base_url", "temperature", "concurrency"))
     if any(c.tags for c in rubric.criteria):
@@ -218,8 +235,7 @@ def export(rubric: Rubric) -> tuple[str, list[str]]:
         "prompts": ["{{output}}"],
         "providers": ["echo"],
         "defaultTest": _default_test(rubric, assertions),
-        "tests": [{"description": "example - replace with the outputs you want graded",
-                   "vars": {"output": "Paste a model output here"}}],
+        "tests": _tests(samples),
     }
     if rubric.judge is not None and "concurrency" in rubric.judge.model_fields_set:
         data["evaluateOptions"] = {"maxConcurrency": rubric.judge.concurrency}

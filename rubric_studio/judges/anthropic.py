@@ -7,8 +7,9 @@ with no tool_use falls back to its text (parsed tolerantly, repaired once);
 ``stop_reason == "refusal"`` is a refusal. The fenced sample gets a ``cache_control``
 breakpoint so the other criteria of the same sample read it from the prompt cache.
 The body is sent with the SDK's generic ``post`` (it is plain JSON already, so the
-per-call typed transform of ``messages.create`` is skipped; ``temperature`` rides in it). ``reasoning_effort`` is ignored: extended thinking cannot be combined
-with a forced tool. The SDK is imported when a request is first sent
+per-call typed transform of ``messages.create`` is skipped) and holds only fields the SDK's
+``MessageCreateParams`` declares: no ``temperature`` and no ``reasoning_effort``
+(:mod:`rubric_studio.judges.capabilities` says why; a rubric that sets them is warned once). The SDK is imported when a request is first sent
 (:mod:`rubric_studio.judges.sdk_judge`).
 """
 
@@ -18,11 +19,11 @@ import json
 from typing import Any
 
 from rubric_studio.judges.base import JudgeConfig, JudgeError, JudgeReply, JudgeRequest
+from rubric_studio.judges.bodies import anthropic_body
 from rubric_studio.judges.replies import cut_off, refused, with_tokens
 from rubric_studio.judges.sdk_judge import SDKJudge
 
 OFFICIAL_BASE_URL = "https://api.anthropic.com"
-TOOL_DESCRIPTION = "Record your judgement of the submission against the criteria, in the required format."
 
 
 class AnthropicJudge(SDKJudge):
@@ -46,28 +47,11 @@ class AnthropicJudge(SDKJudge):
         )
 
     def body(self, request: JudgeRequest) -> dict[str, Any]:
-        """The request body as sent (no key)."""
-        prefix = request.cache_prefix
-        if 0 < prefix < len(request.user):
-            content: Any = [
-                {"type": "text", "text": request.user[:prefix], "cache_control": {"type": "ephemeral"}},
-                {"type": "text", "text": request.user[prefix:]},
-            ]
-        else:
-            content = request.user
-        body = {
-            "model": self.config.model,
-            "max_tokens": self.config.max_tokens,
-            "temperature": self.config.temperature,
-            "system": request.system,
-            "messages": [{"role": "user", "content": content}],
-        }
-        if (self.config.structured_output or "tool") == "tool":
-            body["tools"] = [{"name": request.schema_name, "description": TOOL_DESCRIPTION, "input_schema": request.schema}]
-            body["tool_choice"] = {"type": "tool", "name": request.schema_name}
-        return body
+        """The request body as sent (no key): parameters per the capability table."""
+        return anthropic_body(self.config, request)
 
-    def _reply(self, response: Any, latency: float, body: dict[str, Any]) -> JudgeReply:
+    def _reply(self, response: Any, latency: float, body: dict[str, Any],
+               request: JudgeRequest | None = None) -> JudgeReply:
         wire = {"url": f"{self.base_url}/v1/messages", "request": body, "response": response}
         usage = getattr(response, "usage", None)
         tokens = (

@@ -33,8 +33,6 @@ tokens in ``input_tokens`` / ``output_tokens``, because providers bill them.
 
 from __future__ import annotations
 
-import hashlib
-import json
 from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
 from typing import Any
@@ -125,14 +123,16 @@ class JudgeConfig:
         return f"{self.alias or self.provider}:{self.model}"
 
     def identity(self) -> dict[str, Any]:
-        """Everything about the judge that changes its replies (never the key)."""
+        """Everything about the judge that changes its replies (never the key): parameters the
+        provider is not sent (:mod:`rubric_studio.judges.capabilities`) are left out."""
+        from rubric_studio.judges.capabilities import sent_parameters
+
         return {
             "provider": self.provider,
             "model": self.model,
             "base_url": self.base_url,
-            "temperature": self.temperature,
             "max_tokens": self.max_tokens,
-            "reasoning_effort": self.reasoning_effort,
+            **sent_parameters(self),
             **({"structured_output": self.structured_output} if self.structured_output else {}),
         }
 
@@ -154,17 +154,11 @@ class JudgeRequest:
     cache_prefix: int = 0
 
     def cache_key(self, config: JudgeConfig) -> str:
-        """Hash of everything that changes the request (BRIEF §4)."""
-        payload = {
-            "judge": config.identity(),
-            "system": self.system,
-            "user": self.user,
-            "schema": self.schema,
-            "schema_name": self.schema_name,
-            "repeat": self.repeat_index,
-        }
-        blob = json.dumps(payload, sort_keys=True, ensure_ascii=False).encode()
-        return hashlib.sha256(blob).hexdigest()
+        """Hash of the provider request as sent (:func:`rubric_studio.judges.bodies.request_key`):
+        provider, base URL, model, the parameters sent, exact messages, reply schema, repeat index."""
+        from rubric_studio.judges.bodies import request_key
+
+        return request_key(config, self)
 
 
 @dataclass

@@ -27,30 +27,21 @@ from rubric_studio.judges.base import (
     JudgeReply,
     JudgeRequest,
 )
-from rubric_studio.judges.replies import cut_off, refused, with_tokens
+from rubric_studio.judges.bodies import openai_body
+from rubric_studio.judges.capabilities import OPENAI_OFFICIAL_URL
+from rubric_studio.judges.replies import (
+    cut_off,
+    expected_keys,
+    json_mode_ignored,
+    no_tool_call,
+    refused,
+    with_tokens,
+)
 from rubric_studio.judges.sdk_judge import SDKJudge
 
-OFFICIAL_BASE_URL = "https://api.openai.com/v1"
-# Reasoning models accept only the default temperature.
-_REASONING = re.compile(r"^(o\d|gpt-5)")
+OFFICIAL_BASE_URL = OPENAI_OFFICIAL_URL
 # How servers word "I cannot do that response_format" in a 400.
 _UNSUPPORTED = re.compile(r"response_format|json_schema|structured|grammar|tool|function", re.I)
-TOOL_DESCRIPTION = "Record your judgement of the submission against the criteria, in the required format."
-
-
-def _reply_format(mode: str, request: JudgeRequest) -> dict[str, Any]:
-    """The body fields that enforce the reply's shape (``judge.structured_output``)."""
-    if mode == "json_schema":
-        schema = {"name": request.schema_name, "schema": request.schema, "strict": True}
-        return {"response_format": {"type": "json_schema", "json_schema": schema}}
-    if mode == "json_object":
-        return {"response_format": {"type": "json_object"}}
-    if mode == "tool":
-        function = {"name": request.schema_name, "description": TOOL_DESCRIPTION, "parameters": request.schema,
-                    "strict": True}
-        return {"tools": [{"type": "function", "function": function}],
-                "tool_choice": {"type": "function", "function": {"name": request.schema_name}}}
-    return {}  # "none": the prompt describes the format; the reply is parsed tolerantly
 
 
 def _dump(response: Any) -> str:
@@ -84,20 +75,8 @@ class OpenAIJudge(SDKJudge):
         return self.base_url == OFFICIAL_BASE_URL
 
     def body(self, request: JudgeRequest) -> dict[str, Any]:
-        """The request body as sent (no key)."""
-        config = self.config
-        body: dict[str, Any] = {
-            "model": config.model,
-            "messages": [{"role": "system", "content": request.system}, {"role": "user", "content": request.user}],
-            **_reply_format(config.structured_output or "json_schema", request),
-        }
-        if not _REASONING.match(config.model):
-            body["temperature"] = config.temperature
-        # Reasoning models reject max_tokens; many compatible servers only know max_tokens.
-        body["max_completion_tokens" if self.official else "max_tokens"] = config.max_tokens
-        if config.reasoning_effort:
-            body["reasoning_effort"] = config.reasoning_effort
-        return body
+        """The request body as sent (no key): parameters per the capability table."""
+        return openai_body(self.config, request)
 
     def _error(self, exc: Exception) -> JudgeError:
         error = super()._error(exc)
@@ -111,7 +90,19 @@ class OpenAIJudge(SDKJudge):
             error.stops_run = True
         return error
 
-    def _reply(self, response: Any, latency: float, body: dict[str, Any]) -> JudgeReply:
+    def _shape_ignored(self, text: str, called: bool, cut: bool, request: JudgeRequest | None) -> JudgeError | None:
+        """Why the reply is not in the shape the mode asked for (json_object, a forced tool call), or None."""
+        mode = self.config.structured_output or "json_schema"
+        if not text.strip():
+            return None  # said as an empty reply
+        if mode == "json_object" and request is not None:
+            return json_mode_ignored(text, expected_keys(request.schema), cut, self.config.max_tokens)
+        if mode == "tool" and not called and not cut:
+            return no_tool_call(text)
+        return None
+
+    def _reply(self, response: Any, latency: float, body: dict[str, Any],
+               request: JudgeRequest | None = None) -> JudgeReply:
         wire = {"url": f"{self.base_url}/chat/completions", "request": body, "response": response}
         if not getattr(response, "choices", None):
             raise JudgeError("malformed", f"{self.base_url} sent a reply with no choices", raw=_dump(response))
@@ -124,6 +115,9 @@ class OpenAIJudge(SDKJudge):
             raise refused(refusal, refusal, *tokens)
         calls = getattr(message, "tool_calls", None) or []
         text = calls[0].function.arguments if calls and getattr(calls[0], "function", None) else message.content or ""
+        ignored = self._shape_ignored(text, bool(calls), choice.finish_reason == "length", request)
+        if ignored is not None:
+            raise with_tokens(ignored, *tokens)
         if choice.finish_reason == "length":
             raise cut_off(text, self.config.max_tokens, *tokens)
         if choice.finish_reason == "content_filter":

@@ -65,6 +65,8 @@ _BOUNDARY = ("-", "@", ":")
 _user_cache: dict[Path, tuple[float, dict[str, Price]]] = {}
 _checked: dict[Path, tuple[float, dict[str, Price]]] = {}  # path -> (when last stat-ed, its table)
 RECHECK_SECONDS = 1.0
+#: Largest price table read: one line per model, so a real one is a few KB.
+MAX_PRICES_BYTES = 1024 * 1024
 
 
 def prices_path() -> Path:
@@ -87,14 +89,25 @@ def load_user_prices(path: Path | None = None) -> dict[str, Price]:
     if cached is not None and cached[0] == mtime:
         _checked[path] = (now, cached[1])
         return cached[1]
-    import yaml
+    table = _read_table(path)
+    _user_cache[path] = (mtime, table)
+    _checked[path] = (now, table)
+    return table
+
+
+def _read_table(path: Path) -> dict[str, Price]:
+    """The entries of the price file ``path``, read with the bounds of every user file (regular
+    file, size, nesting depth, aliases); a file that cannot be used is logged and prices nothing."""
+    from rubric_studio.core.files import read_user_file
+    from rubric_studio.core.problems import RubricError
+    from rubric_studio.core.yamlpos import safe_load
 
     log = logging.getLogger(__name__)
     table: dict[str, Price] = {}
     try:
-        data = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
-    except (OSError, yaml.YAMLError) as exc:
-        log.warning("ignoring %s: %s", path, exc)
+        data = safe_load(read_user_file(path, "prices", max_bytes=MAX_PRICES_BYTES), str(path)) or {}
+    except RubricError as exc:
+        log.warning("ignoring the price table: %s", exc.problems[0] if exc.problems else exc)
         data = {}
     if not isinstance(data, dict):
         log.warning("ignoring %s: expected a mapping model -> {input, output}", path)
@@ -107,8 +120,6 @@ def load_user_prices(path: Path | None = None) -> dict[str, Price]:
             continue
         if price.input >= 0 and price.output >= 0:
             table[str(model)] = price
-    _user_cache[path] = (mtime, table)
-    _checked[path] = (now, table)
     return table
 
 

@@ -9,6 +9,7 @@ then, so the message says which it was.
 from __future__ import annotations
 
 from rubric_studio.judges.base import JudgeError
+from rubric_studio.judges.parsing import extract_json
 
 LOOP_MIN_REPEATS = 3
 LOOP_MIN_SPAN = 60  # characters the repetition must cover
@@ -55,3 +56,52 @@ def refused(reason: str, raw: str | None, input_tokens: int = 0, output_tokens: 
     """The error for a reply in which the model declined to judge."""
     shown = " ".join(reason.split())[:200] or "no reason given"
     return with_tokens(JudgeError("refusal", f"the judge refused: {shown}", raw=raw), input_tokens, output_tokens)
+
+
+def expected_keys(schema: dict) -> list[str]:
+    """The top-level keys a reply to ``schema`` has (a verdict or score and rationale, or criterion ids)."""
+    props = schema.get("properties") if isinstance(schema, dict) else None
+    return list(props) if isinstance(props, dict) else []
+
+
+def _names_a_key(text: str, keys: list[str]) -> bool:
+    return any(f'"{key}"' in text for key in [*keys, "criteria"])
+
+
+def json_mode_ignored(text: str, expected: list[str], cut: bool, max_tokens: int) -> JudgeError | None:
+    """The error for a reply in json_object mode that is not the JSON asked for, or None when it may be.
+
+    A reply that ran to ``max_tokens`` without naming one expected key was not going to become
+    the judgement: raising max_tokens does not help then.
+    """
+    if not expected:
+        return None
+    shown = ", ".join(expected[:6])
+    if cut:
+        if _names_a_key(text, expected):
+            return None
+        why = f"its reply ran to max_tokens ({max_tokens}) without any of the expected keys ({shown})"
+    else:
+        try:
+            data = extract_json(text)
+        except ValueError:
+            data = None
+        if not isinstance(data, dict):
+            why = "the reply is not a JSON object"
+        elif not _names_a_key(text, expected):
+            why = f"the reply has none of the expected keys ({shown})"
+        else:
+            return None
+    return JudgeError("malformed", f"the model did not follow json_object mode: {why}; "
+                                   "try judge.structured_output: json_schema or a larger model", raw=text)  # fmt: skip
+
+
+def no_tool_call(text: str) -> JudgeError | None:
+    """The error for a forced tool call that did not come back (and no JSON object instead), or None."""
+    try:
+        if isinstance(extract_json(text), dict):
+            return None  # the judgement came back as text: read it
+    except ValueError:
+        pass
+    return JudgeError("malformed", "no tool call came back; this server may not support forced tool calls — "
+                                   "try judge.structured_output: json_schema", raw=text)  # fmt: skip

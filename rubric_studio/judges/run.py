@@ -51,6 +51,8 @@ class JudgeOutcome:
     cost_usd: float | None = 0.0  # None: calls with tokens to a model without a known price
     error: JudgeError | None = None
     latency_s: float = 0.0
+    #: Criterion id -> the body of the call that answered it, when that call judged several criteria.
+    batch_bodies: dict[str, dict[str, Any]] = field(default_factory=dict)
 
 
 @dataclass
@@ -183,6 +185,7 @@ async def judge_cells(judge: Judge, ask: Asker, ids: Sequence[str], rubric: Rubr
                 request = repair_request(ask(missing), previous, extra["repair_reason"])
             outcome.reply = await _call(judge, request, outcome)
             read = read_reply(request, outcome.reply.text, rubric, sample)
+            _note_provenance(request, outcome.reply, read, outcome)
             outcome.results.update(read.cells)
             outcome.texts.update(read.texts)
             problems, missing = read.problems, [cid for cid in missing if cid in read.problems]
@@ -203,6 +206,23 @@ async def judge_cells(judge: Judge, ask: Asker, ids: Sequence[str], rubric: Rubr
         outcome.results[cid] = error_cell(cid, failure, {**_request_detail(request), **extra})
     _finish(judge, outcome, extra)
     return outcome
+
+
+def provenance_of(criterion_ids: Sequence[str]) -> dict[str, Any]:
+    """Where a verdict came from: a call about this criterion alone, or a batch call of several."""
+    if len(criterion_ids) <= 1:
+        return {"mode": "single"}
+    return {"mode": "batch", "criteria": len(criterion_ids), "ids": list(criterion_ids)}
+
+
+def _note_provenance(request: JudgeRequest, reply: JudgeReply, read: ReadReply, outcome: JudgeOutcome) -> None:
+    """Mark the cells ``request`` answered with its provenance; keep a batch call's body for the cache."""
+    origin = provenance_of(request.criterion_ids)
+    sent = reply.wire.get("request") if reply.wire else None
+    for cid, cell in read.cells.items():
+        cell.provenance = dict(origin)
+        if origin["mode"] == "batch" and isinstance(sent, dict):
+            outcome.batch_bodies[cid] = sent
 
 
 def _finish(judge: Judge, outcome: JudgeOutcome, extra: dict[str, Any]) -> None:

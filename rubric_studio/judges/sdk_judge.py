@@ -45,8 +45,9 @@ class SDKJudge(Judge):
         """The SDK's model of a reply (what ``post`` parses into)."""
 
     @abstractmethod
-    def _reply(self, response: Any, latency: float, body: dict[str, Any]) -> JudgeReply:
-        """A usable reply, or JudgeError (cut off, refused, empty ...)."""
+    def _reply(self, response: Any, latency: float, body: dict[str, Any],
+               request: JudgeRequest | None = None) -> JudgeReply:
+        """A usable reply, or JudgeError (cut off, refused, empty, not in the shape asked for ...)."""
 
     def _connect(self) -> tuple[Any, Any]:
         if self._connection is None:
@@ -88,7 +89,7 @@ class SDKJudge(Judge):
 
         (response, latency), requests = await with_retries(attempt, self.config)
         try:
-            reply = self._reply(response, latency, body)
+            reply = self._reply(response, latency, body, request)
         except JudgeError as error:
             error.requests = requests
             raise

@@ -18,6 +18,7 @@ superseded run, so results of an older rubric never land on the table of a newer
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 from collections import deque
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
@@ -314,7 +315,10 @@ class StudioSession:
         self.report = report
         self.report_history.append(report)
         self.progress = (0, 0, 0)
-        return self.versions.graded(report, consistency=self.consistency_k)
+        outcome = self.versions.graded(report, consistency=self.consistency_k)
+        if self.grader is not None:
+            outcome = dataclasses.replace(outcome, warnings=self.grader.take_warnings())
+        return outcome
 
     def run_failed(self, run: int, error: str) -> bool:
         if not self.is_current(run):

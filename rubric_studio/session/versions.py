@@ -18,7 +18,7 @@ Versions are also written to the run history beside the cache
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from rubric_studio.core.agreement import AgreementReport, agreement
@@ -75,6 +75,9 @@ class RunOutcome:
     consistency_flipped: bool = False
     judge_stopped: str | None = None
     fit_now: bool = False  # a fit was asked for this rubric text: open it now
+    #: What the grader found worth saying once (a setting its provider is not sent, a cache
+    #: that cannot be written): each is handed out by the first run that meets it.
+    warnings: list[str] = field(default_factory=list)
 
 
 class BackgroundStore:

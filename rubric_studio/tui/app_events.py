@@ -262,6 +262,8 @@ class SessionEvents:
         self.calibration.graded(outcome)
         if outcome.judge_stopped:  # said once here; the cells carry it for the inspector
             self.notify(outcome.judge_stopped, title="Judging stopped", severity="warning", timeout=12)
+        for warning in outcome.warnings:
+            self.notify(warning, title="Judge", severity="warning", timeout=12)
         if len(self.screen_stack) == 1:  # never on top of another prompt; the next run asks
             self.trust_flow.offer()
 

@@ -47,14 +47,17 @@ STATUS_MARKS = {
     "improves holdout": ("✓", "bold green"),
     "over-fits": ("✗", "bold red"),
     "worse on holdout": ("✗", "bold red"),
+    "inconclusive": ("?", "yellow"),
+    "worse on fitting labels": ("✗", "bold red"),
     "unconfirmed on holdout": ("?", "yellow"),
     "unconfirmed (no holdout)": ("?", "yellow"),
     "no gain": ("·", "dim"),
     "not evaluated": ("⚠", "yellow"),
 }
 INTRO = ("Each suggestion is re-graded on your labelled cells: a fitting part it was made from, and a holdout "
-         "it never saw. Best on the holdout first; none is hidden. Accept writes the highlighted one into the "
-         "rubric (one undo step).")
+         "it never saw. ✓ only when the holdout shows the gain (enough cells, exact McNemar p < 0.05). Best first; "
+         "none is hidden. Accept writes the highlighted one into the rubric (one undo step); an unconfirmed one "
+         "is asked about first.")
 
 
 class ImproveDone(Message):
@@ -96,10 +99,20 @@ def candidate_text(number: int, candidate: Candidate) -> Text:
     unit = "samples" if candidate.kind == "scoring" else "cells"
     text.append(f"\n   fitting {unit}: {delta_text(candidate.fit)}")
     text.append(f"\n   holdout {unit}: {delta_text(candidate.holdout)}")
+    if candidate.evidence is not None:
+        text.append(f"\n   evidence: {candidate.evidence.text()}", style="dim")
     text.append(f"  ·  {candidate.calls} judge calls", style="dim")
     if candidate.error:
         text.append(f"\n   error: {terminal_safe(candidate.error)}", style="yellow")
     return text
+
+
+def unconfirmed_text(candidate: Candidate) -> str:
+    """Why accepting ``candidate`` is asked first: its status and what the held-out evidence says."""
+    evidence = candidate.evidence
+    shown = evidence.text() if evidence is not None else "no held-out labels to test it on"
+    return (f"This suggestion is {candidate.status!r}: its gain on the labels it was not made from is not shown "
+            f"({shown}). Apply it anyway? Labelling more samples can confirm or refute it.")
 
 
 def report_line(report: ImproveReport) -> str:
@@ -187,9 +200,26 @@ class ImproveScreen(ModalScreen[None]):
     @on(Button.Pressed, "#improve-accept")
     @on(OptionList.OptionSelected, "#improve-list")
     async def accept(self) -> None:
-        """Write the highlighted candidate into the rubric; the screen closes once it is in."""
+        """Write the highlighted candidate into the rubric; the screen closes once it is in. One whose
+        gain on the holdout is not shown is written only after the user says yes to a dialog."""
         candidate = self.highlighted
         if self.report is None or candidate is None:
+            return
+        if candidate.confirmed:
+            await self.write(candidate)
+            return
+        from rubric_studio.tui.dialogs import ConfirmScreen
+
+        def answered(yes: bool | None) -> None:
+            if yes:
+                self.run_worker(self.write(candidate), group="improve-accept", exit_on_error=False)
+
+        self.app.push_screen(ConfirmScreen("Apply an unconfirmed suggestion?", unconfirmed_text(candidate),
+                                           yes="Apply anyway", no="Cancel"), answered)
+
+    async def write(self, candidate: Candidate) -> None:
+        """Write ``candidate`` (see :func:`~rubric_studio.tui.improve_edits.accept_candidate`)."""
+        if self.report is None:
             return
         error = await improve_edits.accept_candidate(self.app, self.report, candidate)  # type: ignore[arg-type]
         if error:

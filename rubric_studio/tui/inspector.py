@@ -107,9 +107,17 @@ def evidence_lines(evidence: list[Evidence]) -> Text:
     return quotes
 
 
+def source_words(cell: CriterionResult) -> str:
+    """Where the verdict came from: ``judge`` / ``cache`` / ``check``, and a batch call when one gave it."""
+    origin = cell.provenance or {}
+    if origin.get("mode") == "batch":
+        return f"{cell.source}, from a batch call of {origin.get('criteria', '?')} criteria"
+    return cell.source
+
+
 def _usage_line(cell: CriterionResult) -> Text:
     detail = cell.detail
-    parts = [("source ", "dim"), (cell.source, "bold")]
+    parts = [("source ", "dim"), (source_words(cell), "bold")]
     if "input_tokens" in detail or "output_tokens" in detail:
         parts += [("  tokens ", "dim"), (f"{detail.get('input_tokens', 0):,} in / {detail.get('output_tokens', 0):,} out", "")]
     if detail.get("latency_s") is not None and cell.source == "judge":
@@ -146,6 +154,9 @@ def _exchange(cell: CriterionResult) -> Text | None:
         if wire.get("response") is not None:
             parts.append("── reply ──")
             parts.append(_json(wire.get("response")))
+        elif detail.get("reply"):  # served from the cache: this criterion's part of the reply
+            parts.append("── reply (this criterion) ──")
+            parts.append(str(detail["reply"]))
     else:
         request = detail.get("request")
         if isinstance(request, dict):

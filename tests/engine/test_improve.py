@@ -32,25 +32,28 @@ criteria:
   - id: polite
     outcome: Thanks the customer
 """
-MARKERS = [f"marker{chr(ord('a') + i)}" for i in range(12)]
+MARKERS = [f"tag{chr(97 + i // 26)}{chr(97 + i % 26)}" for i in range(60)]  # same length: none inside another
 
 
-def build(tmp_path: Path) -> tuple[Path, Path, list[str], list[str]]:
-    """A rubric, 12 samples and labels where ``timeline`` is met iff the text gives business days.
+def build(tmp_path: Path, per_class: int = 6, held_false_passes: int = 1,
+          held_false_fails: int = 0) -> tuple[Path, Path, list[str], list[str]]:
+    """A rubric, ``2 * per_class`` samples and labels where ``timeline`` is met iff the text gives business days.
 
     The texts are made after the split is known, so that the over-fitting rewording (the fitting
-    part's met markers) provably breaks the held-out met cells the current wording gets right."""
-    human = {f"s{i:02d}": i < 6 for i in range(12)}
+    part's met markers) provably breaks the held-out met cells the current wording gets right.
+    ``held_false_passes`` / ``held_false_fails``: held-out cells the current wording gets wrong."""
+    human = {f"s{i:02d}": i < per_class for i in range(2 * per_class)}
     fit_ids, held = stratified_split(human, seed=0)
-    one_held_unmet = min(sid for sid in held if not human[sid])
+    wrong_unmet = sorted(sid for sid in held if not human[sid])[:held_false_passes]
+    wrong_met = sorted(sid for sid in held if human[sid])[:held_false_fails]
     texts = {}
     for i, sid in enumerate(sorted(human)):
         marker = MARKERS[i]
         if human[sid]:  # met: a timeline; the current wording is right when "refund" is there too
-            refund = "refund" if sid in held or i % 2 == 0 else "credit"
+            refund = "credit" if sid in wrong_met or (sid not in held and i % 2) else "refund"
             texts[sid] = f"Thanks! Your {refund} arrives in 5 business days. {marker}"
         else:  # unmet: no timeline; "refund" makes the current wording pass it (a false pass)
-            refund = "refund" if sid in fit_ids or sid == one_held_unmet else "case"
+            refund = "refund" if sid in fit_ids or sid in wrong_unmet else "case"
             texts[sid] = f"Thanks. We will look at your {refund} soon. {marker}"
     rubric = tmp_path / "billing.yaml"
     rubric.write_text(RUBRIC)
@@ -93,24 +96,38 @@ async def run_improve(server, rubric_path, samples_path, cache, **options):
 
 
 async def test_the_real_fix_ranks_first_and_the_overfit_is_labelled_as_such(env):
-    rubric_path, samples_path, fit_ids, (overfit,) = build(env)
+    rubric_path, samples_path, fit_ids, (overfit,) = build(env, per_class=30, held_false_passes=3,
+                                                           held_false_fails=3)
     seen: list[str] = []
     with FakeLLM(brain=assistant_brain([overfit, GOOD], seen)) as server:
         report = await run_improve(server, rubric_path, samples_path, env / "cache.sqlite", kinds=["reword"])
     assert report.criterion == "timeline"  # the criterion with disagreements, found without being named
+    assert len(report.holdout_ids) == 18
     by_outcome = {c.change["outcome"]: c for c in report.candidates}
     good, bad = by_outcome[GOOD], by_outcome[overfit]
-    wrong_in_fit = 4 + sum(1 for sid in fit_ids if int(sid[1:]) < 6 and int(sid[1:]) % 2)  # false passes + fails
-    assert report.candidates[0] is good and good.status == "improves holdout"
-    assert (good.holdout.fixed, good.holdout.broke, good.holdout.kappa_after) == (1, 0, 1.0)
+    wrong_in_fit = 21 + sum(1 for sid in fit_ids if int(sid[1:]) < 30 and int(sid[1:]) % 2)  # false passes + fails
+    assert report.candidates[0] is good and good.status == "improves holdout" and good.confirmed
+    assert (good.holdout.fixed, good.holdout.broke, good.holdout.kappa_after) == (6, 0, 1.0)
+    assert good.evidence.p_value == pytest.approx(0.03125)  # 2 * (1/2)**6
     assert (good.fit.fixed, good.fit.broke) == (wrong_in_fit, 0)
-    assert bad.status == "over-fits"
+    assert bad.status == "over-fits" and not bad.confirmed
     assert (bad.fit.fixed, bad.fit.broke) == (wrong_in_fit, 0)  # perfect on the part it was made from ...
-    assert (bad.holdout.fixed, bad.holdout.broke) == (1, 2)  # ... and worse on the labels it never saw
+    assert (bad.holdout.fixed, bad.holdout.broke) == (3, 6)  # ... and worse on the labels it never saw
     assert bad.holdout.kappa_after < bad.holdout.kappa_before
     # the assistant saw fitting samples only: no held-out text reaches it
     held_markers = [MARKERS[int(s[1:])] for s in report.holdout_ids]
     assert seen and not any(marker in seen[0] for marker in held_markers)
+
+
+async def test_a_gain_on_a_few_held_out_cells_is_inconclusive_not_an_improvement(env):
+    rubric_path, samples_path, _, (overfit,) = build(env)
+    with FakeLLM(brain=assistant_brain([GOOD], [])) as server:
+        report = await run_improve(server, rubric_path, samples_path, env / "cache.sqlite", kinds=["reword"])
+    (good,) = report.candidates
+    assert (good.holdout.n, good.holdout.fixed, good.holdout.broke) == (4, 1, 0)  # better, on 4 cells
+    assert good.status == "inconclusive" and not good.confirmed
+    assert good.to_dict()["evidence"]["cells"] == 4 and good.to_dict()["evidence"]["shows_gain"] is False
+    assert "at least 10 needed" in good.evidence.text()
 
 
 async def test_a_candidate_costs_exactly_its_criterions_cells_and_a_rerun_costs_nothing(env):
@@ -132,7 +149,7 @@ async def test_a_candidate_costs_exactly_its_criterions_cells_and_a_rerun_costs_
 
 
 async def test_examples_and_a_separating_rule_are_offered_and_evaluated(env):
-    rubric_path, samples_path, _, _ = build(env)
+    rubric_path, samples_path, _, _ = build(env, per_class=30, held_false_passes=3, held_false_fails=3)
     with FakeLLM(brain=assistant_brain([GOOD], [])) as server:
         report = await run_improve(server, rubric_path, samples_path, env / "cache.sqlite",
                                    kinds=["examples", "check"])
@@ -159,7 +176,12 @@ def test_cli_json_shape_and_apply_edits_one_criterion_keeping_comments(env, caps
         assert set(first["holdout"]) >= {"fixed", "broke", "kappa_before", "kappa_after"}
         assert first["change"]["outcome"] == GOOD
         before = load_rubric(rubric_path)
-        assert main([*args, "--apply", "1"]) == 0
+        # its gain rests on 4 held-out cells: not written without --force (stdin is no terminal here)
+        assert main([*args, "--apply", "1"]) == 2
+        err = capsys.readouterr().err
+        assert "not applied" in err and "inconclusive" in err and "--force" in err
+        assert rubric_path.read_text() == RUBRIC
+        assert main([*args, "--apply", "1", "--force"]) == 0
         text = rubric_path.read_text()
         assert f"outcome: {GOOD}" in text and "# keep this comment" in text and "# Billing replies." in text
         after = load_rubric(rubric_path)
@@ -223,3 +245,61 @@ def test_improve_without_a_judge_says_so_and_exits_2(env, monkeypatch, capsys):
     assert main(["improve", str(rubric_path), str(samples_path)]) == 2
     err = capsys.readouterr().err
     assert "without a judge" in err and "OPENAI_API_KEY" in err and "disagrees" not in err
+
+
+async def test_a_garbled_rewording_is_dropped_with_its_reason_never_offered(env):
+    rubric_path, samples_path, _, _ = build(env)
+    garbled = "}], // JSON object with only the outcome…"
+    with FakeLLM(brain=assistant_brain([garbled, GOOD], [])) as server:
+        report = await run_improve(server, rubric_path, samples_path, env / "cache.sqlite", kinds=["reword"])
+    assert [c.change["outcome"] for c in report.candidates] == [GOOD]
+    assert report.dropped == [{"kind": "reword", "outcome": garbled, "reason": report.dropped[0]["reason"]}]
+    assert "braces" in report.dropped[0]["reason"]
+    assert any("dropped a proposed rewording" in w and "braces" in w for w in report.warnings)
+
+
+SHORT_RUBRIC = """\
+name: replies
+pass_threshold: 0.6
+criteria:
+  - id: greets
+    outcome: Greets the customer
+    weight: 2
+  - id: short
+    check: {type: length, max_words: 20}
+"""
+
+
+def build_verdicts(tmp_path: Path) -> tuple[Path, Path, list[str]]:
+    """12 sample verdicts and one cell label: two long replies pass the rubric but the person fails them."""
+    texts = {f"g{i}": f"Hello customer, your order ships today. {MARKERS[i]}" for i in range(8)}
+    texts |= {f"b{i}": f"Order ships today. {MARKERS[10 + i]}" for i in range(2)}
+    long_ids = ["long0", "long1"]
+    texts |= {sid: "Hello customer, " + " ".join(["your order ships today and more words follow"] * 5) for sid in long_ids}
+    verdicts = {sid: "fail" if sid.startswith(("b", "long")) else "pass" for sid in texts}
+    rubric = tmp_path / "replies.yaml"
+    rubric.write_text(SHORT_RUBRIC)
+    samples = tmp_path / "replies.samples.jsonl"
+    samples.write_text("".join(json.dumps({"id": sid, "output": text}) + "\n" for sid, text in texts.items()))
+    labels = "".join(f"{sid}:\n  verdict: {v}\n" for sid, v in verdicts.items()).replace(
+        "g0:\n  verdict: pass\n", "g0:\n  verdict: pass\n  criteria:\n    greets: met\n")
+    (tmp_path / "replies.labels.yaml").write_text(labels)
+    return rubric, samples, long_ids
+
+
+def test_sample_verdicts_blame_the_separating_criterion_and_propose_making_it_required(env, capsys):
+    rubric_path, samples_path, long_ids = build_verdicts(env)
+    with FakeLLM() as server:
+        args = ["improve", str(rubric_path), str(samples_path), "--judge", "openai:gpt-4o-mini", "--base-url",
+                server.base_url_openai, "--cache-path", str(env / "cache.sqlite")]
+        assert main([*args, "--format", "json"]) == 0
+        data = json.loads(capsys.readouterr().out)
+        assert data["blame"][0]["criterion"] == "short" and sorted(data["blame"][0]["explains"]) == long_ids
+        required = [c for c in data["candidates"] if c["kind"] == "required"]
+        assert required and required[0]["change"] == {"criterion": "short", "required": True}
+        fixed = required[0]["fit"]["fixed"] + required[0]["holdout"]["fixed"]
+        broke = required[0]["fit"]["broke"] + required[0]["holdout"]["broke"]
+        assert (fixed, broke) == (len(long_ids), 0)  # both disagreements explained, nothing broken
+        number = data["candidates"].index(required[0]) + 1
+        assert main([*args, "--apply", str(number), "--force"]) == 0
+    assert load_rubric(rubric_path).criterion("short").required

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import pytest
 import yaml
 
@@ -13,6 +15,7 @@ from rubric_studio.core.samples import Sample
 from rubric_studio.core.scoring import score_sample
 from rubric_studio.interop import export_rubric, import_rubric
 from tests._timing import scaled
+from tests.fakellm import FakeLLM
 
 ROUND_TRIP_FIELDS = ("outcome", "check", "weight", "required", "operator", "score_ranges", "min_score")
 
@@ -350,6 +353,60 @@ def test_agentv4_export_uses_the_4x_names_and_gives_every_test_an_input(support_
     assert "api_key: ${{ OPENAI_API_KEY }}" in result.text  # the targets.yaml entry, in the header
 
 
+#: How AgentV 4.42 accepts a judge target's key and model: a whole ``${{ NAME }}`` reference
+#: (``resolveString`` without allowLiteral in its openai/anthropic target resolution).
+AGENTV4_ENV_REFERENCE = re.compile(r"^\$\{\{\s*([A-Z0-9_]+)\s*\}\}$", re.I)
+
+
+def _agentv4_judge_setup(text: str) -> tuple[dict, dict[str, str]]:
+    """(the judge target, the .env lines) the AgentV 4 export's header tells the user to add."""
+    header = [line[2:] for line in text.splitlines() if line.startswith("# ")]
+    start = header.index("targets:")
+    end = next(i for i, line in enumerate(header) if line.startswith("and give"))
+    target = yaml.safe_load("\n".join(header[start:end]))["targets"][0]
+    dotenv = dict(line.split("=", 1) for line in header if re.fullmatch(r"[A-Z_]+=\S+", line))
+    return target, dotenv
+
+
+def test_agentv4_judge_target_takes_key_and_model_as_references_agentv4_accepts(support_reply):
+    target, dotenv = _agentv4_judge_setup(export_rubric(support_reply, "agentv", agentv_version=4).text)
+    key = AGENTV4_ENV_REFERENCE.match(target["api_key"])
+    model = AGENTV4_ENV_REFERENCE.match(target["model"])  # a literal model fails when the eval runs
+    assert key and key.group(1) == "OPENAI_API_KEY"
+    assert model and dotenv == {model.group(1): "gpt-4o-mini"}  # the model from .env, not the shell
+
+
+def test_agentv4_judge_from_the_header_grades_in_the_real_agentv4_with_only_the_key_set(support_reply, tmp_path):
+    import os
+    import shutil
+    import subprocess
+
+    agentv = os.environ.get("AGENTV") or shutil.which("agentv")
+    if agentv is None:
+        pytest.skip("AgentV 4 not installed (npm install agentv@4.42.4; set $AGENTV)")
+    subprocess.run(["git", "init", "-q", str(tmp_path)], check=True)  # AgentV 4 runs inside a repository
+    text = export_rubric(support_reply, "agentv", agentv_version=4).text
+    (tmp_path / "suite.eval.yaml").write_text(text)
+    judge, dotenv = _agentv4_judge_setup(text)
+    server = FakeLLM().start()
+    judge["base_url"] = server.base_url_openai
+    answering = {"name": "fixed", "provider": "mock", "response": "Refunds within 30 days.",
+                 "grader_target": judge["name"]}
+    (tmp_path / ".agentv").mkdir()
+    (tmp_path / ".agentv" / "targets.yaml").write_text(yaml.safe_dump({"targets": [answering, judge]}))
+    (tmp_path / ".env").write_text("".join(f"{k}={v}\n" for k, v in dotenv.items()))
+    env = {"PATH": os.environ["PATH"], "HOME": str(tmp_path), "OPENAI_API_KEY": "sk-only-the-key"}
+    try:
+        subprocess.run([agentv, "eval", "run", "suite.eval.yaml", "--target", "fixed", "-o", "out"], cwd=tmp_path,
+                       env=env, capture_output=True, text=True, timeout=scaled(180))
+    finally:
+        server.close()
+    sent = [r for r in server.requests if r.api == "openai"]
+    assert sent, "the judge target never called the judge"
+    assert sent[0].body["model"] == "gpt-4o-mini"
+    assert sent[0].headers.get("authorization") == "Bearer sk-only-the-key"
+
+
 def test_agentv4_export_gives_the_same_verdicts_as_the_rubric_without_what_it_cannot_hold(graded_samples,
                                                                                         deterministic):
     from tests.interop import agentv_semantics
@@ -377,7 +434,9 @@ def test_agentv4_export_gives_the_same_verdicts_as_the_rubric_without_what_it_ca
 def test_agentv5_judge_takes_its_key_from_the_environment(support_reply):
     data, _ = _export(support_reply)
     provider = data["providers"][0]
-    assert provider["config"]["api_key"] == "${{ OPENAI_API_KEY }}"
+    # AgentV 5 refuses ${{ NAME }} ("removed legacy environment syntax") and wants a whole env reference
+    assert provider["config"]["api_key"] == "{{ env.OPENAI_API_KEY }}"
+    assert re.fullmatch(r"\s*\{\{\s*env\.([A-Za-z_][A-Za-z0-9_]*)\s*\}\}\s*", provider["config"]["api_key"])
     assert import_rubric(export_rubric(support_reply, "agentv").text, "agentv").rubric.judge.model == "openai:gpt-4o-mini"
 
 
@@ -480,3 +539,21 @@ tests:
                          ("We refund or reimburse; invoice and receipt attached", False)]:  # no order: gate fails
         ours = score_sample(rubric, runner.run_sample(Sample(id="s", output=text)))
         assert (ours.verdict == Verdict.PASS) == passes, text
+
+
+@pytest.mark.parametrize("check, consequence", [
+    ({"type": "length", "max_words": 20}, "too-long replies will now pass"),
+    ({"type": "length", "min_words": 5}, "too-short replies will now pass"),
+    ({"type": "length", "min_chars": 5, "max_chars": 900}, "too-short or too-long replies will now pass"),
+])
+def test_agentv4_says_verdicts_change_when_a_dropped_check_was_a_required_gate(check, consequence):
+    def exported(required):
+        rubric = Rubric.model_validate({"name": "n", "criteria": [
+            {"id": "refund", "outcome": "States the refund policy"},
+            {"id": "short", "check": check, "required": required}]})
+        return export_rubric(rubric, "agentv", agentv_version=4).warnings
+
+    warning = next(w for w in exported(True) if "'short'" in w)
+    assert "required" in warning and "verdicts change" in warning and consequence in warning
+    plain = next(w for w in exported(False) if "'short'" in w)
+    assert "verdicts change" not in plain  # a scored check only moves scores, said already

@@ -129,6 +129,42 @@ def test_prompt_file_outside_the_suite_folder_is_never_read(tmp_path, prompt_pat
     assert "SECRET-TOKEN" not in str(caught.value)
 
 
+def _suite_with_prompt_one_folder_up(tmp_path):
+    """A suite in suites/ whose grader reads ../rubric.txt, as public Letta suites do."""
+    (tmp_path / "suites").mkdir()
+    (tmp_path / "rubric.txt").write_text("Rate the answer for accuracy.\n\nInput: {input}\nAnswer: {submission}\n")
+    suite = tmp_path / "suites" / "suite.yaml"
+    suite.write_text("name: s\ndataset: d.jsonl\ngraders:\n  q:\n    kind: model_judge\n"
+                     "    prompt_path: ../rubric.txt\n")
+    return suite
+
+
+def test_prompt_file_one_folder_up_imports_once_the_suite_is_trusted(tmp_path, capsys):
+    from rubric_studio.cli import main
+
+    suite = _suite_with_prompt_one_folder_up(tmp_path)
+    assert main(["import", str(suite)]) == 2  # untrusted: nothing read, the way to trust it named
+    err = capsys.readouterr().err
+    assert f"{suite}:6:18:" in err and str(tmp_path / "rubric.txt") in err and "--allow-code" in err
+    assert "accuracy" not in err
+    out = tmp_path / "imported.yaml"
+    assert main(["import", str(suite), "--allow-code", "-o", str(out)]) == 0
+    assert "Rate the answer for accuracy." in out.read_text()
+
+
+def test_a_trusted_prompt_path_reads_that_file_only(tmp_path):
+    from rubric_studio.core.trust import Trust
+
+    suite = _suite_with_prompt_one_folder_up(tmp_path)
+    trusted = Trust(values=frozenset({("judge.prompt_path", str((tmp_path / "rubric.txt").resolve()))}))
+    assert "accuracy" in import_rubric(suite, "letta", trust=trusted).rubric.criteria[0].outcome
+    suite.write_text(suite.read_text().replace("../rubric.txt", "../other.txt"))
+    (tmp_path / "other.txt").write_text("SECRET-TOKEN {input}\n")
+    with pytest.raises(RubricError) as caught:  # trust covers the path it was given for, nothing else
+        import_rubric(suite, "letta", trust=trusted)
+    assert "SECRET-TOKEN" not in str(caught.value) and "other.txt" in str(caught.value)
+
+
 # -- per-sample rubric_vars ------------------------------------------------------------
 def _suite(folder, prompt, dataset="dataset.jsonl", rows=None, name="dataset.jsonl"):
     """A Letta suite in ``folder`` with one model judge using ``prompt``, and its dataset rows (text lines)."""

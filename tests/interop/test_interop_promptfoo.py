@@ -341,3 +341,56 @@ def test_model_graded_closedqa_and_g_eval_import_factuality_is_skipped(fixtures)
     warnings = "\n".join(result.warnings)
     assert "factuality grades the output against the reference answer" in warnings
     assert "promptfoo's own grading prompt" in warnings and "G-Eval prompt" in warnings
+
+
+# -- the graded samples as promptfoo tests ------------------------------------------------
+def _rubric_with_samples(folder):
+    """A checks-only rubric (deterministic in promptfoo too) with samples beside it."""
+    rubric = folder / "reply.yaml"
+    rubric.write_text("name: reply\npass_threshold: 0.5\ncriteria:\n"
+                      "  - id: short\n    check: {type: length, max_words: 5}\n    required: true\n"
+                      "  - id: polite\n    check: {type: keywords, required: [thanks]}\n")
+    (folder / "reply.samples.jsonl").write_text(
+        '{"id": "brief", "input": "Hi?", "output": "Thanks, done {{ not_a_var }}."}\n'
+        '{"id": "rambling", "output": "Thanks a lot, this is a much longer reply than five words."}\n')
+    return rubric
+
+
+def test_cli_export_carries_the_samples_beside_the_rubric_as_promptfoo_tests(tmp_path, capsys):
+    from rubric_studio.cli import main
+
+    rubric = _rubric_with_samples(tmp_path)
+    out = tmp_path / "promptfooconfig.yaml"
+    assert main(["export", str(rubric), "--to", "promptfoo", "-o", str(out)]) == 0
+    tests = yaml.safe_load(out.read_text())["tests"]
+    assert [t["description"] for t in tests] == ["brief", "rambling"]
+    assert tests[0]["vars"] == {"output": "Thanks, done {{ not_a_var }}.", "input": "Hi?"}
+    assert "reply.samples.jsonl" in capsys.readouterr().err  # says where the tests came from
+    assert main(["export", str(rubric), "--to", "promptfoo", "--no-samples", "-o", str(out)]) == 0
+    assert len(yaml.safe_load(out.read_text())["tests"]) == 1  # the one example to replace
+
+
+def test_exported_samples_grade_in_the_real_promptfoo_as_they_grade_here(tmp_path):
+    import json
+    import os
+    import shutil
+    import subprocess
+
+    from tests._timing import scaled
+
+    promptfoo = os.environ.get("PROMPTFOO") or shutil.which("promptfoo")
+    if promptfoo is None:
+        pytest.skip("promptfoo not installed (npm install -g promptfoo@0.121.20; set $PROMPTFOO)")
+    from rubric_studio.cli import main
+
+    rubric = _rubric_with_samples(tmp_path)
+    config = tmp_path / "promptfooconfig.yaml"
+    assert main(["export", str(rubric), "--to", "promptfoo", "-o", str(config)]) == 0
+    env = {**os.environ, "HOME": str(tmp_path), "PROMPTFOO_DISABLE_TELEMETRY": "1",
+           "PROMPTFOO_DISABLE_UPDATE": "1", "PROMPTFOO_CACHE_ENABLED": "false"}
+    subprocess.run([promptfoo, "eval", "-c", str(config), "-o", str(tmp_path / "out.json"), "--no-progress-bar"],
+                   cwd=tmp_path, env=env, capture_output=True, text=True, timeout=scaled(240))
+    results = json.loads((tmp_path / "out.json").read_text())["results"]["results"]
+    theirs = {r["testCase"]["description"]: (r["success"], r["response"]["output"]) for r in results}
+    assert theirs == {"brief": (True, "Thanks, done {{ not_a_var }}."),
+                      "rambling": (False, "Thanks a lot, this is a much longer reply than five words.")}

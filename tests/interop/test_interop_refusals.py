@@ -100,3 +100,15 @@ def test_exported_anchors_import_back_as_written(tmp_path, capsys):
     assert "JavaScript lacks" not in capsys.readouterr().err
     back = {c.key: c for c in import_rubric(exported).rubric.criteria}
     assert back["r"].check.pattern == r"\Afoo\Z"
+
+
+@pytest.mark.parametrize("target, suffix", [("letta", "suite.yaml"), ("docent", "docent.json")])
+def test_letta_and_docent_exports_of_a_checks_only_rubric_are_refused_and_write_nothing(tmp_path, capsys,
+                                                                                     target, suffix):
+    rubric = tmp_path / "checks.yaml"
+    rubric.write_text("name: nm\ncriteria:\n  - id: short\n    check: {type: length, max_words: 5}\n")
+    out = tmp_path / f"out.{suffix}"
+    assert main(["export", str(rubric), "--to", target, "-o", str(out)]) == 2
+    err = capsys.readouterr().err
+    assert f"cannot export to {target}" in err and "no judged criteria" in err and "short" in err
+    assert not out.exists()

@@ -418,6 +418,30 @@ def test_unknown_jobs_and_bad_job_files_exit_2_with_the_reason(project, capsys):
 
 
 @pytest.mark.parametrize("provider", ["openai"])
+@pytest.mark.parametrize("kind", ["deep JSON", "/dev/zero", "named pipe"])
+def test_a_hostile_job_file_is_named_with_the_reason_not_a_traceback_or_a_hang(project, capsys, kind):
+    folder = project / "batch-jobs"
+    folder.mkdir()
+    job_file = folder / "job-20261122-abcdef.json"
+    if kind == "deep JSON":
+        job_file.write_text("[" * 100_000 + "]" * 100_000)
+    elif kind == "/dev/zero":
+        if not Path("/dev/zero").exists():
+            pytest.skip("needs /dev/zero")
+        job_file.symlink_to("/dev/zero")
+    else:
+        if not hasattr(os, "mkfifo"):
+            pytest.skip("needs named pipes")
+        os.mkfifo(job_file)
+    expected = {"deep JSON": ":1:1: JSON nested deeper than 100 levels", "/dev/zero": "got a device",
+                "named pipe": "got a named pipe (FIFO)"}[kind]  # fmt: skip
+    assert jobs(project, "status") == 2
+    err = capsys.readouterr().err
+    assert f"{job_file}" in err and expected in err and "Traceback" not in err
+    assert jobs(project, "wait", "job-20261122-abcdef") == 2 and expected in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("provider", ["openai"])
 def test_a_provider_without_a_batch_api_is_refused(project, capsys):
     code = main(["grade", str(project / "r.yaml"), "--judge", "ollama:llama3.1", "--cache-path",
                  str(project / "c.sqlite"), "--batch-api"])  # fmt: skip

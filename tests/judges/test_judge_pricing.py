@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import os
+import time
+
 import pytest
 
 from rubric_studio.judges import cost_usd, price_for
@@ -42,3 +45,23 @@ def test_user_prices_override_and_extend(judge_home):
     assert price_for("openai-compatible", "qwen3") == (0.1, 0.2)
     assert price_for("openai", "broken") is None
     assert price_for("openai", "gpt-4o") == (2.5, 10.0)  # untouched built-ins still apply
+
+
+@pytest.mark.parametrize("text", ["- " * 30_000 + "x\n", "a: &a [" + "*a, " * 10 + "]\n" + "".join(
+    f"{chr(98 + i)}: &{chr(98 + i)} [" + f"*{chr(97 + i)}, " * 10 + "]\n" for i in range(8))],
+    ids=["deep list", "alias bomb"])
+def test_a_hostile_price_file_is_ignored_quickly_and_prices_stay_builtin(judge_home, text, caplog):
+    judge_home.mkdir(parents=True, exist_ok=True)
+    (judge_home / "prices.yaml").write_text(text, encoding="utf-8")
+    started = time.monotonic()
+    assert price_for("openai", "gpt-4o-mini") == (0.15, 0.60)
+    assert time.monotonic() - started < 5
+    assert "ignoring the price table" in caplog.text and "prices.yaml:" in caplog.text
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="needs named pipes")
+def test_a_price_file_that_is_a_named_pipe_is_ignored_without_blocking(judge_home, caplog):
+    judge_home.mkdir(parents=True, exist_ok=True)
+    os.mkfifo(judge_home / "prices.yaml")
+    assert price_for("openai", "gpt-4o-mini") == (0.15, 0.60)
+    assert "named pipe" in caplog.text

@@ -80,7 +80,7 @@ async def test_detail_keeps_request_reply_and_usage_but_never_the_key(config, ru
     else:
         assert sent.path == "/v1/messages" and sent.api_key == "sk-test"
         assert sent.body["tool_choice"] == {"type": "tool", "name": "judgement"}
-        assert sent.body["temperature"] == 0  # via extra_body: messages.create has no temperature parameter
+        assert "temperature" not in sent.body  # the SDK's MessageCreateParams declares none
         first_block = sent.body["messages"][0]["content"][0]
         assert "<sample-" in first_block["text"] and first_block["cache_control"] == {"type": "ephemeral"}
 

@@ -34,7 +34,7 @@ class SlowImportJudge(SDKJudge):
     def reply_type(self, sdk: Any) -> Any:
         return str
 
-    def _reply(self, response: Any, latency: float, body: dict[str, Any]) -> JudgeReply:
+    def _reply(self, response: Any, latency: float, body: dict[str, Any], request: Any = None) -> JudgeReply:
         return JudgeReply(text=response)
 
 

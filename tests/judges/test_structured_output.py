@@ -98,3 +98,52 @@ def test_settings_are_checked_per_provider_and_default_modes_keep_cache_keys():
     assert resolve_judge(explicit, env=env).identity() == resolve_judge(plain, env=env).identity()
     other = replace(resolve_judge(plain, env=env), structured_output="json_object")
     assert json.dumps(other.identity()) != json.dumps(resolve_judge(plain, env=env).identity())
+
+
+# -- a reply that ignored the mode says so ------------------------------------------------
+
+GARBAGE_KEYS = '{"name": "Sam", "greeting_style": "cheerful", "notes": ["hi", "hello"], "more": "and then some more'
+
+
+async def test_json_object_mode_cut_off_with_garbage_keys_is_not_a_max_tokens_problem(fake_llm):
+    from tests.fakellm import CutOff
+
+    fake_llm.always(CutOff(GARBAGE_KEYS))
+    outcome = await judge_once(replace(config_for(fake_llm, "openai"), structured_output="json_object"), fake_llm)
+    cell = outcome.results["hello"]
+    assert cell.status is Status.ERROR
+    assert cell.error.startswith("the model did not follow json_object mode: its reply ran to max_tokens (1024)")
+    assert "verdict" in cell.error and "raise judge.max_tokens" not in cell.error
+
+
+async def test_json_object_mode_reply_that_is_not_an_object_or_lacks_every_key_says_so(fake_llm):
+    fake_llm.queue("Sure! The submission says hello, so it is met.")
+    first = await judge_once(replace(config_for(fake_llm, "openai"), structured_output="json_object"), fake_llm)
+    assert "the model did not follow json_object mode: the reply is not a JSON object" in first.results["hello"].error
+    fake_llm.queue('{"name": "Sam", "mood": "happy"}')
+    second = await judge_once(replace(config_for(fake_llm, "openai"), structured_output="json_object"), fake_llm)
+    assert "did not follow json_object mode: the reply has none of the expected keys" in second.results["hello"].error
+
+
+async def test_json_object_mode_cut_off_inside_the_judgement_still_asks_for_more_tokens(fake_llm):
+    from tests.fakellm import CutOff
+
+    fake_llm.always(CutOff('{"rationale": "The submission greets the'))
+    outcome = await judge_once(replace(config_for(fake_llm, "openai"), structured_output="json_object"), fake_llm)
+    assert "raise judge.max_tokens" in outcome.results["hello"].error
+
+
+@pytest.mark.parametrize("provider", ["openai"])
+async def test_tool_mode_without_a_tool_call_names_the_forced_call(fake_llm, provider):
+    fake_llm.always("I think the submission says hello, which meets the criterion.")  # prose, no tool call
+    outcome = await judge_once(replace(config_for(fake_llm, provider), structured_output="tool"), fake_llm)
+    error = outcome.results["hello"].error
+    assert "no tool call came back; this server may not support forced tool calls — try" in error
+    assert "json_schema" in error and "no JSON object found" not in error
+
+
+@pytest.mark.parametrize("provider", ["openai", "anthropic"])
+async def test_tool_mode_reply_with_the_judgement_as_text_is_still_read(fake_llm, provider):
+    fake_llm.always('{"verdict": "met", "rationale": "says hello", "evidence": ["Hello"]}')
+    outcome = await judge_once(replace(config_for(fake_llm, provider), structured_output="tool"), fake_llm)
+    assert outcome.results["hello"].status is Status.MET

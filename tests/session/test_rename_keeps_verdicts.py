@@ -111,3 +111,27 @@ def test_grade_serves_an_id_edit_from_the_cache(project: Path, server: FakeLLM, 
 
     assert cells(after) == cells(before)
     assert "error" not in {status for status, _ in cells(after).values()}
+
+
+def test_a_judge_setting_its_provider_is_not_sent_is_said_once_in_the_studio(project: Path, server: FakeLLM):
+    """A rubric that sets ``temperature`` for an Anthropic judge hears once that it is not sent,
+    on the run that meets it, not again on every re-grade."""
+    rubric = project / "r.yaml"
+    rubric.write_text("judge: {temperature: 0.3}\n" + RUBRIC)
+    session = StudioSession(rubric, env={"ANTHROPIC_API_KEY": "k"}, grader_options={
+        "judge": "anthropic:claude-haiku-4-5", "base_url": server.base_url_anthropic, "use_cache": False})
+
+    async def scenario():
+        first = await session.open()
+        session.document.replace_text(rubric.read_text().replace("max_words: 50", "max_words: 40"))
+        session.document.save()
+        assert session.apply_rubric_text().valid
+        second = await session.grade_to_end()
+        await session.aclose()
+        return first, second
+
+    first, second = asyncio.run(scenario())
+    assert first is not None and second is not None
+    assert len(first.warnings) == 1 and "judge.temperature" in first.warnings[0], first.warnings
+    assert "anthropic:claude-haiku-4-5" in first.warnings[0]
+    assert second.warnings == []

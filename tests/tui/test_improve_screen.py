@@ -36,6 +36,13 @@ def project(tmp_path: Path):
     return rubric, samples, overfit
 
 
+@pytest.fixture
+def large_project(tmp_path: Path):
+    """Enough held-out cells (18) for the real fix's gain to be shown, not just seen."""
+    rubric, samples, _, (overfit,) = build(tmp_path, per_class=30, held_false_passes=3, held_false_fails=3)
+    return rubric, samples, overfit
+
+
 def studio(rubric: Path, samples: Path, server: FakeLLM | None, tmp_path: Path) -> StudioApp:
     return StudioApp(rubric, samples, judge="openai:gpt-4o-mini" if server else None,
                      base_url=server.base_url_openai if server else None, watch=False,
@@ -66,8 +73,8 @@ def shots(tmp_path: Path) -> Path:
     return folder
 
 
-async def test_improve_lists_the_engines_candidates_and_accept_is_one_undoable_edit(project, tmp_path: Path):
-    rubric_path, samples_path, overfit = project
+async def test_improve_lists_the_engines_candidates_and_accept_is_one_undoable_edit(large_project, tmp_path: Path):
+    rubric_path, samples_path, overfit = large_project
     original = rubric_path.read_text()
     recorder = Recorder()
     with FakeLLM(brain=assistant_brain([overfit, GOOD], [])) as server:
@@ -119,6 +126,37 @@ async def test_improve_lists_the_engines_candidates_and_accept_is_one_undoable_e
             await pilot.press("ctrl+z")
             await until(lambda: document.text == original)
             assert document.dirty
+
+
+async def test_accepting_an_unconfirmed_suggestion_asks_first(project, tmp_path: Path):
+    from rubric_studio.tui.dialogs import ConfirmScreen
+
+    rubric_path, samples_path, _ = project
+    original = rubric_path.read_text()
+    with FakeLLM(brain=assistant_brain([GOOD], [])) as server:
+        app = studio(rubric_path, samples_path, server, tmp_path)
+        async with app.run_test(size=SIZE) as pilot:
+            matrix = await ready(app, pilot)
+            matrix.select_criterion("timeline")
+            await pilot.press("I")
+            await until(lambda: isinstance(app.screen, ImproveScreen) and app.screen.report is not None, timeout=20)
+            await pilot.pause()
+            screen = app.screen
+            top = screen.report.candidates[0]
+            assert not top.confirmed  # a gain on 4 held-out cells is not shown
+            await pilot.press("enter")
+            await until(lambda: isinstance(app.screen, ConfirmScreen), what="the confirm dialog")
+            assert top.status in str(app.screen.body) and "at least 10" in str(app.screen.body)
+            await pilot.press("n")  # the safe default: nothing written
+            await until(lambda: app.screen is screen)
+            assert rubric_path.read_text() == original and not app.session.document.dirty
+            await pilot.press("enter")
+            await until(lambda: isinstance(app.screen, ConfirmScreen))
+            await pilot.press("y")
+            await until(lambda: not isinstance(app.screen, (ImproveScreen, ConfirmScreen)))
+            await until(lambda: rubric_path.read_text() != original, what="the suggestion saved")
+            assert app.session.document.parse().criterion("timeline").fingerprint() == \
+                top.rubric.criterion("timeline").fingerprint()
 
 
 async def test_improve_says_why_not_without_a_judge_or_without_labels(project, tmp_path: Path):

@@ -1,0 +1,107 @@
+"""Which optional call parameters each provider (and model family) accepts: one table.
+
+A rubric's ``judge.temperature`` and ``judge.reasoning_effort`` are sent only where the
+provider takes them; the request body (:mod:`rubric_studio.judges.bodies`), the cache key
+and the judge's identity all read this table, so a parameter that is not sent never
+changes a cache key either. When the rubric sets a parameter that is dropped,
+:func:`dropped_settings` words the one warning a run gives about it.
+
+The rows:
+
+* Anthropic messages API: no ``temperature`` (the installed anthropic SDK's
+  ``MessageCreateParams`` does not declare it) and no ``reasoning_effort`` (extended
+  thinking cannot be combined with the forced tool call that shapes the reply).
+* OpenAI reasoning models (o1, o3, o4, gpt-5 …): no ``temperature`` (they accept only
+  the default); ``reasoning_effort`` is sent.
+* Other models on api.openai.com: ``temperature`` is sent; ``reasoning_effort`` is not
+  (only reasoning models take it).
+* OpenAI-compatible servers (any other base URL): both are sent; the server decides.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from rubric_studio.judges.base import JudgeConfig
+
+OPENAI_OFFICIAL_URL = "https://api.openai.com/v1"
+#: OpenAI's reasoning model families.
+OPENAI_REASONING = re.compile(r"^(o\d|gpt-5)", re.I)
+#: The optional parameters the table decides about (JudgeConfig / judge settings names).
+OPTIONAL_PARAMETERS = ("temperature", "reasoning_effort")
+
+
+@dataclass(frozen=True)
+class Capabilities:
+    """What one provider/model takes: the parameters sent, and why each other one is not."""
+
+    family: str
+    sends: frozenset[str]
+    #: Parameter -> why it is not sent.
+    why_not: dict[str, str] = field(default_factory=dict)
+    #: The body field that carries judge.max_tokens.
+    max_tokens_field: str = "max_tokens"
+
+    def sent(self, parameter: str) -> bool:
+        return parameter in self.sends
+
+
+_ANTHROPIC = Capabilities(
+    family="Anthropic messages API",
+    sends=frozenset(),
+    why_not={
+        "temperature": "the Anthropic messages API (as the installed anthropic SDK declares it) takes no temperature",
+        "reasoning_effort": "extended thinking cannot be combined with the forced tool call that shapes the reply",
+    },
+)
+
+
+def _official_openai(config: JudgeConfig) -> bool:
+    return (config.base_url or OPENAI_OFFICIAL_URL).rstrip("/") == OPENAI_OFFICIAL_URL
+
+
+def capabilities(config: JudgeConfig) -> Capabilities:
+    """The row of the table for ``config``'s provider, model and endpoint."""
+    if config.provider == "anthropic":
+        return _ANTHROPIC
+    official = _official_openai(config)
+    # Reasoning models reject max_tokens; many compatible servers only know max_tokens.
+    tokens_field = "max_completion_tokens" if official else "max_tokens"
+    if OPENAI_REASONING.match(config.model):
+        return Capabilities(
+            family="OpenAI reasoning models (o1, o3, o4, gpt-5)",
+            sends=frozenset({"reasoning_effort"}),
+            why_not={"temperature": "reasoning models accept only their default temperature"},
+            max_tokens_field=tokens_field,
+        )
+    if official:
+        return Capabilities(
+            family="OpenAI models other than reasoning models",
+            sends=frozenset({"temperature"}),
+            why_not={"reasoning_effort": "only reasoning models (o1, o3, o4, gpt-5) take it"},
+            max_tokens_field=tokens_field,
+        )
+    return Capabilities(family="OpenAI-compatible server", sends=frozenset(OPTIONAL_PARAMETERS),
+                        max_tokens_field=tokens_field)  # fmt: skip
+
+
+def sent_parameters(config: JudgeConfig) -> dict[str, object]:
+    """The optional parameters ``config`` sends, with their values (unset ones left out)."""
+    table = capabilities(config)
+    values = {"temperature": config.temperature, "reasoning_effort": config.reasoning_effort}
+    return {name: value for name, value in values.items() if table.sent(name) and value is not None}
+
+
+def dropped_settings(config: JudgeConfig, written: Iterable[str]) -> list[str]:
+    """One line per parameter the user wrote (``written``: judge setting names) that is not sent."""
+    table = capabilities(config)
+    lines = []
+    for name in OPTIONAL_PARAMETERS:
+        if name in written and not table.sent(name) and getattr(config, name) is not None:
+            lines.append(f"judge.{name} is not sent to {config.label} ({table.family}): {table.why_not[name]}; "
+                         "it has no effect on the verdicts")  # fmt: skip
+    return lines
