@@ -13,7 +13,8 @@ from datetime import date
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
-SCRIPTS = ["bench_core.py", "bench_judge.py", "bench_tui.py", "bench_throughput.py", "bench_peers.py", "bench_improve.py"]
+SCRIPTS = ["bench_core.py", "bench_judge.py", "bench_tui.py", "bench_throughput.py", "bench_peers.py", "bench_improve.py",
+           "bench_outputs.py"]
 
 
 def main() -> int:

@@ -77,7 +77,7 @@ def _grade_with_pty_stderr(args: list[str]) -> tuple[int, str, str]:
 def test_progress_goes_to_a_terminal_stderr_for_every_format_and_stdout_stays_clean(fmt: str, tmp_path: Path):
     code, out, terminal = _grade_with_pty_stderr([*_checks_files(tmp_path), "--format", fmt])
     assert code == 1  # two samples fail, as with no terminal
-    if fmt == "jsonl":  # streamed: counts the samples written
+    if fmt in ("jsonl", "json"):  # streamed: counts the samples written
         assert "grading · 3 samples done" in terminal
     else:
         assert "graded · 3 samples" in terminal and "3/3 samples" in terminal
@@ -308,3 +308,63 @@ def test_html_to_stdout_exit_code_like_the_other_formats(tmp_path: Path, capsys)
     page = out[: out.index("</html>") + len("</html>")]
     rows = Tree(page).root.find_all("table", "matrix")[0].find_all("tbody")[0].find_all("tr")
     assert len(rows) == 3
+
+
+# -- made-up quotes, penalties and disagreements in the reports ---------------------
+
+
+def test_table_and_markdown_mark_a_made_up_quote_like_the_studio(judged, capsys):
+    args, _ = judged
+    main(["grade", *args])
+    table = capsys.readouterr().out
+    good_row = next(line for line in table.splitlines() if line.startswith("│ good "))
+    assert "✓?" in good_row  # refund-policy quoted "a quote that is nowhere"
+    assert "✓? made-up quote" in table
+    main(["grade", *args, "--format", "markdown"])
+    markdown = capsys.readouterr().out
+    good_row = next(line for line in markdown.splitlines() if line.startswith("| good |"))
+    assert good_row.split(" | ")[3] == "✓?"
+    bad_row = next(line for line in markdown.splitlines() if line.startswith("| bad |"))
+    assert "?" not in bad_row  # no quotes, nothing made up
+    assert "✓?: made-up quote" in markdown
+
+
+PENALTY_RUBRIC = """\
+name: penalties
+criteria:
+  - id: action-items
+    outcome: Lists the action items
+  - id: shares-password
+    outcome: Asks for the password
+    weight: -2
+"""
+
+
+def _penalty_judge(call):
+    asked = call.criteria[0]
+    if "password" in asked.outcome:
+        return {"rationale": "asks", "evidence": [], "verdict": "met" if "password" in call.sample else "unmet"}
+    return {"rationale": "lists", "evidence": [], "verdict": "met" if "todo" in call.sample else "unmet"}
+
+
+def test_html_colours_a_met_penalty_as_bad_and_words_a_cell_disagreement_as_one(tmp_path: Path, monkeypatch):
+    monkeypatch.setenv("OPENAI_API_KEY", "k")
+    (tmp_path / "r.yaml").write_text(PENALTY_RUBRIC)
+    (tmp_path / "s.jsonl").write_text('{"id": "leak", "output": "todo: send your password"}\n'
+                                      '{"id": "clean", "output": "todo: restart"}\n')
+    (tmp_path / "l.yaml").write_text("clean: {verdict: pass, criteria: {action-items: unmet}}\n")
+    page = tmp_path / "run.html"
+    with FakeLLM() as server:
+        server.always(_penalty_judge)
+        main(["grade", str(tmp_path / "r.yaml"), str(tmp_path / "s.jsonl"), "--judge", "openai:gpt-4o-mini",
+              "--base-url", server.base_url_openai, "--labels", str(tmp_path / "l.yaml"), "--format", "html",
+              "-o", str(page), "--no-cache"])
+    text = page.read_text()
+    cells = re.findall(r'<td class="cell ([^"]*)"[^>]*><a href="#s(\d)-c(\d)">', text)
+    classes = {(int(s), int(c)): cls.split() for cls, s, c in cells}
+    assert "bad" in classes[(0, 1)] and "good" not in classes[(0, 1)]  # leak: the penalty is present
+    assert "good" in classes[(1, 1)]  # clean: the penalty is absent
+    assert "good" in classes[(0, 0)]  # a positive criterion met
+    assert ".good{color:var(--pass)}" in text and ".bad{color:var(--fail)}" in text
+    assert "clean: human: action-items unmet · judge: met" in text
+    assert "human pass, judge pass" not in text

@@ -16,6 +16,8 @@ import importlib
 import sys
 from collections.abc import Callable, Sequence
 
+from rubric_studio.cli.output import OutputFailed
+
 EXIT_OK, EXIT_FAIL, EXIT_USAGE, EXIT_ERROR = 0, 1, 2, 3
 
 SUBCOMMANDS = ("grade", "validate", "calibrate", "export", "import", "cache", "jobs", "improve", "draft", "new",
@@ -113,10 +115,39 @@ def main(argv: Sequence[str] | None = None) -> int:
     except SystemExit as exc:
         return int(exc.code or 0)
     try:
-        return int(_module(command).run(args))
+        code = int(_module(command).run(args))
+        _flush_stdout()
+        return code
     except KeyboardInterrupt:
         sys.stderr.write("interrupted\n")
         return 130
+    except OutputFailed as exc:
+        return _output_failed(exc)
+
+
+def _flush_stdout() -> None:
+    """Push what is buffered for stdout now, so a full disk or a closed pipe is reported
+    here rather than as an ignored exception when the interpreter exits."""
+    try:
+        sys.stdout.flush()
+    except OSError as exc:
+        raise OutputFailed("the report to standard output", exc) from exc
+
+
+def _output_failed(exc: OutputFailed) -> int:
+    """One line on stderr (none for a closed pipe), stdout pointed at /dev/null so the
+    interpreter's last flush has nothing left to fail on, exit 2."""
+    import os
+
+    if not exc.quiet:
+        sys.stderr.write(f"rubric-studio: error: {exc}\n")
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os.close(devnull)
+    except (OSError, ValueError, AttributeError):  # stdout replaced (tests) or already closed
+        pass
+    return 2
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import functools
 import json
 import sys
 from argparse import Namespace
@@ -155,6 +156,8 @@ def _finish(args: Namespace, rubric, report, labels) -> int:
 
     result = agreement(report.samples, labels, rubric)
     data = result.to_dict()
+    data["judge"] = report.judge
+    data["usage"] = report.usage.to_dict()
     if report.judge_note:
         data["warnings"].append(f"judge criteria not graded: {report.judge_note}")
     if report.errored_cells:
@@ -176,7 +179,13 @@ def _finish(args: Namespace, rubric, report, labels) -> int:
         data["consistency"] = consistency(report.flip_rates(), args.repeat)
     if args.min_kappa is not None:
         data["gate"] = gate(args.min_kappa, data["overall"], None)
-    return _emit(args, data, render, report.errored_cells)
+    return _emit(args, data, functools.partial(render, usage_line=_usage_line(report)), report.errored_cells)
+
+
+def _usage_line(report) -> str:
+    from rubric_studio.cli.formats import usage_text
+
+    return usage_text(report.judge, report.usage)
 
 
 def _emit(args: Namespace, data: dict[str, Any], renderer, errored: int) -> int:
@@ -320,7 +329,7 @@ def _fit_lines(fit: dict[str, Any]) -> list[str]:
     return lines
 
 
-def render(data: dict[str, Any], *, to_file: bool = False) -> str:
+def render(data: dict[str, Any], *, to_file: bool = False, usage_line: str | None = None) -> str:
     """The calibrate report as text (rich, coloured on a terminal)."""
     from rubric_studio.core.safe_text import terminal_safe
 
@@ -347,6 +356,8 @@ def render(data: dict[str, Any], *, to_file: bool = False) -> str:
         console.print("\n[bold]fit[/]")
         for line in _fit_lines(data["fit"]):
             console.print("  " + terminal_safe(line), markup=False)
+    if usage_line:
+        console.print(terminal_safe(usage_line), markup=False)
     for warning in data["warnings"]:
         console.print(terminal_safe(f"warning: {warning}"), style="yellow", markup=False)
     console.print("✓✓ both pass · ✗✗ both fail · r✓h✗ rubric pass, human fail · FFR false failure rate", style="dim")

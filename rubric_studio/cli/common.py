@@ -14,6 +14,7 @@ import sys
 from collections.abc import Iterable
 from pathlib import Path
 
+from rubric_studio.cli.output import OutputFailed, stdout
 from rubric_studio.core.problems import Problem
 from rubric_studio.core.safe_text import terminal_safe
 
@@ -47,7 +48,13 @@ def add_extract_option(parser: argparse.ArgumentParser) -> None:
 
 def echo(text: object, stream=None) -> None:
     """Write one message (stdout by default) with its control characters made visible."""
-    (stream or sys.stdout).write(terminal_safe(text, multiline=True) + "\n")
+    out = stream or sys.stdout
+    try:
+        out.write(terminal_safe(text, multiline=True) + "\n")
+    except OSError as exc:
+        if out is not sys.stdout:
+            raise
+        raise OutputFailed("to standard output", exc) from exc
 
 
 def print_problems(problems: Iterable[Problem], stream=None) -> None:
@@ -74,9 +81,9 @@ def write_output(text: str, output: str | None) -> bool:
     message on stderr and False (the caller exits 2).
     """
     if output is None or output == "-":
-        sys.stdout.write(text)
-        if text and not text.endswith("\n"):
-            sys.stdout.write("\n")
+        out = stdout()
+        out.write(text if not text or text.endswith("\n") else text + "\n")
+        out.flush()
         return True
     from rubric_studio.core.atomic import write_text_safely
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from rich.text import Text
+
 from rubric_studio.core.results import Status, Verdict, cell_mark, score_label
 from rubric_studio.core.rubric import Rubric
 from rubric_studio.core.safe_text import markdown_text, terminal_safe, xml_text
@@ -21,37 +23,74 @@ def sample_score(sample) -> str:
     return score_label(sample.score, sample.partial_score)
 
 
-def table(report: Report, rubric: Rubric, labels=None, *, to_file: bool = False) -> str:
-    """A rich table of samples × criteria; every user string goes in as plain, terminal-safe text."""
-    from rich.table import Table
-    from rich.text import Text
+def report_mark(kind: str, cell) -> str:
+    """A cell's mark as the studio shows it: ``cell_mark`` plus ``?`` when the judge quoted
+    something that is in no text it was shown (a made-up quote: ``✓?``)."""
+    mark = cell_mark(kind, cell)
+    if cell is not None and any(item.made_up for item in cell.evidence):
+        mark += MADE_UP_MARK
+    return mark
 
-    def plain(value: object, style: str = "") -> Text:
-        return Text(terminal_safe(value), style=style)
 
+def _cell(value: object) -> str:
+    """A table cell's text: terminal-safe and on one line (also without the Unicode line and
+    paragraph separators, which editors and ``splitlines`` break lines at)."""
+    return terminal_safe(value).replace("\u2028", "␤").replace("\u2029", "␤")
+
+
+def _table_rows(report: Report, rubric: Rubric, labels) -> list[list[tuple[str, str]]]:
+    """(text, style) per cell of each row; every user string made plain and terminal-safe."""
     kinds = {c.key: c.kind for c in rubric.criteria}
-    title = plain(f"{rubric.name} — {len(report.samples)} samples")
-    grid = Table(title=title, title_justify="left", expand=False)
-    grid.add_column("sample", no_wrap=True, overflow="ellipsis", max_width=32)
-    grid.add_column("verdict", no_wrap=True, min_width=8)
-    grid.add_column("score", justify="right", no_wrap=True)
-    for criterion in rubric.criteria:
-        grid.add_column(plain(criterion.key), justify="center", no_wrap=True)
-    if labels is not None:
-        grid.add_column("human")
+    rows = []
     for sample in report.samples:
-        score_style = "" if sample.score is not None else "dim"  # bracketed: not the sample's score
-        row = [plain(sample.id), plain(sample.verdict, VERDICT_STYLE[sample.verdict]),
-               plain(sample_score(sample), score_style)]
-        row += [plain(cell_mark(kinds.get(c.id, "checklist"), c)) for c in sample.criteria]
+        row = [(_cell(sample.id), ""), (str(sample.verdict), VERDICT_STYLE[sample.verdict]),
+               (sample_score(sample), "" if sample.score is not None else "dim")]  # bracketed: not the sample's score
+        row += [(report_mark(kinds.get(c.id, "checklist"), c), "") for c in sample.criteria]
         if labels is not None:
             label = labels.get(sample.id)
-            row.append(plain(label.verdict if label and label.verdict else ""))
-        grid.add_row(*row)
-    from rubric_studio.cli.common import report_console
+            row.append((_cell(label.verdict) if label and label.verdict else "", ""))
+        rows.append(row)
+    return rows
 
+
+def table(report: Report, rubric: Rubric, labels=None, *, to_file: bool = False) -> str:
+    """Samples × criteria in a box table, the totals and the legend below it."""
+    from rubric_studio.cli.common import report_console
+    from rubric_studio.cli.table_report import Column, Styles, draw, size_columns, table_width
+
+    columns = [Column("sample", max_width=32), Column("verdict", min_width=8), Column("score", "right")]
+    columns += [Column(_cell(c.key), "center") for c in rubric.criteria]
+    if labels is not None:
+        columns.append(Column("human"))
+    rows = _table_rows(report, rubric, labels)
+    size_columns(columns, rows)
     console, tty = report_console(to_file, 200)
+    title = _cell(f"{rubric.name} — {len(report.samples)} samples")
+    if table_width(columns) > console.width:
+        _rich_table(console, title, columns, rows)
+        head = console.export_text(styles=tty)
+    else:
+        head = "\n".join(draw(title, columns, rows, Styles(tty))) + "\n"
+    for line, style in _footer_lines(report):
+        console.print(Text(terminal_safe(line), style=style))
+    return head + console.export_text(styles=tty)
+
+
+def _rich_table(console, title: str, columns, rows) -> None:
+    """A table wider than the console, drawn by rich, which shrinks columns to fit."""
+    from rich.table import Table
+
+    grid = Table(title=Text(title), title_justify="left", expand=False)
+    for column in columns:
+        grid.add_column(Text(column.header), justify=column.justify, no_wrap=True, overflow="ellipsis",
+                        min_width=column.min_width or None, max_width=column.max_width)
+    for row in rows:
+        grid.add_row(*(Text(text, style=style) for text, style in row))
     console.print(grid)
+
+
+def _footer_lines(report: Report) -> list[tuple[str, str]]:
+    """The lines under the table: totals, flip rates, errors, legend, why the judge did not run."""
     lines = [(summary_line(report), "")]
     if report.repeat > 1:
         lines.append((f"consistency over {report.repeat} repeats:", "bold"))
@@ -60,13 +99,12 @@ def table(report: Report, rubric: Rubric, labels=None, *, to_file: bool = False)
     lines.append((LEGEND, "dim"))
     if report.judge_note:
         lines.append((f"note: judge criteria unjudged — {report.judge_note}", "yellow"))
-    for line, style in lines:
-        console.print(plain(line, style))
-    return console.export_text(styles=tty)
+    return lines
 
 
-LEGEND = ("legend: ✓ met  ✗ unmet  ✓ 8 judge score 0–10  ✗.29 check score  ⚠ error  · unjudged  ⋯ pending  "
-          "[0.900] partial score of a sample without a final verdict")
+MADE_UP_MARK = "?"
+LEGEND = ("legend: ✓ met  ✗ unmet  ✓ 8 judge score 0–10  ✗.29 check score  ✓? made-up quote  ⚠ error  "
+          "· unjudged  ⋯ pending  [0.900] partial score of a sample without a final verdict")
 
 
 def summary_line(report: Report) -> str:
@@ -82,12 +120,15 @@ def summary_line(report: Report) -> str:
     if summary.pending:
         parts.append(f"{summary.pending} pending")
     mean = "n/a (no final verdicts)" if summary.mean_score is None else f"{summary.mean_score:.3f}"
-    judge = f"{report.judge['provider']}:{report.judge['model']}" if report.judge else "no judge"
-    return (
-        f"{', '.join(parts)} of {summary.samples} — mean score {mean} — {judge}: "
-        f"{usage.judge_calls} calls{_requests_note(usage)}, {usage.cache_hits} cache hits, "
-        f"{usage.input_tokens}+{usage.output_tokens} tokens, {usage.cost_text()}, {usage.wall_seconds:.2f}s"
-    )
+    return f"{', '.join(parts)} of {summary.samples} — mean score {mean} — {usage_text(report.judge, usage)}"
+
+
+def usage_text(judge: dict[str, str] | None, usage) -> str:
+    """``openai:gpt-4o-mini: 12 calls, 3 cache hits, 900+120 tokens, $0.0004, 1.20s`` — what a
+    run cost, as ``grade`` and ``calibrate`` both say it."""
+    name = f"{judge['provider']}:{judge['model']}" if judge else "no judge"
+    return (f"{name}: {usage.judge_calls} calls{_requests_note(usage)}, {usage.cache_hits} cache hits, "
+            f"{usage.input_tokens}+{usage.output_tokens} tokens, {usage.cost_text()}, {usage.wall_seconds:.2f}s")
 
 
 def _requests_note(usage) -> str:
@@ -120,7 +161,7 @@ def markdown(report: Report, rubric: Rubric, labels=None) -> str:
     lines = [f"## {markdown_text(rubric.name)}", "", "| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
     for sample in report.samples:
         row = [markdown_text(sample.id), f"**{sample.verdict}**", markdown_text(sample_score(sample))]
-        row += [cell_mark(kinds.get(c.id, "checklist"), c) for c in sample.criteria]
+        row += [report_mark(kinds.get(c.id, "checklist"), c) for c in sample.criteria]
         if labels is not None:
             label = labels.get(sample.id)
             row.append(markdown_text(label.verdict) if label and label.verdict else "")
@@ -134,6 +175,8 @@ def markdown(report: Report, rubric: Rubric, labels=None) -> str:
         lines += [f"- {markdown_text(e)}" for e in errors] + [""]
     if any(s.score is None and s.partial_score is not None for s in report.samples):
         lines += [markdown_text("[0.900]: partial score of a sample without a final verdict"), ""]
+    if any(report_mark("checklist", c).endswith(MADE_UP_MARK) for s in report.samples for c in s.criteria):
+        lines += [markdown_text("✓?: made-up quote — the judge quoted text that is in nothing it was shown"), ""]
     if report.judge_note:
         lines += [f"> judge criteria unjudged: {markdown_text(report.judge_note)}", ""]
     return "\n".join(lines)

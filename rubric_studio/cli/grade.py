@@ -1,7 +1,8 @@
 """``rubric-studio grade``: grade samples headless, for CI and scripts.
 
-Formats: table (rich), json (BRIEF §5's object), jsonl (one line per sample as it is
-graded, then a summary line; constant memory), markdown, junit (failure messages name
+Formats: table, json (BRIEF §5's object, written sample by sample as they are graded;
+constant memory), jsonl (one line per sample as it is graded, then a summary line;
+constant memory), markdown, junit (failure messages name
 the criteria that failed) and html (one self-contained page). Whatever the format, a
 transient progress bar shows on stderr when stderr is a terminal (see ``progress``).
 Exit codes: 0 all pass, 1 some fail or ungraded, 2 bad input, 3 cells errored.
@@ -10,15 +11,13 @@ Exit codes: 0 all pass, 1 some fail or ungraded, 2 bad input, 3 cells errored.
 from __future__ import annotations
 
 import asyncio
-import json
 import sys
 from argparse import Namespace
 from pathlib import Path
 
 from rubric_studio.cli.common import echo, fail_usage, print_problems, say_warnings
-from rubric_studio.cli.run_report import jsonl_tail, report_run, say_stopped
+from rubric_studio.cli.run_report import report_run, say_stopped
 from rubric_studio.core.problems import Problem, RubricError
-from rubric_studio.core.safe_text import json_safe
 
 
 def resolve_inputs(args: Namespace):
@@ -100,7 +99,7 @@ def run(args: Namespace) -> int:
         print_problems(label_set.problems)
         labels = label_set.labels
     try:
-        if args.format == "jsonl" and not args.batch_api:
+        if args.format in ("jsonl", "json") and not args.batch_api:
             return asyncio.run(_run_streaming(args, rubric, samples_path, options))
         return asyncio.run(_run_whole(args, rubric, samples_path, options, labels))
     except RubricError as exc:
@@ -128,63 +127,48 @@ async def _run_whole(args: Namespace, rubric, samples_path: Path, options: dict,
         say_warnings(grader)
 
 
-class _Reporting:
-    """The grader as ``stream_grade`` drives it, each chunk's events sent to ``on_event``
-    (the progress bar), which ``stream_grade`` itself does not take."""
-
-    def __init__(self, grader, on_event) -> None:
-        self._grader = grader
-        self._on_event = on_event
-
-    def __getattr__(self, name: str):
-        return getattr(self._grader, name)
-
-    async def run(self, rubric, samples, on_event=None):
-        return await self._grader.run(rubric, samples, on_event or self._on_event)
+async def _graded_chunks(grader, rubric, samples, on_event, *, chunk: int = 256):
+    """Grade ``samples`` ``chunk`` at a time, yielding each chunk's report: memory stays flat."""
+    batch: list = []
+    for sample in samples:
+        batch.append(sample)
+        if len(batch) >= chunk:
+            yield await grader.run(rubric, batch, on_event)
+            batch = []
+    if batch:
+        yield await grader.run(rubric, batch, on_event)
 
 
 async def _run_streaming(args: Namespace, rubric, samples_path: Path, options: dict) -> int:
+    """``--format jsonl`` and ``--format json``: each chunk of samples is written as soon as it
+    is graded, and dropped (100,000 samples in constant memory)."""
+    from rubric_studio.cli.json_stream import JsonlSink, JsonSink
+    from rubric_studio.cli.output import streamed_output
     from rubric_studio.cli.progress import progress_bar
     from rubric_studio.core.samples import Sample, iter_samples
-    from rubric_studio.engine.api import make_grader, stream_grade
-
-    problems: list[Problem] = []
+    from rubric_studio.engine.api import make_grader
 
     def only_samples():
         for item in iter_samples(samples_path, extractor=args.extract, follow_links=args.allow_code):
             if isinstance(item, Sample):
                 yield item
             else:
-                problems.append(item)
                 print_problems([item])
 
-    out = sys.stdout if args.output in (None, "-") else open(args.output, "w", encoding="utf-8")  # noqa: SIM115
     grader = make_grader(rubric, memo=False, **options)
     say_warnings(grader)
     grader.one_invocation()  # one breaker and one deadline across the chunks
-    summary = usage = None
-    stopped = None
-    errored = 0
     try:
-        with progress_bar(args, None, streaming=True) as bar:
-            async for results, running_summary, running_usage in stream_grade(_Reporting(grader, bar), rubric,
-                                                                               only_samples()):
-                summary, usage = running_summary, running_usage
-                stopped = stopped or grader.last_stopped
-                for result in results:
-                    errored += sum(1 for c in result.criteria if c.status == "error")
-                    out.write(json_safe(json.dumps(result.to_dict(), ensure_ascii=False)) + "\n")
-                if bar is not None:
-                    bar.chunk_done(len(results))
-        out.write(jsonl_tail(rubric, summary, usage, stopped) + "\n")
+        with streamed_output(args.output, replace_atomically=args.format == "json") as out:
+            sink = (JsonSink if args.format == "json" else JsonlSink)(out, rubric)
+            with progress_bar(args, None, streaming=True) as bar:
+                async for report in _graded_chunks(grader, rubric, only_samples(), bar):
+                    sink.add(report, grader.last_stopped)
+                    if bar is not None:
+                        bar.chunk_done(len(report.samples))
+            sink.finish()
     finally:
         say_warnings(grader)
         await grader.aclose()
-        if out is not sys.stdout:
-            out.close()
-    say_stopped(stopped)
-    if summary is None or summary.samples == 0:
-        return 2
-    if errored:
-        return 3
-    return 0 if summary.passed == summary.samples else 1
+    say_stopped(sink.stopped)
+    return sink.exit_code()

@@ -21,8 +21,8 @@ import html
 from collections.abc import Mapping
 from typing import Any
 
-from rubric_studio.cli.formats import LEGEND, error_lines, flip_lines, sample_score, summary_line
-from rubric_studio.core.results import CriterionResult, Status, cell_mark
+from rubric_studio.cli.formats import LEGEND, error_lines, flip_lines, report_mark, sample_score, summary_line
+from rubric_studio.core.results import CriterionResult, Status
 from rubric_studio.core.safe_text import terminal_safe
 
 #: Characters of one sample's graded text shown in the page (the rest is cut, and said so).
@@ -40,7 +40,7 @@ h3{font-size:1rem;margin:1.5rem 0 .4rem}.meta,.note,small{color:var(--muted)}
 table{border-collapse:collapse;margin:.5rem 0}th,td{border:1px solid var(--line);padding:.25rem .5rem;
 text-align:left;vertical-align:top}thead th{background:var(--head);position:sticky;top:0}
 .matrix td.cell{text-align:center;white-space:nowrap}.matrix a,.cells a{color:inherit;text-decoration:none}
-.pass,.st-met{color:var(--pass)}.fail,.st-unmet{color:var(--fail)}.error,.st-error{color:var(--error)}
+.pass,.good{color:var(--pass)}.fail,.bad{color:var(--fail)}.error,.st-error{color:var(--error)}
 .pending,.unjudged,.st-pending,.st-unjudged{color:var(--other)}.verdict{font-weight:600}
 td.disagree{outline:2px solid var(--other);outline-offset:-3px}.num{text-align:right}
 .found{color:var(--pass)}.missing{color:var(--fail)}ul.evidence{margin:0;padding-left:1.1rem}
@@ -151,13 +151,21 @@ def _matrix(report, rubric, labels, agreement) -> list[str]:
             status = cell.status if cell is not None else Status.PENDING
             extra = " disagree" if criterion.key in disagree else ""
             title = esc(_cell_title(cell))
-            row.append(f'<td class="cell st-{esc(status)}{extra}" title="{title}">'
-                       f'<a href="#s{i}-c{j}">{esc(cell_mark(criterion.kind, cell))}</a></td>')
+            row.append(f'<td class="cell st-{esc(status)}{_tone(criterion.is_penalty, cell)}{extra}" title="{title}">'
+                       f'<a href="#s{i}-c{j}">{esc(report_mark(criterion.kind, cell))}</a></td>')
         if labels is not None:
             row.append(_human_cell(labels.get(sample.id), sample, agreement))
         out.append(f"<tr>{''.join(row)}</tr>")
     legend = LEGEND + ("  outlined: the human label disagrees" if labels is not None else "")
     return [*out, "</tbody></table></div>", f'<p class="note legend">{esc(legend)}</p>', "</section>"]
+
+
+def _tone(criterion_is_penalty: bool, cell: CriterionResult | None) -> str:
+    """``good`` (green) or ``bad`` (red) for a met/unmet cell, as the studio colours it: a
+    penalty that is met means the bad thing is present, so it is red; empty otherwise."""
+    if cell is None or cell.status not in (Status.MET, Status.UNMET):
+        return ""
+    return " good" if (cell.status is Status.MET) != criterion_is_penalty else " bad"
 
 
 def _cell_title(cell: CriterionResult | None) -> str:
@@ -205,17 +213,32 @@ def _agreement(agreement, rubric) -> list[str]:
     if data["disagreements"]:
         out.append(f"<h3>Disagreements ({len(data['disagreements'])})</h3><ul>")
         for d in data["disagreements"]:
-            cells = f"; cells: {', '.join(d['criteria'])}" if d["criteria"] else ""
-            out.append(f"<li>{esc(d['id'])}: human {esc(d['human'] or '–')}, judge {esc(d['rubric'])}{esc(cells)}</li>")
+            out.append(f"<li>{esc(d['id'])}: {esc(disagreement_words(d, agreement))}</li>")
         out.append("</ul>")
     if data["warnings"]:
         out.append('<ul class="note">' + "".join(f"<li>{esc(w)}</li>" for w in data["warnings"]) + "</ul>")
     return [*out, "</section>"]
 
 
+def disagreement_words(entry: dict[str, Any], agreement) -> str:
+    """What a human and the judge disagree on, each as the pair it is: ``human: fail · judge:
+    pass`` for the verdict, ``human: action-items unmet · judge: met`` for a cell. A sample
+    whose verdicts agree is not shown as if they did not."""
+    parts = []
+    pair = agreement.pairs.get(entry["id"])
+    if pair is not None and pair[0] != pair[1]:
+        parts.append(f"human: {pair[0]} · judge: {pair[1]}")
+    elif entry["human"] is not None and pair is None:
+        parts.append(f"human: {entry['human']} · judge: {entry['rubric']} (not compared)")
+    for criterion_id in entry["criteria"]:
+        human, judge = agreement.cell_pairs.get(criterion_id, {}).get(entry["id"], ("?", "?"))
+        parts.append(f"human: {criterion_id} {human} · judge: {judge}")
+    return "; ".join(parts)
+
+
 def _samples(report, rubric, labels: Mapping[str, Any], texts: Mapping[str, str]) -> list[str]:
     out = ['<section id="samples"><h2>Samples</h2>']
-    kinds = [(c.key, c.kind) for c in rubric.criteria]
+    kinds = [(c.key, c.kind, c.is_penalty) for c in rubric.criteria]
     for i, sample in enumerate(report.samples):
         verdict = esc(sample.verdict)
         out.append(f'<article id="s{i}"><h3>{esc(sample.id)} — <span class="verdict {verdict}">{verdict}</span>'
@@ -227,8 +250,8 @@ def _samples(report, rubric, labels: Mapping[str, Any], texts: Mapping[str, str]
             out.append('<ul class="note">' + "".join(f"<li>{esc(n)}</li>" for n in sample.notes) + "</ul>")
         out.append('<table class="cells"><thead><tr><th>criterion</th><th>verdict</th><th>score</th>'
                    + ("<th>human</th>" if label is not None else "") + "<th>rationale</th><th>evidence</th></tr></thead><tbody>")
-        for j, (key, kind) in enumerate(kinds):
-            out.append(_cell_row(f"s{i}-c{j}", key, kind, sample.cell(key), label))
+        for j, (key, kind, penalty) in enumerate(kinds):
+            out.append(_cell_row(f"s{i}-c{j}", (key, kind, penalty), sample.cell(key), label))
         out.append("</tbody></table>")
         if sample.id in texts:
             out.append(_graded_text(texts[sample.id], sample.criteria))
@@ -245,7 +268,9 @@ def _label_line(label) -> str:
     return " · ".join(parts)
 
 
-def _cell_row(anchor: str, key: str, kind: str, cell: CriterionResult | None, label) -> str:
+def _cell_row(anchor: str, criterion: tuple[str, str, bool], cell: CriterionResult | None, label) -> str:
+    """One criterion's row in a sample's detail; ``criterion`` is (key, kind, is a penalty)."""
+    key, kind, penalty = criterion
     status = cell.status if cell is not None else Status.PENDING
     score = "–" if cell is None or cell.score is None else f"{cell.score:.2f}"
     if cell is not None and cell.raw_score is not None and kind == "analytic":
@@ -260,7 +285,8 @@ def _cell_row(anchor: str, key: str, kind: str, cell: CriterionResult | None, la
     if cell is not None and cell.votes:
         why += f" (votes: {', '.join(str(v) for v in cell.votes)})"
     return (f'<tr id="{anchor}"><th scope="row"><a href="#{anchor}">{esc(key)}</a></th>'
-            f'<td class="st-{esc(status)}">{esc(cell_mark(kind, cell))} {esc(status)}</td><td class="num">{esc(score)}</td>'
+            f'<td class="st-{esc(status)}{_tone(penalty, cell)}">{esc(report_mark(kind, cell))} {esc(status)}'
+            f'{" (penalty)" if penalty else ""}</td><td class="num">{esc(score)}</td>'
             f"{human}<td>{esc(why)}</td><td>{_evidence(cell)}</td></tr>")
 
 

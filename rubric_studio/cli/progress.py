@@ -3,9 +3,9 @@
 It appears only when stderr is a terminal, so CI logs (stderr a pipe or a file) never
 get cursor movements or bar frames, and it is transient: it erases itself before the
 report is written. It never touches stdout, where the report goes (rich's stdout
-redirection is off). The one case without a bar is ``--format jsonl`` streaming onto a
-terminal: there the lines themselves show the progress, and a bar redrawn between
-them would tear them.
+redirection is off). The one case without a bar is ``--format jsonl`` or ``json``
+streaming onto a terminal: there the lines themselves show the progress, and a bar
+redrawn between them would tear them.
 
 What it counts: while checks run, the samples; while the judge works, the judge calls
 (cache hits are not calls); when nothing needs judging, the samples graded.

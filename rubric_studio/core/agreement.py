@@ -10,7 +10,8 @@ Definitions (r = rubric, h = human; counts over the compared items)::
     accuracy            = (both_pass + both_fail) / n
     kappa               = (p_o − p_e) / (1 − p_e)              Cohen's kappa
                           p_o = accuracy, p_e = (r_pass·h_pass + r_fail·h_fail) / n²
-                          None when n = 0 or p_e = 1 (both raters used one class only)
+                          None when n < 2 (one item agrees or not; there is no chance
+                          agreement to correct for) or p_e = 1 (both raters used one class only)
     kappa_ci            = kappa ± 1.96·SE, SE = √(p_o(1 − p_o) / (n(1 − p_e)²))
                           (Cohen 1960's analytic large-sample SE, clipped to [−1, 1];
                           deterministic, but too narrow for small n — hence the warnings;
@@ -41,6 +42,8 @@ from rubric_studio.core.rubric import Rubric
 
 Z95 = 1.959963984540054
 MIN_LABELS = 10
+#: Cohen's kappa of fewer items is not reported (one item either agrees or not: nothing to correct for chance).
+MIN_KAPPA_ITEMS = 2
 MIN_CLASS_SHARE = 0.2
 MIN_CELL_LABELS = 5
 DIGITS = 4
@@ -107,7 +110,7 @@ class Agreement:
     @property
     def kappa(self) -> float | None:
         p_o, p_e = self.accuracy, self.expected
-        if p_o is None or p_e is None or math.isclose(p_e, 1.0):
+        if self.n < MIN_KAPPA_ITEMS or p_o is None or p_e is None or math.isclose(p_e, 1.0):
             return None
         return (p_o - p_e) / (1 - p_e)
 

@@ -46,9 +46,13 @@ class LengthCheck(_Spec):
     def _bounds(self) -> LengthCheck:
         if all(v is None for v in (self.min_chars, self.max_chars, self.min_words, self.max_words)):
             raise ValueError("a length check needs at least one of min_chars, max_chars, min_words, max_words")
-        for low, high in ((self.min_chars, self.max_chars), (self.min_words, self.max_words)):
+        for unit, low, high in (("chars", self.min_chars, self.max_chars), ("words", self.min_words, self.max_words)):
             if low is not None and high is not None and low > high:
-                raise ValueError(f"minimum {low} is larger than maximum {high}")
+                raise ValueError(f"no text can pass: min_{unit} {low} is larger than max_{unit} {high}")
+        if self.min_words and self.max_chars is not None and self.max_chars < 2 * self.min_words - 1:
+            raise ValueError(
+                f"no text can pass: min_words {self.min_words} needs at least {2 * self.min_words - 1} characters "
+                f"({self.min_words} one-letter words and the spaces between them), but max_chars is {self.max_chars}")
         return self
 
 

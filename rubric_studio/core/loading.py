@@ -8,6 +8,7 @@ warnings for things that are valid but probably not what the author meant.
 from __future__ import annotations
 
 import difflib
+import re
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -64,15 +65,60 @@ def _fields_at(loc: tuple[Any, ...]) -> list[str]:
 
 
 def _describe(loc: tuple[Any, ...]) -> str:
+    """``criteria[0].check.command`` for pydantic's ``('criteria', 0, 'check', 'command', 'command')``:
+    the check-type tag right after ``check`` is pydantic's, not a key of the file."""
     out = ""
-    for part in loc:
+    for index, part in enumerate(loc):
         if isinstance(part, int):
             out += f"[{part}]"
-        elif part in CHECK_TYPES and out.endswith("check"):
+        elif part in CHECK_TYPES and index >= 1 and loc[index - 1] == "check":
             continue
         else:
             out += f".{part}" if out else str(part)
     return out or "(rubric)"
+
+
+#: pydantic's names of union branches, as they appear in an error's location, and what they accept.
+_BRANCHES = {"str": "a string", "list[str]": "a list of strings", "int": "an integer", "float": "a number",
+             "bool": "true or false", "dict[str,str]": "a mapping of names to strings", "none": "nothing (null)"}
+
+
+def _branch_at(loc: tuple[Any, ...]) -> int | None:
+    """Index of the first union-branch label in ``loc`` (``'str'``, ``'list[str]'`` ...), if any."""
+    for index, part in enumerate(loc):
+        if isinstance(part, str) and (part in _BRANCHES or "[" in part):
+            return index
+    return None
+
+
+def _merged_union_errors(errors: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """One error per value that matched no branch of a union (``str | list[str]``), saying what
+    each branch expects instead of naming pydantic's branches (``check.str``, ``check.list[str]``)."""
+    merged: list[dict[str, Any]] = []
+    by_loc: dict[tuple[Any, ...], dict[str, Any]] = {}
+    for error in errors:
+        loc = tuple(error["loc"])
+        cut = _branch_at(loc)
+        if cut is None:
+            merged.append(error)
+            continue
+        branch = loc[cut]
+        expects = _BRANCHES.get(branch, branch)
+        entry = by_loc.get(loc[:cut])
+        if entry is None:
+            entry = {"type": "union_mismatch", "loc": loc[:cut], "expects": [], "input": None, "msg": ""}
+            by_loc[loc[:cut]] = entry
+            merged.append(entry)
+        if expects not in entry["expects"]:
+            entry["expects"].append(expects)
+        if len(loc) == cut + 1:
+            entry["input"] = error.get("input")
+    return merged
+
+
+def _shown(value: Any) -> str:
+    shown = repr(value) if not isinstance(value, dict | list) else type(value).__name__
+    return shown if len(shown) <= 60 else shown[:57] + "..."
 
 
 def _message(error: dict[str, Any], loc: tuple[Any, ...]) -> str:
@@ -86,7 +132,11 @@ def _message(error: dict[str, Any], loc: tuple[Any, ...]) -> str:
         expected = f" (expected one of: {', '.join(allowed)})" if allowed else ""
         return f"unknown key {name!r} in {_describe(loc[:-1])}{hint}{expected}"
     if kind == "missing":
-        return f"{where}: required key is missing"
+        return f"{_describe(loc[:-1])}: required key {str(loc[-1])!r} is missing"
+    if kind == "union_mismatch":
+        return f"{where}: expected {' or '.join(error['expects'])} (got {_shown(error['input'])})"
+    if kind == "invalid_key":
+        return f"{_describe(loc[:-1])}: a key is null (~ or nothing before the colon); keys are names such as 'outcome'"
     if kind == "union_tag_invalid":
         got = error.get("ctx", {}).get("tag")
         return f"{where}: unknown check type {got!r}; expected one of: {', '.join(CHECK_TYPES)}"
@@ -96,10 +146,7 @@ def _message(error: dict[str, Any], loc: tuple[Any, ...]) -> str:
     if text.startswith("Value error, "):
         text = text[len("Value error, ") :]
     if kind in {"string_type", "int_type", "float_type", "bool_type", "list_type", "dict_type", "int_parsing", "float_parsing", "bool_parsing", "literal_error", "model_type"}:
-        got = error.get("input")
-        shown = repr(got) if not isinstance(got, dict | list) else type(got).__name__
-        shown = shown if len(shown) <= 60 else shown[:57] + "..."
-        return f"{where}: {text.rstrip('.')} (got {shown})"
+        return f"{where}: {text.rstrip('.')} (got {_shown(error.get('input'))})"
     return f"{where}: {text}"
 
 
@@ -153,14 +200,46 @@ def _duplicate_band_problems(data: dict[str, Any], positions: Positions) -> list
 _REPORTED_FROM_RAW_DATA = frozenset({"duplicate_id", "score_range_duplicate"})
 
 
-def _validation_problems(exc: ValidationError, positions: Positions) -> list[Problem]:
+#: Plain words YAML 1.1 reads as booleans or null (``outcome: no`` is ``False``).
+_YAML_WORDS = {"y", "n", "yes", "no", "on", "off", "true", "false", "null", "~"}
+_WORD = re.compile(r"~|[A-Za-z]+")
+
+
+def _yaml_word(text: str, line: int | None, column: int | None) -> str | None:
+    """The unquoted word at ``line:column`` of ``text`` when YAML reads it as a boolean or null."""
+    if line is None or column is None:
+        return None
+    lines = text.splitlines()
+    if not 0 < line <= len(lines):
+        return None
+    found = _WORD.match(lines[line - 1], column - 1)
+    word = found.group() if found else None
+    return word if word is not None and word.lower() in _YAML_WORDS else None
+
+
+def _string_expected(error: dict[str, Any], loc: tuple[Any, ...], positions: Positions, text: str) -> str | None:
+    """For a string written as a bare YAML word (``no``, ``on``, ``~``): what YAML made of it and
+    how to quote it. None for any other error."""
+    if error["type"] != "string_type" or not (error.get("input") is None or isinstance(error.get("input"), bool)):
+        return None
+    word = _yaml_word(text, *positions.locate(loc))
+    if word is None:
+        return f"{_describe(loc)}: no value; expected a string" if error.get("input") is None else None
+    read_as = "null (no value)" if error.get("input") is None else str(error["input"]).lower()
+    return f"{_describe(loc)}: YAML reads {word} as {read_as}; quote it: '{word}'"
+
+
+def _validation_problems(exc: ValidationError, positions: Positions, text: str = "") -> list[Problem]:
     problems = []
-    for error in exc.errors(include_url=False):
+    for error in _merged_union_errors(exc.errors(include_url=False)):
         loc = tuple(error["loc"])
         if error["type"] in _REPORTED_FROM_RAW_DATA:
             continue  # reported from the raw data, with both positions
-        key = error["type"] == "extra_forbidden"
-        problems.append(positions.problem(loc, _message(error, loc), key=key))
+        if error["type"] == "invalid_key" and loc[-1:] == ("None",):
+            loc = (*loc[:-1], None)  # the ``~:`` key itself, not its mapping
+        key = error["type"] in ("extra_forbidden", "invalid_key")
+        message = _string_expected(error, loc, positions, text) or _message(error, loc)
+        problems.append(positions.problem(loc, message, key=key))
     return problems
 
 
@@ -221,6 +300,11 @@ def lint_rubric(rubric: Rubric, positions: Positions | None = None) -> list[Prob
             warn(("criteria", index, "min_score"), f"criteria[{index}] ({criterion.id}): min_score has no effect on a checklist criterion (met is 1, unmet 0)")
         if criterion.required and criterion.is_penalty:
             warn(("criteria", index, "required"), f"criteria[{index}] ({criterion.id}): a required penalty fails every sample that does NOT show the penalised behaviour")
+        if criterion.is_penalty and criterion.operator == "contradiction":
+            warn(("criteria", index, "operator"), f"criteria[{index}] ({criterion.id}): a penalty with operator: "
+                 "contradiction is applied to every answer that does NOT contradict its outcome, also answers that "
+                 "never mention it; to penalise a contradiction, drop the operator and state the wrong claim as the "
+                 "outcome, or give the criterion a positive weight")
         if criterion.score_ranges and max(criterion.score_ranges) == 10 and len(criterion.score_ranges) == 1:
             warn(("criteria", index, "score_ranges"), f"criteria[{index}] ({criterion.id}): score_ranges has a single band")
     return warnings
@@ -242,7 +326,7 @@ def parse_rubric(text: str, file: str = "<rubric>", *, base_dir: Path | None = N
     try:
         rubric = Rubric.model_validate(data)
     except ValidationError as exc:
-        problems.extend(p for p in _validation_problems(exc, positions) if (p.line, p.column) not in unreadable)
+        problems.extend(p for p in _validation_problems(exc, positions, text) if (p.line, p.column) not in unreadable)
         rubric = None
     if problems:
         problems.sort(key=lambda p: (p.line or 0, p.column or 0))

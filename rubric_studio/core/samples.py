@@ -217,19 +217,25 @@ def _iter_jsonl(path: Path, extractor: str) -> Iterator[Sample | Problem]:
 
 
 def _iter_json(path: Path, extractor: str) -> Iterator[Sample | Problem]:
+    from rubric_studio.core.json_positions import record_positions
+
     file = str(path)
-    data = _parse_json(read_samples_file(path), file)
+    text = read_samples_file(path)
+    data = _parse_json(text, file)
     if isinstance(data, Problem):
         yield data
         return
+    whole = data
     if isinstance(data, dict) and isinstance(data.get("samples"), list):
         data = data["samples"]
     if not isinstance(data, list):
         yield Problem(file, 1, 1, "expected a JSON list of records (or {\"samples\": [...]})")
         return
+    positions = record_positions(text, whole, _DECODER) or []
     for index, record in enumerate(data):
-        yield _sample_or_problem(record, (file, None, None), default_id=f"{path.stem}-{index + 1}",
-                                 source=f"{path}[{index}]", extractor=extractor, prefix=f"record {index}: ")
+        line, column = positions[index] if index < len(positions) else (None, None)
+        yield _sample_or_problem(record, (file, line, column), default_id=f"{path.stem}-{index + 1}",
+                                 source=f"{path}[{index}]", extractor=extractor, prefix=f"record {index + 1}: ")
 
 
 def _yaml_items(data: Any) -> list[tuple[tuple[Any, ...], Any]] | None:

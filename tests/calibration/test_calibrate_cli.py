@@ -35,7 +35,8 @@ def test_no_judge_excludes_samples_with_a_warning_and_exits_0(support, capsys):
     rubric, labels = support
     assert main(["calibrate", str(rubric), "--format", "json"]) == 0
     data = _json(capsys)
-    assert list(data) == ["overall", "criteria", "disagreements", "warnings"]
+    assert list(data) == ["overall", "criteria", "disagreements", "warnings", "judge", "usage"]
+    assert data["usage"]["judge_calls"] == 0
     assert set(data["overall"]) == KEYS and data["overall"]["n"] == 0
     verdicts = sum(1 for e in yaml.safe_load(labels.read_text()).values() if "verdict" in e)
     assert any(f"{verdicts} labelled samples excluded" in w and "unjudged" in w for w in data["warnings"])
@@ -156,3 +157,42 @@ def test_a_missing_labels_file_named_on_the_command_line_exits_2(support, capsys
     missing = tmp_path / "nope.labels.yaml"
     assert main(["calibrate", str(support[0]), "--labels", str(missing)]) == 2
     assert f"{missing}: labels file not found" in capsys.readouterr().err
+
+
+def test_calibrate_reports_calls_tokens_and_time_like_grade(support, capsys, monkeypatch):
+    rubric, _ = support
+    monkeypatch.setenv("OPENAI_API_KEY", "test")
+    with FakeLLM() as server:
+        assert main(["calibrate", str(rubric), "--format", "json", "--base-url", server.base_url_openai,
+                     "--no-cache"]) == 0
+        calls = server.calls()
+        data = _json(capsys)
+        assert main(["calibrate", str(rubric), "--base-url", server.base_url_openai, "--no-cache"]) == 0
+        text = capsys.readouterr().out
+    usage = data["usage"]
+    assert usage["judge_calls"] == calls > 0
+    assert usage["input_tokens"] > 0 and usage["output_tokens"] > 0 and usage["wall_seconds"] > 0
+    assert data["judge"]["model"]
+    line = next(line for line in text.splitlines() if " calls" in line and "tokens" in line)
+    assert f": {calls} calls" in line and "0 cache hits" in line and line.rstrip().endswith("s")
+
+
+def test_kappa_of_one_labelled_sample_is_not_a_number(tmp_path, capsys):
+    (tmp_path / "r.yaml").write_text("name: x\ncriteria:\n  - id: short\n    check: {type: length, max_words: 3}\n")
+    (tmp_path / "s.jsonl").write_text('{"id": "a", "output": "one two three four five"}\n{"id": "b", "output": "ok"}\n')
+    (tmp_path / "l.yaml").write_text("a: {verdict: pass, criteria: {short: met}}\n")
+    args = ["calibrate", str(tmp_path / "r.yaml"), str(tmp_path / "s.jsonl"), "--labels", str(tmp_path / "l.yaml")]
+    main([*args, "--format", "json"])
+    data = _json(capsys)
+    assert data["overall"]["n"] == 1 and data["criteria"]["short"]["n"] == 1
+    assert data["overall"]["kappa"] is None and data["overall"]["kappa_ci"] is None
+    assert data["criteria"]["short"]["kappa"] is None
+    main(args)
+    text = capsys.readouterr().out
+    overall = next(line for line in text.splitlines() if line.startswith("overall"))
+    assert "0.00" not in overall and "[" not in overall
+    assert overall.split("│")[3].strip() == "–"
+    page = tmp_path / "run.html"
+    main(["grade", str(tmp_path / "r.yaml"), str(tmp_path / "s.jsonl"), "--labels", str(tmp_path / "l.yaml"),
+          "--format", "html", "-o", str(page)])
+    assert "[0.00, 0.00]" not in page.read_text()

@@ -133,3 +133,58 @@ def test_bundled_rubrics_are_valid(path: Path):
     assert rubric is not None, problems
     assert [p for p in problems if p.severity == "error"] == []
     assert rubric.judge_criteria and rubric.check_criteria
+
+
+def test_a_missing_key_is_named():
+    (msg,) = problems_of("name: x\ncriteria:\n  - id: run\n    check: {type: command}\n")
+    assert msg == "r.yaml:4:12: criteria[0].check: required key 'command' is missing"
+
+
+def test_a_value_matching_no_branch_says_what_is_expected_without_internal_names():
+    (msg,) = problems_of("name: x\ncriteria:\n  - id: run\n    check: {type: command, command: 5}\n")
+    assert msg == "r.yaml:4:37: criteria[0].check.command: expected a string or a list of strings (got 5)"
+    assert "str]" not in msg and ".str" not in msg
+
+
+@pytest.mark.parametrize("word", ["no", "yes", "on", "Off", "true", "false", "null", "~"])
+def test_a_bare_yaml_word_where_a_string_is_expected_says_how_to_quote_it(word: str):
+    (msg,) = problems_of(f"name: x\ncriteria:\n  - id: a\n    outcome: Polite\n  - id: b\n    check: {{type: keywords, forbidden: [ok, {word}]}}\n")
+    read_as = {"no": "false", "yes": "true", "on": "true", "Off": "false", "true": "true", "false": "false",
+               "null": "null (no value)", "~": "null (no value)"}[word]
+    assert msg == f"r.yaml:6:45: criteria[1].check.forbidden[1]: YAML reads {word} as {read_as}; quote it: '{word}'"
+
+
+def test_outcome_no_is_read_as_false_and_the_message_says_so():
+    (msg,) = problems_of("name: x\ncriteria:\n  - id: a\n    outcome: no\n")
+    assert msg == "r.yaml:4:14: criteria[0].outcome: YAML reads no as false; quote it: 'no'"
+
+
+def test_a_null_key_is_reported_at_the_key():
+    (msg,) = problems_of("name: x\ncriteria:\n  - id: a\n    outcome: fine\n    ~: 3\n")
+    assert msg.startswith("r.yaml:5:5: criteria[0]: a key is null")
+
+
+def test_a_penalty_with_operator_contradiction_is_flagged(tmp_path: Path):
+    path = tmp_path / "r.yaml"
+    path.write_text("name: x\ncriteria:\n  - id: good\n    outcome: Polite\n  - id: bad\n    outcome: Shares the password\n"
+                    "    weight: -3\n    operator: contradiction\n")
+    _, problems = check_rubric_file(path)
+    (warning,) = [p for p in problems if "operator" in p.message]
+    assert (warning.line, warning.column, warning.severity) == (8, 15, "warning")
+    assert "penalty" in warning.message and "does NOT contradict" in warning.message
+    path.write_text("name: x\ncriteria:\n  - id: fact\n    outcome: Refunds take 5 days\n    operator: contradiction\n")
+    assert check_rubric_file(path)[1] == []  # a positive contradiction criterion is fine
+
+
+@pytest.mark.parametrize(("check", "line_col", "says"), [
+    ("{type: length, min_words: 10, max_words: 5}", "4:12", "min_words 10 is larger than max_words 5"),
+    ("{type: length, min_chars: 90, max_chars: 20}", "4:12", "min_chars 90 is larger than max_chars 20"),
+    ("{type: length, min_words: 5, max_words: 5, max_chars: 8}", "4:12", "min_words 5 needs at least 9 characters"),
+])
+def test_a_check_no_text_can_pass_is_flagged_where_it_is(check: str, line_col: str, says: str):
+    (msg,) = problems_of(f"name: x\ncriteria:\n  - id: a\n    check: {check}\n")
+    assert msg.startswith(f"r.yaml:{line_col}: criteria[0].check: no text can pass: ") and says in msg
+
+
+def test_a_length_check_that_some_text_passes_is_accepted():
+    parse_rubric("name: x\ncriteria:\n  - id: a\n    check: {type: length, min_words: 5, max_words: 5, max_chars: 9}\n")

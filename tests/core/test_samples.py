@@ -225,7 +225,8 @@ def test_huge_integers_are_one_bad_record_in_every_format(tmp_path: Path):
     whole = tmp_path / "s.json"
     whole.write_text(f'[{{"id": "g1", "output": "x"}}, {{"id": "bad", "metadata": {{"n": {big}}}, "output": "x"}}]')
     loaded = load_samples(whole)
-    assert [s.id for s in loaded] == ["g1"] and loaded.problems[0].message.startswith("record 1: metadata.n:")
+    assert [s.id for s in loaded] == ["g1"] and loaded.problems[0].message.startswith("record 2: metadata.n:")
+    assert (loaded.problems[0].line, loaded.problems[0].column) == (1, 31)
     hexed = tmp_path / "s.yaml"
     hexed.write_text(f"- id: g1\n  output: x\n- id: bad\n  output: 0x{'f' * 5000}\n")
     loaded = load_samples(hexed)
@@ -305,3 +306,16 @@ def test_a_half_written_last_line_is_reported_on_that_line(tmp_path: Path):
     path.write_text('{"id": "a", "output": "x"}\n{"id": "broken", "output": \n')
     loaded = load_samples(path)
     assert [s.id for s in loaded] == ["a"] and (loaded.problems[0].line, loaded.problems[0].column) == (2, 28)
+
+
+def test_a_json_samples_file_names_the_line_and_column_of_a_bad_record(tmp_path: Path):
+    listed = tmp_path / "list.json"
+    listed.write_text('[\n  {"id": "a", "output": "x"},\n  {"id": "b", "outputz": 3},\n  5\n]\n')
+    loaded = load_samples(listed)
+    assert [(p.line, p.column) for p in loaded.problems] == [(3, 3), (4, 3)]
+    assert str(loaded.problems[0]).startswith(f"{listed}:3:3: record 2: record has no 'output'")
+    assert "got int" in str(loaded.problems[1])
+    wrapped = tmp_path / "wrapped.json"
+    wrapped.write_text('{"name": "x", "samples": [\n  {"id": "a", "output": "x"},\n    {"id": "b"}, [1]\n],\n "other": [{}]}')
+    loaded = load_samples(wrapped)
+    assert [(p.line, p.column) for p in loaded.problems] == [(3, 5), (3, 18)]

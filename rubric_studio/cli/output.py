@@ -1,0 +1,126 @@
+"""Where a report goes, and what happens when it cannot go there.
+
+Standard output on a full disk (``> /dev/full``), a pipe whose reader left, an ``-o`` file
+that fills up: each becomes :class:`OutputFailed`, which ``main`` reports in one line with
+exit code 2. Only the standard library is imported here: ``main`` catches the error
+without loading anything heavy.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+
+class OutputFailed(Exception):
+    """The report could not be written where it goes (standard output on a full disk, a closed
+    pipe, an ``-o`` file that filled up): said in one line, exit 2, never a traceback."""
+
+    def __init__(self, where: str, error: OSError) -> None:
+        super().__init__(f"cannot write {where}: {error.strerror or error}")
+        self.error = error
+
+    @property
+    def quiet(self) -> bool:
+        """A reader that went away (``| head``) is no news to the user."""
+        import errno
+
+        return self.error.errno == errno.EPIPE
+
+
+class GuardedOutput:
+    """A text stream whose write errors become :class:`OutputFailed` naming where it goes."""
+
+    def __init__(self, stream, where: str) -> None:
+        self._stream = stream
+        self.where = where
+        #: Set by the writer once the report is whole: only then does it replace an ``-o`` file.
+        self.complete = False
+
+    def write(self, text: str) -> None:
+        try:
+            self._stream.write(text)
+        except OSError as exc:
+            raise OutputFailed(self.where, exc) from exc
+
+    def flush(self) -> None:
+        try:
+            self._stream.flush()
+        except OSError as exc:
+            raise OutputFailed(self.where, exc) from exc
+
+
+def stdout() -> GuardedOutput:
+    return GuardedOutput(sys.stdout, "the report to standard output")
+
+
+@contextlib.contextmanager
+def streamed_output(output: str | None, *, replace_atomically: bool = True) -> Iterator[GuardedOutput]:
+    """Where a report written piece by piece goes: standard output, or the ``-o`` file.
+
+    With ``replace_atomically`` the pieces go to a temporary file beside the target that
+    replaces it only once the report is complete (a failed run leaves the old file), and
+    a target that is not a regular file is refused, as :func:`write_output` does.
+    Raises :class:`OutputFailed`.
+    """
+    if output in (None, "-"):
+        yield stdout()
+        return
+    where = output
+    if not replace_atomically:
+        try:
+            handle = open(output, "w", encoding="utf-8")  # noqa: SIM115
+        except OSError as exc:
+            raise OutputFailed(where, exc) from exc
+        with handle:
+            yield GuardedOutput(handle, where)
+        return
+    yield from _replacing(Path(output), where)
+
+
+class _Incomplete(Exception):
+    """The run wrote no whole report: the ``-o`` file keeps what it held."""
+
+
+def _replacing(path: Path, where: str) -> Iterator[GuardedOutput]:
+    """The generator body of :func:`streamed_output` for an atomically replaced file."""
+    import os
+    import tempfile
+
+    from rubric_studio.core.atomic import regular_target
+
+    try:
+        target, info = regular_target(path)
+        handle = tempfile.NamedTemporaryFile("w", encoding="utf-8", dir=target.parent,  # noqa: SIM115 (closed below)
+                                             prefix=f".{target.name}.", suffix=".tmp", delete=False)
+    except OSError as exc:
+        raise OutputFailed(where, exc) from exc
+    out = GuardedOutput(handle, where)
+    try:
+        yield out
+        if not out.complete:
+            raise _Incomplete
+        try:
+            handle.close()
+            mode = info.st_mode & 0o7777 if info is not None else 0o666 & ~_umask()
+            os.chmod(handle.name, mode)
+            os.replace(handle.name, target)
+        except OSError as exc:
+            raise OutputFailed(where, exc) from exc
+    except BaseException as exc:
+        with contextlib.suppress(OSError):
+            handle.close()
+        with contextlib.suppress(OSError):
+            os.unlink(handle.name)
+        if not isinstance(exc, _Incomplete):
+            raise
+
+
+def _umask() -> int:
+    import os
+
+    umask = os.umask(0)
+    os.umask(umask)
+    return umask
