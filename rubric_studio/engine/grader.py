@@ -259,6 +259,11 @@ class Grader:
         return self.dispatch.in_flight
 
     @property
+    def concurrency_now(self) -> int:
+        """Judge calls allowed in flight at this moment (lowered on timeouts and 429s)."""
+        return self.dispatch.concurrency.current
+
+    @property
     def concurrency_text(self) -> str | None:
         """Judge calls allowed in flight now / at most (``2/6``); None without a judge."""
         return self.dispatch.concurrency.text if self.judge is not None else None

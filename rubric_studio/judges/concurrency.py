@@ -9,7 +9,7 @@ slots answers the first two and lets the others time out. The run's limit theref
 * every ``current`` answers in a row add one, back up to the ceiling (the user's
   ``--concurrency``, or a local server's slot count when it publishes one).
 
-The limit in use is reported (``current``/``ceiling``) so progress lines can show it.
+The limit in use is reported against the user's setting (``2/6``) so progress lines can show it.
 """
 
 from __future__ import annotations
@@ -30,6 +30,8 @@ class AdaptiveLimit:
     """A semaphore whose size halves on overload and grows by one per window of answers."""
 
     def __init__(self, ceiling: int):
+        #: What the user asked for (``--concurrency``), shown beside the limit in use.
+        self.requested = max(1, ceiling)
         self.ceiling = max(1, ceiling)
         self.current = self.ceiling
         self.in_use = 0
@@ -90,5 +92,5 @@ class AdaptiveLimit:
 
     @property
     def text(self) -> str:
-        """``current/ceiling``, e.g. ``2/6``."""
-        return f"{self.current}/{self.ceiling}"
+        """``current/requested``, e.g. ``2/6`` (a 2-slot server, ``--concurrency 6``)."""
+        return f"{self.current}/{self.requested}"

@@ -74,7 +74,7 @@ async def test_a_published_slot_count_caps_the_concurrency_from_the_start(provid
     assert "/props" in server.probes
     assert server.peak_concurrent == 2 and server.dropped == 0  # never more sent than it runs at once
     assert server.calls() == 6 and statuses(report) == expected(6)
-    assert grader.dispatch.concurrency.text == "2/2"
+    assert grader.dispatch.concurrency.text == "2/6"
 
 
 async def test_a_429_burst_lowers_the_concurrency_and_every_call_then_succeeds(provider_name, tmp_path):
@@ -136,3 +136,19 @@ async def test_a_slot_question_to_a_server_that_never_answers_is_bounded():
         started = time.monotonic()
         assert await published_slots(f"http://127.0.0.1:{port}/v1", 0.5) is None
         assert time.monotonic() - started < 3 * 0.5 + 1  # one bound, not one per path
+
+
+def test_the_progress_line_shows_the_concurrency_in_use(tmp_path, monkeypatch):
+    from tests.test_cli_reports import _grade_with_pty_stderr
+
+    monkeypatch.setenv("OPENAI_API_KEY", "k")
+
+    (tmp_path / "r.yaml").write_text("name: r\ncriteria:\n  - {id: a, outcome: Mentions the word topic0}\n")
+    (tmp_path / "s.jsonl").write_text("".join(f'{{"id": "s{i}", "output": "Reply {i} about topic{i % 4}"}}\n'
+                                              for i in range(8)))
+    with FakeLLM(slots=2, latency=0.4) as server:
+        code, _, terminal = _grade_with_pty_stderr([
+            str(tmp_path / "r.yaml"), str(tmp_path / "s.jsonl"), "--judge", "openai:gpt-4o-mini", "--base-url",
+            server.base_url_openai, "--concurrency", "6", "--no-cache", "--format", "json"])
+    assert code in (0, 1) and server.calls() == 8
+    assert "concurrency 2/6" in terminal  # the server's two slots, of the six asked for
