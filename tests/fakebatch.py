@@ -16,7 +16,9 @@ live reply shapes. Scriptable (attributes, changeable between runs):
 * ``expire`` — the batch expires with only its first half answered;
 * ``answered_before_cancel`` — lines answered when a cancel arrives (the rest are cancelled);
 * ``fail_create_after`` — batch creations after this many answer 500 (None: never);
-* ``status_errors`` — the next status polls that answer 503.
+* ``status_errors`` — the next status polls that answer 503;
+* ``hang`` — phases that never answer (until the fake closes): ``upload`` (OpenAI file
+  upload), ``create``, ``poll`` (status), ``download`` (results).
 
 OpenAI puts expired and cancelled lines in the error file (codes ``batch_expired`` /
 ``batch_cancelled``); Anthropic gives them result types ``expired`` / ``canceled``.
@@ -83,6 +85,8 @@ class FakeBatches:
         self.answered_before_cancel = 0
         self.fail_create_after: int | None = None
         self.status_errors = 0
+        self.hang: set[str] = set()
+        self.closing = threading.Event()
         self.files: dict[str, bytes] = {}
         self.batches: dict[str, dict[str, Any]] = {}
         self.log: list[tuple[str, str]] = []
@@ -98,6 +102,7 @@ class FakeBatches:
         return self
 
     def __exit__(self, *exc: object) -> None:
+        self.closing.set()  # hanging handlers return
         self._server.shutdown()
         self._server.server_close()
 
@@ -270,8 +275,28 @@ class _Handler(BaseHTTPRequestHandler):
             self.fake.log.append((method, path))
         return path
 
+    def _hangs(self, method: str, path: str) -> bool:
+        """True (after the fake closed) when this request's phase is scripted to never answer."""
+        if path in ("/v1/files",):
+            phase = "upload"
+        elif method == "POST" and path in ("/v1/batches", "/v1/messages/batches"):
+            phase = "create"
+        elif re.fullmatch(r"/v1/files/[\w-]+/content|/v1/messages/batches/[\w-]+/results", path):
+            phase = "download"
+        elif method == "GET" and re.fullmatch(r"/v1(/messages)?/batches/[\w-]+", path):
+            phase = "poll"
+        else:
+            return False
+        if phase not in self.fake.hang:
+            return False
+        self.fake.closing.wait()
+        self.close_connection = True
+        return True
+
     def do_POST(self) -> None:
         fake, path, raw = self.fake, self._path("POST"), self._body()
+        if self._hangs("POST", path):
+            return None
         if path in ("/v1/chat/completions", "/v1/messages"):  # a live call, answered at once
             api = "openai" if path.endswith("completions") else "anthropic"
             with fake.lock:
@@ -312,6 +337,8 @@ class _Handler(BaseHTTPRequestHandler):
 
     def do_GET(self) -> None:
         fake, path = self.fake, self._path("GET")
+        if self._hangs("GET", path):
+            return None
         if match := re.fullmatch(r"/v1/files/([\w-]+)/content", path):
             return self._send(200, fake.files.get(match.group(1), b""), raw=True)
         if match := re.fullmatch(r"/v1/messages/batches/([\w-]+)/results", path):

@@ -19,6 +19,12 @@ What it answers:
   (close the connection without answering), or any callable ``Call -> action``.
   A plain dict is shorthand for ``Reply(dict)``, a plain str for ``Text(str)``.
 * ``latency`` seconds are added to every reply; ``api_key`` makes it check the key (401).
+* ``slots=N`` makes it a llama.cpp-like server with N generation slots: a request waits
+  for a free slot, then spends ``latency`` seconds in it; a request whose client hung up
+  is dropped (waiting or in its slot), as llama.cpp does. ``GET /props`` answers
+  ``total_slots`` and ``GET /slots`` one entry per slot unless ``publish_slots=False``.
+  ``probes`` lists the GET paths asked. ``peak_concurrent`` is the most requests the server held at once (waiting or in a slot),
+  ``dropped`` how many it dropped.
 
 Standalone (benchmarks)::
 
@@ -295,7 +301,53 @@ class _Handler(BaseHTTPRequestHandler):
     def log_message(self, format: str, *args: Any) -> None:
         pass
 
+    def do_GET(self) -> None:
+        fake = self.server.fake
+        path = self.path.split("?")[0].rstrip("/")
+        with fake._lock:
+            fake.probes.append(path)  # kept apart from ``requests``: judge calls only
+        if fake.slots is None or not fake.publish_slots or path not in ("/props", "/slots"):
+            return self._send(404, {"error": {"message": f"cannot handle {path}"}})
+        if path == "/props":
+            return self._send(200, {"total_slots": fake.slots, "default_generation_settings": {"n_ctx": 2048}})
+        return self._send(200, [{"id": i, "is_processing": False} for i in range(fake.slots)])
+
+    def _client_gone(self) -> bool:
+        """The client closed its connection (it gave up waiting)."""
+        try:
+            return self.connection.recv(1, socket.MSG_PEEK | socket.MSG_DONTWAIT) == b""
+        except BlockingIOError:
+            return False
+        except OSError:
+            return True
+
+    def _generate(self, seconds: float) -> bool:
+        """Take a slot, hold it ``seconds``; False when the client hung up meanwhile (dropped)."""
+        fake = self.server.fake
+        while not fake._slot_free.acquire(timeout=0.01):
+            if self._client_gone() or fake._stop.is_set():
+                return False
+        try:
+            until = time.monotonic() + seconds
+            while time.monotonic() < until:
+                if self._client_gone() or fake._stop.wait(min(0.01, max(0.0, until - time.monotonic()))):
+                    return False
+            return True
+        finally:
+            fake._slot_free.release()
+
     def do_POST(self) -> None:
+        fake = self.server.fake
+        with fake._lock:
+            fake._active += 1
+            fake.peak_concurrent = max(fake.peak_concurrent, fake._active)
+        try:
+            self._post()
+        finally:
+            with fake._lock:
+                fake._active -= 1
+
+    def _post(self) -> None:
         fake = self.server.fake
         length = int(self.headers.get("content-length") or 0)
         raw = self.rfile.read(length) if length else b""
@@ -311,7 +363,13 @@ class _Handler(BaseHTTPRequestHandler):
             return self._send(404 if api == "?" else 400, {"error": {"message": f"cannot handle {path}"}})
         if fake.api_key is not None and _key_of(headers) != fake.api_key:
             return self._error(api, unauthorized())
-        if fake.latency:
+        if fake.slots is not None:
+            if not self._generate(fake.latency):
+                with fake._lock:
+                    fake.dropped += 1
+                self.close_connection = True
+                return None
+        elif fake.latency:
             fake._stop.wait(fake.latency)
         call = parse_call(api, body)
         self._act(api, call, fake._next_action())
@@ -437,10 +495,18 @@ class FakeLLM:
         api_key: str | None = None,
         host: str = "127.0.0.1",
         port: int = 0,
+        slots: int | None = None,
+        publish_slots: bool = True,
     ):
         self.brain = brain or keyword_brain
         self.latency = latency
         self.api_key = api_key
+        self.slots, self.publish_slots = slots, publish_slots
+        self._slot_free = threading.BoundedSemaphore(slots or 1)
+        self._active = 0
+        self.peak_concurrent = 0
+        self.dropped = 0
+        self.probes: list[str] = []  # GET paths asked (slot counts)
         self.requests: list[Recorded] = []
         self._host, self._port = host, port
         self._lock = threading.Lock()

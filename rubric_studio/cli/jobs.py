@@ -48,9 +48,8 @@ async def _collected_grader(run: Any, grader: Any, cache_arg: str | None) -> Any
     from rubric_studio.engine.batch_replies import PrefetchedJudge
     from rubric_studio.engine.grader import Grader
 
-    deadline_at = time.monotonic() + grader.deadline if grader.deadline else None
     try:
-        statuses = await run.wait(_progress, deadline_at)
+        statuses = await run.wait(_progress)
         collected = await run.collect(statuses)
     except asyncio.CancelledError:  # Ctrl-C: the jobs keep running at the provider
         for job in run.jobs:
@@ -83,7 +82,7 @@ def _batch_run(grader: Any, rubric: Any, samples: list[Any], inputs: Any) -> tup
     from rubric_studio.engine.jobs import JobStore
 
     plan = plan_requests(grader, rubric, samples)
-    return BatchRun(JobStore(grader.cache.path), grader.judge, plan, inputs), plan
+    return BatchRun(JobStore(grader.cache.path), grader.judge, plan, inputs, grader.deadline), plan
 
 
 async def through_batch_api(args: Namespace, grader: Any, rubric: Any, samples: list[Any], samples_path: str) -> Any:
@@ -292,7 +291,8 @@ async def _wait(args: Namespace, store: Any, job: Any) -> int:
     if not job.pending:
         echo(f"batch job {job.id} was collected already: the report comes from the cache", sys.stderr)
     inputs = Inputs(rubric, job.rubric_path, job.samples_path, job.extract, job.repeat)
-    run = BatchRun(JobStore(job.cache_path), grader.judge, plan_requests(grader, rubric, sample_set.samples), inputs)
+    run = BatchRun(JobStore(job.cache_path), grader.judge, plan_requests(grader, rubric, sample_set.samples), inputs,
+                   grader.deadline)
     for problem in run.resume(also=[job] if job.pending else []):
         echo(f"warning: {problem}", sys.stderr)
     grader = await _collected_grader(run, grader, args.cache_path)

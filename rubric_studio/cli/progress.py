@@ -8,7 +8,8 @@ streaming onto a terminal: there the lines themselves show the progress, and a b
 redrawn between them would tear them.
 
 What it counts: while checks run, the samples; while the judge works, the judge calls
-(cache hits are not calls); when nothing needs judging, the samples graded.
+(cache hits are not calls) and the concurrency in use ("concurrency 2/6": it adapts to a
+slow or rate-limiting server); when nothing needs judging, the samples graded.
 """
 
 from __future__ import annotations
@@ -48,8 +49,11 @@ class Bar:
         self.task = progress.add_task("", total=None, count="")
         self._show("checks" if samples is not None else "grading")
 
-    def _show(self, phase: str, done: int | None = None, total: int | None = None, unit: str = "") -> None:
+    def _show(self, phase: str, done: int | None = None, total: int | None = None, unit: str = "",
+              concurrency: str | None = None) -> None:
         where = f"{self.samples} samples" if self.samples is not None else f"{self.graded} samples done"
+        if concurrency:
+            where += f" · concurrency {concurrency}"
         count = f"{done}/{total} {unit}" if total is not None else ""
         self.progress.update(self.task, description=f"{phase} · {where}", completed=done or 0, total=total,
                              count=count)
@@ -68,7 +72,7 @@ class Bar:
             elif self.samples is not None:
                 self._show("graded", self.samples, self.samples, "samples")
         elif isinstance(event, Progress):
-            self._show("judging", event.done, event.total, "calls")
+            self._show("judging", event.done, event.total, "calls", event.concurrency)
 
 
 @contextlib.contextmanager

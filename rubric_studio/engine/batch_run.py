@@ -108,11 +108,13 @@ def poll_interval() -> float | None:
 class BatchRun:
     """The jobs that answer one run's planned requests: resumed, submitted, waited for, collected."""
 
-    def __init__(self, store: JobStore, judge: Any, plan: dict[str, Planned], inputs: Inputs):
+    def __init__(self, store: JobStore, judge: Any, plan: dict[str, Planned], inputs: Inputs,
+                 deadline: float | None = None):
+        """``deadline``: seconds from now that submitting, waiting and collecting may take in all."""
         from rubric_studio.judges.batch_api import batch_client
 
         self.store, self.judge, self.plan, self.inputs = store, judge, plan, inputs
-        self.client = batch_client(judge)
+        self.client = batch_client(judge, deadline)
         self.jobs: list[Job] = []
         #: Planned requests that were not submitted, with the reason.
         self.unsent: dict[str, JudgeError] = {}
@@ -205,6 +207,7 @@ class BatchRun:
                    deadline_at: float | None = None) -> dict[str, Any]:
         """Poll until every batch ended (or the deadline passed, or status stayed unavailable:
         :attr:`stop_reason` says which); the last status of each batch."""
+        deadline_at = deadline_at if deadline_at is not None else self.client.deadline_at
         statuses: dict[str, Any] = {}
         fixed = poll_interval()
         delay, failures = fixed or POLL_START, 0

@@ -28,6 +28,11 @@ from rubric_studio.engine.usage import Usage
 
 if TYPE_CHECKING:
     from rubric_studio.judges.breaker import Breaker
+    from rubric_studio.judges.concurrency import Ticket
+
+#: Errors that say the server is overloaded: the run's concurrency halves, and the call is
+#: sent again at the lower concurrency when it was one of several in flight.
+OVERLOAD_KINDS = ("timeout", "rate_limit")
 
 CellKey = tuple[str, str]  # (sample id, criterion id)
 
@@ -133,7 +138,11 @@ class Dispatcher:
         self.inflight: dict[str, asyncio.Task[dict[str, RequestResult]]] = {}
         self.sending: dict[asyncio.Task[dict[str, RequestResult]], Sending] = {}
         self.cancelled_requests = 0
-        self._slots: asyncio.Semaphore | None = None  # made in the running loop
+        from rubric_studio.judges.concurrency import AdaptiveLimit
+
+        #: Calls in flight at once: adapts between 1 and ``limit`` (see judges.concurrency).
+        self.concurrency = AdaptiveLimit(limit)
+        self._slots_asked: asyncio.Future[None] | None = None  # made in the running loop
         self._handed_off: set[asyncio.Task[Any]] = set()
 
     # -- lookup ----------------------------------------------------------------
@@ -219,7 +228,6 @@ class Dispatcher:
         self, state: Sending, requests: dict[str, Any], rubric: Rubric, sample: Sample, breaker: Breaker
     ) -> dict[str, RequestResult]:
         from rubric_studio.judges.prompts import batch_request
-        from rubric_studio.judges.run import judge_cells
 
         by_id = {request.criterion_ids[0]: (key, request) for key, request in requests.items()}
         repeat = next(iter(requests.values())).repeat_index
@@ -229,21 +237,71 @@ class Dispatcher:
                 return by_id[ids[0]][1]
             return batch_request(sample, [rubric.criterion(cid) for cid in ids], self.config, repeat)
 
-        if self._slots is None:
-            self._slots = asyncio.Semaphore(self.limit)
-        async with self._slots:
-            if breaker.tripped:
-                message = breaker.stopped().message
-                return {key: error_result(request.criterion_ids, message, stopped=True) for key, request in requests.items()}
-            state.on_the_wire = True
-            outcome = await judge_cells(self.judge, ask, list(by_id), rubric, sample)
-            state.on_the_wire = False
-        breaker.record(outcome.error)
+        await self._ask_server_slots()
+        outcome = None
+        for _ in range(self.concurrency.ceiling.bit_length() + 1):
+            ticket = await self.concurrency.acquire()
+            try:
+                if breaker.tripped:
+                    message = breaker.stopped().message
+                    if outcome is None:
+                        return {key: error_result(request.criterion_ids, message, stopped=True)
+                                for key, request in requests.items()}  # fmt: skip
+                    break  # the last attempt's error stands
+                state.on_the_wire = True
+                outcome = _add_spent(outcome, await self._judge_once(ticket, ask, list(by_id), rubric, sample))
+                state.on_the_wire = False
+                breaker.record(outcome.error)
+                if outcome.error is None:
+                    self.concurrency.answered()
+            finally:
+                self.concurrency.release()
+            if not self._send_again(outcome, ticket, breaker):
+                break
         # judge_calls counts the cells sent (a batch of 3 criteria is 3; a re-ask adds none);
         # requests counts every HTTP request it took.
         state.usage = (len(by_id), outcome.requests, outcome.input_tokens, outcome.output_tokens, outcome.cost_usd)
         self._store(outcome, by_id)
         return {key: RequestResult({cid: outcome.results[cid]}, valid=cid in outcome.texts) for cid, (key, _) in by_id.items()}
+
+    async def _judge_once(self, ticket: Ticket, ask: Any, ids: list[str], rubric: Rubric, sample: Sample) -> Any:
+        """One judge call; a timeout or 429 on any of its attempts lowers the run's concurrency."""
+        from rubric_studio.judges.retry import ATTEMPT_FAILED
+        from rubric_studio.judges.run import judge_cells
+
+        def attempt_failed(error: Any) -> None:
+            if error.kind in OVERLOAD_KINDS:
+                self.concurrency.overloaded(ticket)
+
+        token = ATTEMPT_FAILED.set(attempt_failed)
+        try:
+            return await judge_cells(self.judge, ask, ids, rubric, sample)
+        finally:
+            ATTEMPT_FAILED.reset(token)
+
+    def _send_again(self, outcome: Any, ticket: Ticket, breaker: Breaker) -> bool:
+        """Whether a call that timed out or was rate limited goes again at the lowered
+        concurrency: only when it shared the server with other calls (alone, a timeout is the
+        server's own pace, and re-sending would start the same long generation again) and
+        nothing of it was answered."""
+        error = outcome.error
+        return (error is not None and error.kind in OVERLOAD_KINDS and not error.stops_run and not outcome.texts
+                and ticket.in_flight > 1 and not breaker.tripped)  # fmt: skip
+
+    async def _ask_server_slots(self) -> None:
+        """Once per dispatcher: cap the concurrency at a local server's published slot count."""
+        if self._slots_asked is None:
+            self._slots_asked = asyncio.get_running_loop().create_future()
+            from rubric_studio.judges.server_slots import published_slots
+
+            try:
+                slots = await published_slots(self.config.base_url, self.config.timeout)
+                if slots is not None:
+                    self.concurrency.cap(slots)
+            finally:
+                self._slots_asked.set_result(None)
+        elif not self._slots_asked.done():
+            await asyncio.shield(self._slots_asked)
 
     def _store(self, outcome: Any, by_id: dict[str, tuple[str, Any]]) -> None:
         """Cache each criterion's valid verdict under its own request key."""
@@ -307,6 +365,7 @@ class Dispatcher:
     def in_flight(self) -> int:
         return len({task for task in self.inflight.values() if not task.done()})
 
+
     # -- hand-over and closing ---------------------------------------------------------
     def hand_over(self, successor: Dispatcher) -> None:
         """Give ``successor`` (a dispatcher for an edited judge setting) the memo and the calls in
@@ -328,3 +387,17 @@ class Dispatcher:
         if self.judge is not None:
             with contextlib.suppress(Exception):
                 await self.judge.aclose()
+
+
+def _add_spent(earlier: Any, outcome: Any) -> Any:
+    """``outcome`` of a call sent again, with what the earlier sends of it cost added."""
+    if earlier is None:
+        return outcome
+    outcome.calls += earlier.calls
+    outcome.requests += earlier.requests
+    outcome.input_tokens += earlier.input_tokens
+    outcome.output_tokens += earlier.output_tokens
+    # None: tokens of a model without a known price, in either send
+    both = (outcome.cost_usd, earlier.cost_usd)
+    outcome.cost_usd = None if None in both else both[0] + both[1]
+    return outcome

@@ -32,6 +32,8 @@ class Progress:
     done: int
     total: int
     in_flight: int
+    #: Judge calls allowed in flight now / at most, e.g. "2/6" (it adapts to the server), or None.
+    concurrency: str | None = None
 
 
 @dataclass

@@ -223,7 +223,7 @@ class Grader:
         breaker, deadline_at = self._breaker_and_deadline()
         tasks = self.dispatch.start(to_send, work, rubric, breaker)
         waiting = dict(tasks)
-        emit(Progress(done=0, total=len(tasks), in_flight=self.in_flight))
+        emit(Progress(done=0, total=len(tasks), in_flight=self.in_flight, concurrency=self.concurrency_text))
         overdue = None
         # Finished keys arrive through a queue fed by done-callbacks: O(1) per reply, where
         # asyncio.wait over everything pending would cost O(pending) per reply.
@@ -252,7 +252,8 @@ class Grader:
                     cells[sample_id][criterion.key] = self._judge_cell(criterion, sample_id, work, resolved)
                 results[sample_id] = self._score(rubric, sample_id, cells[sample_id])
             emit(SamplesUpdated([results[i] for i in touched], final=not waiting))
-            emit(Progress(done=len(tasks) - len(waiting), total=len(tasks), in_flight=self.in_flight))
+            emit(Progress(done=len(tasks) - len(waiting), total=len(tasks), in_flight=self.in_flight,
+                          concurrency=self.concurrency_text))
         if breaker.tripped:
             return f"{breaker.reason} ({breaker.not_sent} calls not sent)"
         return overdue
@@ -267,6 +268,16 @@ class Grader:
     @property
     def in_flight(self) -> int:
         return self.dispatch.in_flight
+
+    @property
+    def concurrency_now(self) -> int:
+        """Judge calls allowed in flight at this moment (lowered on timeouts and 429s)."""
+        return self.dispatch.concurrency.current
+
+    @property
+    def concurrency_text(self) -> str | None:
+        """Judge calls allowed in flight now / at most (``2/6``); None without a judge."""
+        return self.dispatch.concurrency.text if self.judge is not None else None
 
     async def aclose(self) -> None:
         """Cancel everything in flight (calls handed to a successor finish first) and close the judge."""

@@ -11,21 +11,26 @@ Each line's body is exactly what the live judge sends (``OpenAIJudge.body`` /
 (``_reply`` on the SDK's parsed object), so cut-off, refused and empty replies are the same
 errors as live. Requests are split at the providers' limits (:data:`LIMITS`).
 
-Everything goes through the official SDKs, imported on first use, with a timeout on every
-call and the SDKs' retries off: reads are retried by
-:func:`~rubric_studio.judges.retry.with_retries`; creating a batch is never retried (a
-retry after an answer that got lost would start and bill the same batch twice).
+Everything goes through the official SDKs, imported on first use, with the SDKs' retries
+off: reads are retried by :func:`~rubric_studio.judges.retry.with_retries`; creating a
+batch is never retried (a retry after an answer that got lost would start and bill the same
+batch twice). Every phase (upload, create, poll, download) is bounded twice: each request
+by ``judge.timeout`` (``--timeout``) without progress — a server that never answers the
+upload gives up after that long, however large the file — and the whole run by
+``deadline_at`` (``--deadline``). A phase that runs out says which phase it was.
 """
 
 from __future__ import annotations
 
+import asyncio
 import json
+import time
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
 from rubric_studio.judges.base import JudgeError, JudgeReply
-from rubric_studio.judges.retry import guard, with_retries
+from rubric_studio.judges.retry import with_retries
 from rubric_studio.judges.sdk_errors import map_sdk_error
 
 #: Both providers bill Batch API requests at half the list price.
@@ -41,7 +46,8 @@ LIMITS = {
 }
 #: Bytes kept free under a limit for what wraps the lines (multipart framing, the create call).
 ENVELOPE_BYTES = 64 * 1024
-#: Uploads and result downloads move up to hundreds of MB: never bounded below this (seconds).
+#: Uploads and result downloads move up to hundreds of MB: while bytes keep moving (each network
+#: step within judge.timeout), one may take up to this long in all (seconds).
 TRANSFER_TIMEOUT = 600.0
 ENDED = ("ended", "expired", "cancelled", "failed")
 #: Anthropic's error types as the HTTP status a live call would have got.
@@ -122,10 +128,13 @@ def _room(limits: tuple[int, int]) -> int:
 class BatchClient:
     """One provider's Batch API for a live judge (its config, endpoint, key and reply reader)."""
 
-    def __init__(self, judge: Any):
+    def __init__(self, judge: Any, deadline: float | None = None):
         self.judge = judge
         self.config = judge.config
         self.where = judge.base_url
+        #: Seconds the whole run may take, and the monotonic time they are up (None: unbounded).
+        self.deadline = deadline
+        self.deadline_at = None if deadline is None else time.monotonic() + deadline
 
     @property
     def sdk(self) -> Any:
@@ -138,21 +147,40 @@ class BatchClient:
         return self.judge.client
 
     def timeout(self, transfer: bool = False) -> float:
-        return max(self.config.timeout, TRANSFER_TIMEOUT) if transfer else self.config.timeout
+        """Seconds each network step of a request may wait (the SDK's timeout): ``judge.timeout``."""
+        return self.config.timeout
 
-    async def call(self, make: Callable[[], Awaitable[Any]], *, transfer: bool = False, retry: bool = True) -> Any:
-        """``make()`` bounded in time, SDK errors as JudgeError; retried unless ``retry`` is False."""
+    def _wall_clock(self, transfer: bool) -> float:
+        """Seconds one request may take in all: a transfer that keeps moving bytes gets longer."""
+        bound = self.config.timeout * 2 + 1
+        return max(bound, TRANSFER_TIMEOUT) if transfer else bound
+
+    async def call(self, make: Callable[[], Awaitable[Any]], phase: str, *, transfer: bool = False,
+                   retry: bool = True) -> Any:
+        """``make()`` bounded in time (per request and by the run's deadline), SDK errors as
+        JudgeError naming ``phase``; retried unless ``retry`` is False."""
         timeout = self.timeout(transfer)
 
         async def attempt() -> Any:
             try:
-                async with guard(timeout):
+                async with asyncio.timeout(self._wall_clock(transfer)):
                     return await make()
             except Exception as exc:
                 raise map_sdk_error(exc, self.sdk, self.where, timeout, self.judge.key_var) from None
 
         config = self.config if retry else replace(self.config, max_retries=0)
-        value, _ = await with_retries(attempt, config)
+        left = None if self.deadline_at is None else self.deadline_at - time.monotonic()
+        try:
+            if left is not None and left <= 0:
+                raise TimeoutError
+            async with asyncio.timeout(left):
+                value, _ = await with_retries(attempt, config)
+        except TimeoutError:
+            raise JudgeError("stopped", f"{phase}: not done when the run's deadline ({self.deadline:g} s) passed; "
+                                        "raise judge.deadline (or --deadline)", stops_run=True) from None  # fmt: skip
+        except JudgeError as exc:
+            exc.reword(f"{phase}: {exc.message}")
+            raise
         return value
 
     def reply(self, response: Any) -> JudgeReply:
@@ -182,14 +210,16 @@ class OpenAIBatches(BatchClient):
         payload = b"".join(lines)
         files, batches = self.client.files, self.client.batches
         uploaded = await self.call(lambda: files.create(
-            file=(f"{job_id}.jsonl", payload), purpose="batch", timeout=self.timeout(True)), transfer=True)
+            file=(f"{job_id}.jsonl", payload), purpose="batch", timeout=self.timeout(True)), "uploading the batch file",
+            transfer=True)
         batch = await self.call(lambda: batches.create(
             input_file_id=uploaded.id, endpoint="/v1/chat/completions", completion_window="24h",
-            metadata={"rubric_studio_job": job_id}, timeout=self.timeout()), retry=False)  # fmt: skip
+            metadata={"rubric_studio_job": job_id}, timeout=self.timeout()), "creating the batch", retry=False)  # fmt: skip
         return batch.id
 
     async def status(self, batch_id: str) -> BatchStatus:
-        batch = await self.call(lambda: self.client.batches.retrieve(batch_id, timeout=self.timeout()))
+        batch = await self.call(lambda: self.client.batches.retrieve(batch_id, timeout=self.timeout()),
+                                "reading the batch status")
         counts = batch.request_counts
         done, failed = (getattr(counts, "completed", 0) or 0), (getattr(counts, "failed", 0) or 0)
         total = getattr(counts, "total", 0) or 0
@@ -202,7 +232,8 @@ class OpenAIBatches(BatchClient):
         if not file_id:
             return []
         content = await self.call(
-            lambda: self.client.files.content(file_id, timeout=self.timeout(True)), transfer=True)
+            lambda: self.client.files.content(file_id, timeout=self.timeout(True)), "downloading the results",
+            transfer=True)
         out = []
         for text in content.text.splitlines():
             try:
@@ -212,7 +243,8 @@ class OpenAIBatches(BatchClient):
         return out
 
     async def results(self, batch_id: str) -> BatchResults:
-        batch = await self.call(lambda: self.client.batches.retrieve(batch_id, timeout=self.timeout()))
+        batch = await self.call(lambda: self.client.batches.retrieve(batch_id, timeout=self.timeout()),
+                                "downloading the results")
         out = BatchResults()
         for line in await self._lines(batch.output_file_id) + await self._lines(batch.error_file_id):
             if isinstance(line, dict) and isinstance(line.get("custom_id"), str):
@@ -244,7 +276,7 @@ class OpenAIBatches(BatchClient):
                 out.errors[custom_id] = exc
 
     async def cancel(self, batch_id: str) -> None:
-        await self.call(lambda: self.client.batches.cancel(batch_id, timeout=self.timeout()))
+        await self.call(lambda: self.client.batches.cancel(batch_id, timeout=self.timeout()), "cancelling the batch")
 
 
 def _openai_line_error(error: dict[str, Any]) -> JudgeError:
@@ -263,11 +295,12 @@ class AnthropicBatches(BatchClient):
         requests = [json.loads(line) for line in lines]
         batches = self.client.messages.batches
         batch = await self.call(lambda: batches.create(requests=requests, timeout=self.timeout(True)),
-                                transfer=True, retry=False)  # fmt: skip
+                                "creating the batch", transfer=True, retry=False)  # fmt: skip
         return batch.id
 
     async def status(self, batch_id: str) -> BatchStatus:
-        batch = await self.call(lambda: self.client.messages.batches.retrieve(batch_id, timeout=self.timeout()))
+        batch = await self.call(lambda: self.client.messages.batches.retrieve(batch_id, timeout=self.timeout()),
+                                "reading the batch status")
         counts = batch.request_counts
         count = {name: getattr(counts, name, 0) or 0 for name in ("succeeded", "errored", "canceled", "expired", "processing")}
         state = "in_progress"
@@ -284,7 +317,7 @@ class AnthropicBatches(BatchClient):
             return [entry async for entry in decoder]
 
         out = BatchResults()
-        for entry in await self.call(download, transfer=True):
+        for entry in await self.call(download, "downloading the results", transfer=True):
             result = entry.result
             if result.type == "succeeded":
                 try:
@@ -299,7 +332,8 @@ class AnthropicBatches(BatchClient):
         return out
 
     async def cancel(self, batch_id: str) -> None:
-        await self.call(lambda: self.client.messages.batches.cancel(batch_id, timeout=self.timeout()))
+        await self.call(lambda: self.client.messages.batches.cancel(batch_id, timeout=self.timeout()),
+                        "cancelling the batch")
 
 
 def _anthropic_line_error(result: Any) -> JudgeError:
@@ -310,6 +344,6 @@ def _anthropic_line_error(result: Any) -> JudgeError:
     return line_error("request", f"{status or ''} {kind}: {message}".strip())
 
 
-def batch_client(judge: Any) -> BatchClient:
-    """The Batch API of ``judge``'s provider."""
-    return OpenAIBatches(judge) if judge.config.provider == "openai" else AnthropicBatches(judge)
+def batch_client(judge: Any, deadline: float | None = None) -> BatchClient:
+    """The Batch API of ``judge``'s provider; ``deadline``: seconds from now the whole run may take."""
+    return (OpenAIBatches if judge.config.provider == "openai" else AnthropicBatches)(judge, deadline)

@@ -13,6 +13,7 @@ The final error carries ``requests``: how many attempts were sent.
 from __future__ import annotations
 
 import asyncio
+import contextvars
 import email.utils
 import random
 import time
@@ -23,6 +24,10 @@ from rubric_studio.judges.base import JudgeConfig, JudgeError
 
 T = TypeVar("T")
 BASE_DELAY = 0.5  # seconds before the first retry; doubles each time
+#: Told of every failed attempt of the calls made in this context (the run's adaptive
+#: concurrency lowers itself on a 429 the moment it arrives, not after the retries).
+ATTEMPT_FAILED: contextvars.ContextVar[Callable[[JudgeError], None] | None] = contextvars.ContextVar(
+    "attempt_failed", default=None)
 
 
 def retry_after_seconds(headers: Mapping[str, str] | None) -> float | None:
@@ -84,6 +89,9 @@ async def with_retries(
             return await attempt(), tries
         except JudgeError as error:
             error.requests = tries
+            listener = ATTEMPT_FAILED.get()
+            if listener is not None:
+                listener(error)
             wait = backoff(tries, error, config.max_retry_wait)
             if error.retryable and error.retry_after is not None and error.retry_after > config.max_retry_wait:
                 error.stops_run = True

@@ -141,7 +141,8 @@ class SessionView:
         config = getattr(grader, "config", None)
         self.query_one(StatusBar).show(StatusState(  # type: ignore[attr-defined]
             judge=session.judge_label, judge_ready=getattr(grader, "judge", None) is not None,
-            in_flight=in_flight, concurrency=getattr(config, "concurrency", None),
+            in_flight=in_flight, concurrency=getattr(grader, "concurrency_now", None) or getattr(config, "concurrency", None),
+            concurrency_text=getattr(grader, "concurrency_text", None),
             run_calls=done if session.running else 0, usage=grader.session_usage if grader is not None else None,
             dirty=session.document.dirty, file=session.rubric_path.name,
         ))

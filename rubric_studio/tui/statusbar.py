@@ -122,7 +122,9 @@ class StatusState:
     judge: str = "none"  # the judge the rubric (or --judge) names, "(not set up)" when it could not be
     judge_ready: bool = False  # a judge answers: False while resolving it, and without one
     in_flight: int = 0  # judge requests not answered yet (sent or waiting for a slot)
-    concurrency: int | None = None
+    concurrency: int | None = None  # calls allowed in flight now (it adapts to the server)
+    #: "now/asked" (e.g. "2/6"): shown while calls are in flight or the server made it drop.
+    concurrency_text: str | None = None
     run_calls: int = 0  # requests answered so far in the current run (not in ``usage`` yet)
     usage: Usage | None = None
     dirty: bool = False
@@ -141,6 +143,9 @@ class StatusBar(Static):
         out.append(f"  {sent} in flight", style="cyan" if sent else "dim")
         if state.in_flight > sent:
             out.append(f" +{state.in_flight - sent} queued", style="dim")
+        if state.concurrency_text and (state.in_flight or _lowered(state.concurrency_text)):
+            lowered = _lowered(state.concurrency_text)
+            out.append(f"  concurrency {state.concurrency_text}", style="yellow" if lowered else "dim")
         out.append(f"  {usage.judge_calls + state.run_calls} calls", style="dim")
         out.append(f"  {usage.cache_hits} cache hits", style="dim")
         out.append(f"  {tokens_text(usage.input_tokens + usage.output_tokens)} tokens", style="dim")
@@ -149,3 +154,9 @@ class StatusBar(Static):
             out.append("  │ ", style="dim")
             out.append(f"● {terminal_safe(state.file or 'rubric')} has unsaved edits", style="yellow")
         self.update(out)
+
+
+def _lowered(concurrency_text: str) -> bool:
+    """The concurrency in use is below what was asked for ("2/6")."""
+    now, _, asked = concurrency_text.partition("/")
+    return now != asked

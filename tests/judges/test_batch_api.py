@@ -323,7 +323,7 @@ def test_a_batch_the_provider_refused_is_reported_and_submitted_on_the_next_run(
         fake.fail_create_after = 1
         code, report = grade(project, url, "--batch-api")
         errors = [c["error"] for c in cells(report) if c["status"] == "error"]
-        assert code == 3 and len(errors) == 7 and all(e.startswith("not submitted: 500") for e in errors)
+        assert code == 3 and len(errors) == 7 and all(e.startswith("not submitted: creating the batch: 500") for e in errors)
         creates = sum(1 for method, path in fake.log if method == "POST" and path.endswith("batches"))
         assert creates == 2  # one accepted, one refused and not retried (a retry could bill a batch twice)
         assert [len(b.custom_ids) for b in only_job(project).batches] == [5]

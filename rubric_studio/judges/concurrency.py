@@ -1,0 +1,96 @@
+"""Adaptive concurrency (AIMD): how many judge calls a run keeps in flight.
+
+A server with fewer generation slots than the calls sent to it queues the rest, and a
+queued call's timeout runs while it waits: at ``--concurrency 6`` a llama.cpp server with 2
+slots answers the first two and lets the others time out. The run's limit therefore adapts:
+
+* a timeout or a 429 halves the limit in use (never below 1) — once per window: calls that
+  were sent before the last decrease saw the same congestion and do not halve it again;
+* every ``current`` answers in a row add one, back up to the ceiling (the user's
+  ``--concurrency``, or a local server's slot count when it publishes one).
+
+The limit in use is reported against the user's setting (``2/6``) so progress lines can show it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class Ticket:
+    """One call's hold on a slot: the window it was sent in, and how many calls were in flight."""
+
+    window: int
+    in_flight: int
+
+
+class AdaptiveLimit:
+    """A semaphore whose size halves on overload and grows by one per window of answers."""
+
+    def __init__(self, ceiling: int):
+        #: What the user asked for (``--concurrency``), shown beside the limit in use.
+        self.requested = max(1, ceiling)
+        self.ceiling = max(1, ceiling)
+        self.current = self.ceiling
+        self.in_use = 0
+        self.window = 0  # increases with every decrease
+        self.decreases = 0
+        self.lowest = self.ceiling
+        self._answers = 0
+        self._waiters: list[asyncio.Future[None]] = []
+
+    def cap(self, ceiling: int) -> None:
+        """Lower the ceiling (a server's slot count); the limit in use follows."""
+        self.ceiling = max(1, min(self.ceiling, ceiling))
+        self.current = min(self.current, self.ceiling)
+        self.lowest = min(self.lowest, self.current)
+
+    async def acquire(self) -> Ticket:
+        """Wait until fewer than ``current`` calls are in flight; a ticket for :meth:`release`."""
+        while self.in_use >= self.current:
+            waiter = asyncio.get_running_loop().create_future()
+            self._waiters.append(waiter)
+            try:
+                await waiter
+            finally:
+                if waiter in self._waiters:
+                    self._waiters.remove(waiter)
+        self.in_use += 1
+        return Ticket(self.window, self.in_use)
+
+    def release(self) -> None:
+        """A call ended (also when it was cancelled): the waiting calls look again."""
+        self.in_use -= 1
+        waiters, self._waiters = self._waiters, []
+        for waiter in waiters:
+            if not waiter.done():
+                waiter.set_result(None)
+
+    def overloaded(self, ticket: Ticket) -> bool:
+        """A call sent with ``ticket`` timed out or was rate limited: halve the limit, once per
+        window. True when this call lowered it."""
+        if ticket.window != self.window or self.current == 1:
+            return False
+        self.current = max(1, self.current // 2)
+        self.lowest = min(self.lowest, self.current)
+        self.window += 1
+        self.decreases += 1
+        self._answers = 0
+        return True
+
+    def answered(self) -> None:
+        """A call was answered: after ``current`` answers in a row, one more call may fly
+        (waiters are woken by the :meth:`release` that follows)."""
+        if self.current >= self.ceiling:
+            return
+        self._answers += 1
+        if self._answers >= self.current:
+            self.current += 1
+            self._answers = 0
+
+    @property
+    def text(self) -> str:
+        """``current/requested``, e.g. ``2/6`` (a 2-slot server, ``--concurrency 6``)."""
+        return f"{self.current}/{self.requested}"

@@ -1,0 +1,154 @@
+"""Adaptive concurrency against a server with fewer slots than calls in flight.
+
+The fake server is llama.cpp-like (``slots=N``): requests beyond N wait in its queue while
+their client's timeout runs, and a request whose client gave up is dropped. Real SDKs over
+real HTTP; what is asserted is what the server saw (peak of concurrent requests) and the
+final verdicts, never wall time.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from rubric_studio.core.results import Status
+from rubric_studio.core.samples import Sample
+from rubric_studio.engine.api import make_grader
+from rubric_studio.engine.events import Progress
+from rubric_studio.judges.server_slots import local_root, published_slots
+from tests.engine.conftest import judge_and_url
+from tests.engine.test_fail_fast import rubric_with
+from tests.fakellm import FakeLLM, Slow, rate_limited
+
+pytestmark = pytest.mark.timeout(90)
+
+
+def samples(n: int) -> list[Sample]:
+    return [Sample(id=f"s{i}", output=f"Reply {i} about topic{i % 4}.") for i in range(n)]
+
+
+def expected(n: int) -> dict[str, Status]:
+    """What the keyword judge answers for "Mentions the word topic0" (unhurried)."""
+    return {f"s{i}": Status.MET if i % 4 == 0 else Status.UNMET for i in range(n)}
+
+
+def grader_on(server: FakeLLM, provider: str, tmp_path: Path, rubric):
+    judge, base_url = judge_and_url(server, provider)
+    env = {"OPENAI_API_KEY": "k", "ANTHROPIC_API_KEY": "k"}
+    return make_grader(rubric, judge=judge, base_url=base_url, env=env, cache_path=tmp_path / "c.sqlite")
+
+
+async def grade(grader, rubric, items, events=None):
+    try:
+        return await grader.run(rubric, items, (events.append if events is not None else None))
+    finally:
+        await grader.aclose()
+
+
+def statuses(report) -> dict[str, Status]:
+    return {s.id: s.criteria[0].status for s in report.samples}
+
+
+async def test_timeouts_in_a_server_queue_lower_the_concurrency_and_no_cell_is_lost(provider_name, tmp_path):
+    # 2 slots, 0.8 s a generation, 1.2 s timeout: at 6 in flight the third pair waits 1.6 s
+    with FakeLLM(slots=2, publish_slots=False, latency=0.8) as server:
+        rubric = rubric_with("concurrency: 6, timeout: 1.2, max_retries: 0", criteria=1)
+        grader = grader_on(server, provider_name, tmp_path, rubric)
+        events: list = []
+        report = await grade(grader, rubric, samples(6), events)
+    assert statuses(report) == expected(6)  # every cell judged, none lost to a timeout
+    assert report.summary.errors == 0 and report.judge_stopped is None
+    assert server.dropped >= 1  # the first wave did time out in the queue ...
+    assert grader.dispatch.concurrency.lowest <= 2  # ... and the run came down to what the server holds
+    assert report.usage.requests == server.calls()  # every send counted, re-sends included
+    shown = [e.concurrency for e in events if isinstance(e, Progress)]
+    assert shown[0] == "6/6" and any(text.split("/")[0] in ("1", "2") for text in shown)
+
+
+async def test_a_published_slot_count_caps_the_concurrency_from_the_start(provider_name, tmp_path):
+    with FakeLLM(slots=2, latency=0.8) as server:
+        rubric = rubric_with("concurrency: 6, timeout: 1.2, max_retries: 0", criteria=1)
+        grader = grader_on(server, provider_name, tmp_path, rubric)
+        report = await grade(grader, rubric, samples(6))
+    assert "/props" in server.probes
+    assert server.peak_concurrent == 2 and server.dropped == 0  # never more sent than it runs at once
+    assert server.calls() == 6 and statuses(report) == expected(6)
+    assert grader.dispatch.concurrency.text == "2/6"
+
+
+async def test_a_429_burst_lowers_the_concurrency_and_every_call_then_succeeds(provider_name, tmp_path):
+    # a provider limit of 2 concurrent requests: the third at once gets 429 (Retry-After 0.2 s)
+    with FakeLLM(publish_slots=False) as server:
+        server.always(lambda call: rate_limited(retry_after=0.2) if server._active > 2 else Slow(0.3))
+        rubric = rubric_with("concurrency: 6, max_retries: 1", criteria=1)
+        grader = grader_on(server, provider_name, tmp_path, rubric)
+        report = await grade(grader, rubric, samples(8))
+    assert statuses(report) == expected(8) and report.summary.errors == 0
+    assert grader.dispatch.concurrency.lowest <= 2
+    assert report.usage.requests == server.calls()
+
+
+async def test_the_concurrency_grows_back_after_answers(provider_name, tmp_path):
+    with FakeLLM() as server:
+        server.queue(rate_limited(retry_after=0.05), rate_limited(retry_after=0.05))
+        server.always(Slow(0.05))
+        rubric = rubric_with("concurrency: 4, max_retries: 2", criteria=1)
+        grader = grader_on(server, provider_name, tmp_path, rubric)
+        report = await grade(grader, rubric, samples(24))
+    limit = grader.dispatch.concurrency
+    assert report.summary.errors == 0
+    assert limit.lowest == 2 and limit.current == 4  # halved once, grown back to --concurrency
+
+
+async def test_a_lone_timeout_is_still_not_re_sent(provider_name, tmp_path):
+    with FakeLLM() as server:
+        server.queue(Slow(5))
+        rubric = rubric_with("concurrency: 4, timeout: 0.3", criteria=1)
+        grader = grader_on(server, provider_name, tmp_path, rubric)
+        report = await grade(grader, rubric, samples(1))
+    assert report.samples[0].criteria[0].status is Status.ERROR and server.calls() == 1
+
+
+# -- the slot question ---------------------------------------------------------------
+
+
+async def test_slots_are_read_from_props_or_slots_of_a_local_server_only():
+    with FakeLLM(slots=3) as server:
+        assert await published_slots(server.base_url_openai, 5) == 3
+        assert await published_slots(server.url, 5) == 3
+    with FakeLLM(slots=3, publish_slots=False) as server:  # vLLM and others: nothing published
+        assert await published_slots(server.base_url_openai, 5) is None
+    assert local_root("https://api.openai.com/v1") is None
+    assert local_root("http://10.0.0.5:8080/v1") is None
+    assert local_root("http://[::1]:8080/v1") == ("::1", 8080, "")
+    assert local_root("http://localhost:8080/proxy/v1") == ("localhost", 8080, "/proxy")
+
+
+async def test_a_slot_question_to_a_server_that_never_answers_is_bounded():
+    import socket
+    import time
+
+    with socket.socket() as silent:  # accepts connections, never answers
+        silent.bind(("127.0.0.1", 0))
+        silent.listen(8)
+        port = silent.getsockname()[1]
+        started = time.monotonic()
+        assert await published_slots(f"http://127.0.0.1:{port}/v1", 0.5) is None
+        assert time.monotonic() - started < 3 * 0.5 + 1  # one bound, not one per path
+
+
+def test_the_progress_line_shows_the_concurrency_in_use(tmp_path, monkeypatch):
+    from tests.test_cli_reports import _grade_with_pty_stderr
+
+    monkeypatch.setenv("OPENAI_API_KEY", "k")
+
+    (tmp_path / "r.yaml").write_text("name: r\ncriteria:\n  - {id: a, outcome: Mentions the word topic0}\n")
+    (tmp_path / "s.jsonl").write_text("".join(f'{{"id": "s{i}", "output": "Reply {i} about topic{i % 4}"}}\n'
+                                              for i in range(8)))
+    with FakeLLM(slots=2, latency=0.4) as server:
+        code, _, terminal = _grade_with_pty_stderr([
+            str(tmp_path / "r.yaml"), str(tmp_path / "s.jsonl"), "--judge", "openai:gpt-4o-mini", "--base-url",
+            server.base_url_openai, "--concurrency", "6", "--no-cache", "--format", "json"])
+    assert code in (0, 1) and server.calls() == 8
+    assert "concurrency 2/6" in terminal  # the server's two slots, of the six asked for
