@@ -179,11 +179,15 @@ class Dispatcher:
 
     def _reusable(self, result: RequestResult) -> bool:
         """False for a batch call's verdict when this per-criterion run must not reuse it."""
+        from rubric_studio.judges.run import judged_together
+
         return not self._per_criterion_only() or not any(
-            (cell.provenance or {}).get("mode") == "batch" for cell in result.results.values())
+            judged_together(cell.provenance) for cell in result.results.values())
 
     def _reusable_origin(self, origin: dict[str, Any] | None) -> bool:
-        return not self._per_criterion_only() or (origin or {}).get("mode") != "batch"
+        from rubric_studio.judges.run import judged_together
+
+        return not self._per_criterion_only() or not judged_together(origin)
 
     def _as_cached(self, result: CriterionResult, cached: Any) -> None:
         """A cell served from the cache: its source, tokens, and the call that actually gave it."""
@@ -191,18 +195,16 @@ class Dispatcher:
         result.detail.setdefault("reply", cached.text)
         result.detail["input_tokens"] = cached.input_tokens
         result.detail["output_tokens"] = cached.output_tokens
-        origin = cached.origin or {}
-        if origin.get("mode") == "batch" and isinstance(origin.get("ids"), list):
-            from rubric_studio.judges.run import provenance_of
+        from rubric_studio.judges.run import judged_together, provenance_from
 
-            result.provenance = provenance_of(origin["ids"])
+        origin = cached.origin or {}
+        result.provenance = provenance_from(origin)
+        if judged_together(result.provenance):
             sent = self.cache.sent_request(origin["sent"]) if isinstance(origin.get("sent"), str) else None
             # The request shown is the batch call that was sent, not the per-criterion one it is filed under.
             result.detail.pop("request", None)
             url = f"{getattr(self.judge, 'base_url', '')}{getattr(self.judge, 'endpoint', '')}"
             result.detail["wire"] = {"url": url, "request": sent}
-        elif origin.get("mode") == "single":
-            result.provenance = {"mode": "single"}
 
     # -- sending ---------------------------------------------------------------
     def start(self, keys: list[str], work: Work, rubric: Rubric, breaker: Breaker) -> dict[str, asyncio.Task[Any]]:

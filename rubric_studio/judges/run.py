@@ -208,20 +208,50 @@ async def judge_cells(judge: Judge, ask: Asker, ids: Sequence[str], rubric: Rubr
     return outcome
 
 
-def provenance_of(criterion_ids: Sequence[str]) -> dict[str, Any]:
-    """Where a verdict came from: a call about this criterion alone, or a batch call of several."""
-    if len(criterion_ids) <= 1:
+def provenance_of(criterion_ids: Sequence[str], job: str | None = None) -> dict[str, Any]:
+    """Where a verdict came from: a call about this criterion alone, a batch call of several, or
+    (``job``) a request of provider Batch API job ``job``, with its criteria when it asked about several."""
+    together = {"criteria": len(criterion_ids), "ids": list(criterion_ids)} if len(criterion_ids) > 1 else {}
+    if job is not None:
+        return {"mode": "batch-api", "job": job, **together}
+    return {"mode": "batch", **together} if together else {"mode": "single"}
+
+
+def judged_together(origin: dict[str, Any] | None) -> bool:
+    """True when the verdict came from one request about several criteria (live or Batch API)."""
+    origin = origin or {}
+    return origin.get("mode") == "batch" or (origin.get("mode") == "batch-api" and len(origin.get("ids") or ()) > 1)
+
+
+def provenance_from(origin: dict[str, Any] | None) -> dict[str, Any] | None:
+    """The provenance a cache entry's ``origin`` records, its fields checked; None when it records none."""
+    origin = origin or {}
+    ids = origin.get("ids")
+    ids = ids if isinstance(ids, list) and all(isinstance(cid, str) for cid in ids) else []
+    job = origin.get("job")
+    if origin.get("mode") == "single":
         return {"mode": "single"}
-    return {"mode": "batch", "criteria": len(criterion_ids), "ids": list(criterion_ids)}
+    if origin.get("mode") == "batch" and ids:
+        return provenance_of(ids)
+    if origin.get("mode") == "batch-api" and isinstance(job, str):
+        return provenance_of(ids, job)
+    return None
+
+
+def _batch_job(reply: JudgeReply) -> str | None:
+    """The provider Batch API job a reply came from (see engine.batch_run), or None for a live reply."""
+    batch = (reply.wire or {}).get("batch")
+    job = batch.get("job") if isinstance(batch, dict) else None
+    return job if isinstance(job, str) else None
 
 
 def _note_provenance(request: JudgeRequest, reply: JudgeReply, read: ReadReply, outcome: JudgeOutcome) -> None:
     """Mark the cells ``request`` answered with its provenance; keep a batch call's body for the cache."""
-    origin = provenance_of(request.criterion_ids)
+    origin = provenance_of(request.criterion_ids, _batch_job(reply))
     sent = reply.wire.get("request") if reply.wire else None
     for cid, cell in read.cells.items():
         cell.provenance = dict(origin)
-        if origin["mode"] == "batch" and isinstance(sent, dict):
+        if judged_together(origin) and isinstance(sent, dict):
             outcome.batch_bodies[cid] = sent
 
 

@@ -108,10 +108,14 @@ def evidence_lines(evidence: list[Evidence]) -> Text:
 
 
 def source_words(cell: CriterionResult) -> str:
-    """Where the verdict came from: ``judge`` / ``cache`` / ``check``, and a batch call when one gave it."""
+    """Where the verdict came from: ``judge`` / ``cache`` / ``check``, and a batch call or a provider
+    Batch API job when one gave it."""
     origin = cell.provenance or {}
     if origin.get("mode") == "batch":
         return f"{cell.source}, from a batch call of {origin.get('criteria', '?')} criteria"
+    if origin.get("mode") == "batch-api":
+        several = f" (a request of {origin['criteria']} criteria)" if origin.get("criteria") else ""
+        return f"{cell.source}, from Batch API job {terminal_safe(str(origin.get('job', '?')))}{several}"
     return cell.source
 
 

@@ -446,3 +446,41 @@ def test_a_provider_without_a_batch_api_is_refused(project, capsys):
     code = main(["grade", str(project / "r.yaml"), "--judge", "ollama:llama3.1", "--cache-path",
                  str(project / "c.sqlite"), "--batch-api"])  # fmt: skip
     assert code == 2 and "no Batch API" in capsys.readouterr().err
+
+
+# -- where a Batch API verdict came from ---------------------------------------------------
+
+
+def test_batch_api_verdicts_say_which_job_gave_them_live_and_from_the_cache(project, provider):
+    from rubric_studio.core.results import CriterionResult
+    from rubric_studio.tui.inspector import source_words
+
+    with FakeBatches() as fake:
+        url = fake.base_url(provider)
+        code, report = grade(project, url, "--batch-api")
+        job = only_job(project).id
+        assert {json.dumps(c["provenance"]) for c in cells(report)} == {json.dumps({"mode": "batch-api", "job": job})}
+        code, again = grade(project, url)  # a per-criterion live run: every verdict from the cache
+        assert fake.live_calls == 0
+    cached = cells(again)[0]
+    assert cached["source"] == "cache" and cached["provenance"] == {"mode": "batch-api", "job": job}
+    cell = CriterionResult(id="hello", status="met", source="cache", provenance=cached["provenance"])
+    assert source_words(cell) == f"cache, from Batch API job {job}"
+
+
+def test_a_batch_api_request_of_several_criteria_says_which(project, provider):
+    from rubric_studio.core.results import CriterionResult
+    from rubric_studio.tui.inspector import source_words
+
+    with FakeBatches() as fake:
+        url = fake.base_url(provider)
+        code, report = grade(project, url, "--batch-api", "--batch")
+        job = only_job(project).id
+        want = {"mode": "batch-api", "job": job, "criteria": 2, "ids": ["hello", "thanks"]}
+        assert all(c["provenance"] == want for c in cells(report))
+        code, again = grade(project, url, "--batch")
+        assert fake.live_calls == 0 and all(c["provenance"] == want for c in cells(again))
+        code, alone = grade(project, url, "--no-reuse-batch")  # judged together: asked again, one call each
+        assert fake.live_calls == 12 and {c["provenance"]["mode"] for c in cells(alone)} == {"single"}
+    cell = CriterionResult(id="hello", status="met", source="cache", provenance=want)
+    assert source_words(cell) == f"cache, from Batch API job {job} (a request of 2 criteria)"
