@@ -74,7 +74,8 @@ async def _collected_grader(run: Any, grader: Any, cache_arg: str | None) -> Any
                      f"{_wait_command(job.id, cache_arg)}", sys.stderr)  # fmt: skip
 
     judge = PrefetchedJudge(grader.config, collected, jobs=[job.id for job in run.jobs], on_done=done)
-    return Grader(judge=judge, cache=grader.cache, allow_code=grader.allow_code, repeat=grader.repeat)
+    return Grader(judge=judge, cache=grader.cache, allow_code=grader.allow_code, repeat=grader.repeat,
+                  reuse_batch=grader.dispatch.reuse_batch)
 
 
 def _batch_run(grader: Any, rubric: Any, samples: list[Any], inputs: Any) -> tuple[Any, dict]:
@@ -94,7 +95,8 @@ async def through_batch_api(args: Namespace, grader: Any, rubric: Any, samples: 
     if grader.config.alias == "ollama":
         await grader.aclose()
         return fail_usage("ollama has no Batch API: grade without --batch-api")
-    inputs = Inputs(rubric, resolved(rubric.path), resolved(samples_path), args.extract, grader.repeat)
+    inputs = Inputs(rubric, resolved(rubric.path), resolved(samples_path), args.extract, grader.repeat,
+                    grader.dispatch.reuse_batch)
     run, plan = _batch_run(grader, rubric, samples, inputs)
     if not plan:
         what = "every judge cell is in the cache" if rubric.judge_criteria else "no judge criteria"
@@ -290,7 +292,7 @@ async def _wait(args: Namespace, store: Any, job: Any) -> int:
         return fail_usage(grader)
     if not job.pending:
         echo(f"batch job {job.id} was collected already: the report comes from the cache", sys.stderr)
-    inputs = Inputs(rubric, job.rubric_path, job.samples_path, job.extract, job.repeat)
+    inputs = Inputs(rubric, job.rubric_path, job.samples_path, job.extract, job.repeat, job.reuse_batch)
     run = BatchRun(JobStore(job.cache_path), grader.judge, plan_requests(grader, rubric, sample_set.samples), inputs,
                    grader.deadline)
     for problem in run.resume(also=[job] if job.pending else []):

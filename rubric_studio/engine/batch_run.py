@@ -71,6 +71,8 @@ class Inputs:
     samples_path: str
     extract: str = "last_assistant"
     repeat: int = 1
+    #: The run's ``reuse_batch`` (see :class:`~rubric_studio.engine.jobs.Job`).
+    reuse_batch: bool = True
 
 
 def plan_requests(grader: Any, rubric: Any, samples: Sequence[Any]) -> dict[str, Planned]:
@@ -146,7 +148,8 @@ class BatchRun:
             self.unsent.update({key: line_error("request", f"not submitted: {unwritable}", requests=0) for key in keys})
             return None
         job = Job(new_job_id(), judge_fields(config), self.store.cache_path, inputs.rubric_path,
-                  inputs.rubric.content_hash(), inputs.samples_path, inputs.extract, inputs.repeat)  # fmt: skip
+                  inputs.rubric.content_hash(), inputs.samples_path, inputs.extract, inputs.repeat,
+                  reuse_batch=inputs.reuse_batch)  # fmt: skip
         job.endpoint_seal = endpoint_seal(job.id, config)
         lines, refs = self._encode(keys, limits)
         chunks = split([(cid, len(line)) for cid, line in lines.items()], limits)
@@ -356,4 +359,5 @@ def job_grader(job: Job, rubric: Any, allow_code: bool = False, chosen_url: str 
         return f"cannot reach {job.label}: {keyed.reason}"
     judge = make_judge(replace(config, api_key=keyed.api_key))
     trusted = code_trusted(rubric, effective_trust(rubric, allow_code))
-    return Grader(judge=judge, cache=ReplyCache(job.cache_path), allow_code=trusted, repeat=job.repeat)
+    return Grader(judge=judge, cache=ReplyCache(job.cache_path), allow_code=trusted, repeat=job.repeat,
+                  reuse_batch=job.reuse_batch)

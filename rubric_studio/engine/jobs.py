@@ -78,6 +78,9 @@ class Job:
     batches: list[SubmittedBatch] = field(default_factory=list)
     #: HMAC of the judge's endpoint under the user's own secret: this user chose that endpoint.
     endpoint_seal: str = ""
+    #: False: a verdict a request about several criteria gave is not served from the cache for the
+    #: job's per-criterion requests (``judge.reuse_batch`` / ``--no-reuse-batch`` when submitted).
+    reuse_batch: bool = True
 
     @property
     def config(self) -> JudgeConfig:
@@ -222,6 +225,7 @@ def parse_job(data: Any, where: str) -> Job:
         created=float(_need(data, "created", (int, float), "a time", where)),
         requests=requests, batches=_batches(data.get("batches"), requests, where),
         endpoint_seal=data["endpoint_seal"] if isinstance(data.get("endpoint_seal"), str) else "",
+        reuse_batch=_need(data, "reuse_batch", bool, "true or false", where) if "reuse_batch" in data else True,
     )  # fmt: skip
 
 

@@ -484,3 +484,26 @@ def test_a_batch_api_request_of_several_criteria_says_which(project, provider):
         assert fake.live_calls == 12 and {c["provenance"]["mode"] for c in cells(alone)} == {"single"}
     cell = CriterionResult(id="hello", status="met", source="cache", provenance=want)
     assert source_words(cell) == f"cache, from Batch API job {job} (a request of 2 criteria)"
+
+
+@pytest.mark.parametrize("wait", [True, False], ids=["grade", "jobs-wait"])
+def test_reuse_batch_false_reaches_the_collection_of_a_batch_api_run(project, provider, capsys, wait):
+    """Cells a live batch call judged are asked again, one request each, through the Batch API; those
+    replies (not the old batch verdicts) are what the run reports and caches, also when jobs wait
+    collects them in another process."""
+    with FakeBatches() as fake:
+        url = fake.base_url(provider)
+        assert grade(project, url, "--batch")[0] == 1 and fake.live_calls == 6  # one live batch call a sample
+        rubric = project / "r.yaml"
+        rubric.write_text(rubric.read_text().replace("max_retry_wait: 0.01", "max_retry_wait: 0.01, reuse_batch: false"))
+        code, report = grade(project, url, "--batch-api", *([] if wait else ["--no-wait"]))
+        assert fake.lines_submitted == 12  # every cell asked again, one request each
+        if not wait:
+            capsys.readouterr()
+            assert main(["jobs", "wait", only_job(project).id, "--cache-path", str(project / "c.sqlite"),
+                         "--format", "json"]) == 1  # fmt: skip
+            report = json.loads(capsys.readouterr().out)
+        assert {c["provenance"]["mode"] for c in cells(report)} == {"batch-api"}
+        assert only_job(project).to_dict()["reuse_batch"] is False
+        code, live = grade(project, url)  # the job's replies were cached: nothing is asked or submitted again
+        assert fake.live_calls == 6 and live["usage"]["cache_hits"] == 12
