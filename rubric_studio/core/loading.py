@@ -229,6 +229,24 @@ def _string_expected(error: dict[str, Any], loc: tuple[Any, ...], positions: Pos
     return f"{_describe(loc)}: YAML reads {word} as {read_as}; quote it: '{word}'"
 
 
+def _empty_outcome_or_check(error: dict[str, Any], loc: tuple[Any, ...], positions: Positions,
+                            text: str) -> tuple[tuple[Any, ...], str] | None:
+    """For a criterion with neither outcome nor check because one is written with no value
+    (``outcome:``, ``outcome: ~``, ``check:``): that key and what is wrong with it. None otherwise."""
+    given = error.get("input")
+    if error["type"] != "outcome_or_check" or not isinstance(given, dict):
+        return None
+    for name in ("outcome", "check"):
+        if name in given and given[name] is None:
+            at = (*loc, name)
+            word = _yaml_word(text, *positions.locate(at))
+            if name == "check":
+                return at, f"{_describe(at)}: check is empty; give it a type (one of: {', '.join(CHECK_TYPES)})"
+            said = f"YAML reads {word} as null (no value)" if word else "outcome is empty"
+            return at, f"{_describe(at)}: {said}; write what a good output does"
+    return None
+
+
 def _validation_problems(exc: ValidationError, positions: Positions, text: str = "") -> list[Problem]:
     problems = []
     for error in _merged_union_errors(exc.errors(include_url=False)):
@@ -238,6 +256,10 @@ def _validation_problems(exc: ValidationError, positions: Positions, text: str =
         if error["type"] == "invalid_key" and loc[-1:] == ("None",):
             loc = (*loc[:-1], None)  # the ``~:`` key itself, not its mapping
         key = error["type"] in ("extra_forbidden", "invalid_key")
+        empty = _empty_outcome_or_check(error, loc, positions, text)
+        if empty is not None:
+            problems.append(positions.problem(empty[0], empty[1], key=True))
+            continue
         message = _string_expected(error, loc, positions, text) or _message(error, loc)
         problems.append(positions.problem(loc, message, key=key))
     return problems

@@ -138,7 +138,7 @@ class Criterion(BaseModel):
     @classmethod
     def _outcome_text(cls, value: str | None) -> str | None:
         if value is not None and not value.strip():
-            raise ValueError("outcome is empty; say what the judge should look for")
+            raise ValueError("outcome is empty; write what a good output does")
         return value
 
     @field_validator("score_ranges", mode="before")

@@ -109,7 +109,7 @@ def parse_field(spec: FieldSpec, raw: Any, *, current: Any = None, blank: Any = 
 
 def _empty_message(spec: FieldSpec) -> str:
     if spec.key == "outcome":
-        return "the outcome is empty; say what the judge should look for"
+        return "the outcome is empty; write what a good output does"
     return f"{spec.label or spec.key} is required"
 
 

@@ -159,6 +159,28 @@ def test_outcome_no_is_read_as_false_and_the_message_says_so():
     assert msg == "r.yaml:4:14: criteria[0].outcome: YAML reads no as false; quote it: 'no'"
 
 
+@pytest.mark.parametrize(("value", "at", "said"), [
+    ("", "4:5", "outcome is empty; write what a good output does"),
+    ("   # to do", "4:5", "outcome is empty; write what a good output does"),
+    ("''", "4:14", "outcome is empty; write what a good output does"),
+    ("~", "4:5", "YAML reads ~ as null (no value); write what a good output does"),
+    ("null", "4:5", "YAML reads null as null (no value); write what a good output does"),
+])
+def test_an_empty_or_null_outcome_says_so_where_it_is_written(value: str, at: str, said: str):
+    (msg,) = problems_of(f"name: x\ncriteria:\n  - id: a\n    outcome: {value}\n  - id: b\n    outcome: fine\n")
+    assert msg == f"r.yaml:{at}: criteria[0].outcome: {said}"
+
+
+def test_an_empty_check_is_reported_at_its_key():
+    (msg,) = problems_of("name: x\ncriteria:\n  - id: a\n    check:\n")
+    assert msg.startswith("r.yaml:4:5: criteria[0].check: check is empty; give it a type (one of: ")
+
+
+def test_a_null_outcome_beside_a_check_is_still_a_check():
+    rubric = parse_rubric("name: x\ncriteria:\n  - id: a\n    outcome: ~\n    check: {type: json}\n", "r.yaml")
+    assert rubric.criteria[0].check is not None
+
+
 def test_a_null_key_is_reported_at_the_key():
     (msg,) = problems_of("name: x\ncriteria:\n  - id: a\n    outcome: fine\n    ~: 3\n")
     assert msg.startswith("r.yaml:5:5: criteria[0]: a key is null")
