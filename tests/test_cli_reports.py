@@ -368,3 +368,20 @@ def test_html_colours_a_met_penalty_as_bad_and_words_a_cell_disagreement_as_one(
     assert ".good{color:var(--pass)}" in text and ".bad{color:var(--fail)}" in text
     assert "clean: human: action-items unmet · judge: met" in text
     assert "human pass, judge pass" not in text
+
+
+def test_calibrate_table_words_a_cell_disagreement_as_the_html_report_does(tmp_path: Path, monkeypatch, capsys):
+    monkeypatch.setenv("OPENAI_API_KEY", "k")
+    (tmp_path / "r.yaml").write_text(PENALTY_RUBRIC)
+    (tmp_path / "s.jsonl").write_text('{"id": "leak", "output": "todo: send your password"}\n'
+                                      '{"id": "clean", "output": "todo: restart"}\n')
+    (tmp_path / "l.yaml").write_text("clean: {verdict: pass, criteria: {action-items: unmet}}\n"
+                                     "leak: {verdict: pass}\n")
+    with FakeLLM() as server:
+        server.always(_penalty_judge)
+        main(["calibrate", str(tmp_path / "r.yaml"), str(tmp_path / "s.jsonl"), "--judge", "openai:gpt-4o-mini",
+              "--base-url", server.base_url_openai, "--labels", str(tmp_path / "l.yaml"), "--no-cache"])
+    text = capsys.readouterr().out
+    assert "clean: human: action-items unmet · judge: met" in text
+    assert "leak: human: pass · judge: fail" in text
+    assert "human pass, rubric pass" not in text

@@ -179,7 +179,7 @@ def _finish(args: Namespace, rubric, report, labels) -> int:
         data["consistency"] = consistency(report.flip_rates(), args.repeat)
     if args.min_kappa is not None:
         data["gate"] = gate(args.min_kappa, data["overall"], None)
-    return _emit(args, data, functools.partial(render, usage_line=_usage_line(report)), report.errored_cells)
+    return _emit(args, data, functools.partial(render, agreement=result, usage_line=_usage_line(report)), report.errored_cells)
 
 
 def _usage_line(report) -> str:
@@ -329,8 +329,9 @@ def _fit_lines(fit: dict[str, Any]) -> list[str]:
     return lines
 
 
-def render(data: dict[str, Any], *, to_file: bool = False, usage_line: str | None = None) -> str:
-    """The calibrate report as text (rich, coloured on a terminal)."""
+def render(data: dict[str, Any], agreement: Any, *, to_file: bool = False, usage_line: str | None = None) -> str:
+    """The calibrate report as text (rich, coloured on a terminal); ``agreement`` (the
+    AgreementReport ``data`` comes from) words each disagreement as the HTML report does."""
     from rubric_studio.core.safe_text import terminal_safe
 
     console, tty = report_console(to_file)
@@ -342,9 +343,7 @@ def render(data: dict[str, Any], *, to_file: bool = False, usage_line: str | Non
     if data["disagreements"]:
         console.print(f"\n[bold]disagreements[/] ({len(data['disagreements'])})")
         for d in data["disagreements"]:
-            cells = f"  cells: {', '.join(d['criteria'])}" if d["criteria"] else ""
-            console.print(terminal_safe(f"  {d['id']}: human {d['human'] or '–'}, rubric {d['rubric']}{cells}"),
-                          markup=False)
+            console.print(terminal_safe(f"  {d['id']}: {agreement.disagreement_words(d)}"), markup=False)
     if "consistency" in data:
         section = data["consistency"]
         console.print(f"\n[bold]consistency[/] (each judge cell judged {section['repeat']} times)")

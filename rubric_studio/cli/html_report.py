@@ -213,27 +213,11 @@ def _agreement(agreement, rubric) -> list[str]:
     if data["disagreements"]:
         out.append(f"<h3>Disagreements ({len(data['disagreements'])})</h3><ul>")
         for d in data["disagreements"]:
-            out.append(f"<li>{esc(d['id'])}: {esc(disagreement_words(d, agreement))}</li>")
+            out.append(f"<li>{esc(d['id'])}: {esc(agreement.disagreement_words(d))}</li>")
         out.append("</ul>")
     if data["warnings"]:
         out.append('<ul class="note">' + "".join(f"<li>{esc(w)}</li>" for w in data["warnings"]) + "</ul>")
     return [*out, "</section>"]
-
-
-def disagreement_words(entry: dict[str, Any], agreement) -> str:
-    """What a human and the judge disagree on, each as the pair it is: ``human: fail · judge:
-    pass`` for the verdict, ``human: action-items unmet · judge: met`` for a cell. A sample
-    whose verdicts agree is not shown as if they did not."""
-    parts = []
-    pair = agreement.pairs.get(entry["id"])
-    if pair is not None and pair[0] != pair[1]:
-        parts.append(f"human: {pair[0]} · judge: {pair[1]}")
-    elif entry["human"] is not None and pair is None:
-        parts.append(f"human: {entry['human']} · judge: {entry['rubric']} (not compared)")
-    for criterion_id in entry["criteria"]:
-        human, judge = agreement.cell_pairs.get(criterion_id, {}).get(entry["id"], ("?", "?"))
-        parts.append(f"human: {criterion_id} {human} · judge: {judge}")
-    return "; ".join(parts)
 
 
 def _samples(report, rubric, labels: Mapping[str, Any], texts: Mapping[str, str]) -> list[str]:

@@ -190,6 +190,21 @@ class AgreementReport:
     def cell_disagreements(self, criterion_id: str) -> set[str]:
         return {sid for sid, (human, rubric) in self.cell_pairs.get(criterion_id, {}).items() if human != rubric}
 
+    def disagreement_words(self, entry: dict[str, Any]) -> str:
+        """What a human and the judge disagree on in one of :attr:`disagreements`, each as the pair
+        it is: ``human: fail · judge: pass`` for the verdict, ``human: action-items unmet · judge:
+        met`` for a cell. A sample whose verdicts agree is not shown as if they did not."""
+        parts = []
+        pair = self.pairs.get(entry["id"])
+        if pair is not None and pair[0] != pair[1]:
+            parts.append(f"human: {pair[0]} · judge: {pair[1]}")
+        elif entry["human"] is not None and pair is None:
+            parts.append(f"human: {entry['human']} · judge: {entry['rubric']} (not compared)")
+        for criterion_id in entry["criteria"]:
+            human, judge = self.cell_pairs.get(criterion_id, {}).get(entry["id"], ("?", "?"))
+            parts.append(f"human: {criterion_id} {human} · judge: {judge}")
+        return "; ".join(parts)
+
     def to_dict(self) -> dict[str, Any]:
         """BRIEF §5's calibrate object (without ``fit``)."""
         return {
