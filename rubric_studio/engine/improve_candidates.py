@@ -122,7 +122,29 @@ def reword_prompt(rubric: Rubric, criterion: Criterion, samples: Mapping[str, Sa
 MAX_OUTCOME_CHARS = 300
 _PLACEHOLDER = re.compile(r"<[^<>]*>|\bTODO\b|\bTBD\b|\bFIXME\b|\.\.\.|…|\bXXX\b")
 _CODE = re.compile(r"`|//|/\*|\*/|=>|==|::|\":")
-_NEXT_SENTENCE = re.compile(r"[.!?]\s+[A-Z]")
+_NEXT_SENTENCE = re.compile(r"(\S*)[.!?]\s+[\"'“‘(]?[A-Z]")
+#: A quoted example: "…", “…”, ‘…’, or '…' not inside a word (so the user's apostrophe is no quote).
+_QUOTED = re.compile(r"\"[^\"]*\"|“[^”]*”|‘[^’]*’|(?<!\w)'[^']*'(?!\w)")
+_ELLIPSIS = re.compile(r"\.\.\.|…")
+#: Words whose full stop does not end a sentence ("e.g. The …", "vs. Plan B", "Dr. Smith").
+_ABBREVIATIONS = frozenset({"e.g", "eg", "i.e", "ie", "vs", "etc", "cf", "approx", "incl", "esp", "viz", "al",
+                            "fig", "vol", "mr", "mrs", "ms", "dr", "prof", "st", "jr", "sr", "inc", "ltd", "corp",
+                            "dept"})
+_INITIALISM = re.compile(r"(?:[A-Za-z]\.)+[A-Za-z]?")  # U.S, a.m (a lone capital may end a sentence: "Plan A.")
+
+
+def _ends_a_sentence(word: str) -> bool:
+    """Whether a full stop after ``word`` (its last token, opening quotes and brackets dropped)
+    ends a sentence, rather than an abbreviation or an initialism."""
+    token = word.lstrip("\"'“‘(")
+    return token.lower() not in _ABBREVIATIONS and not _INITIALISM.fullmatch(token)
+
+
+def _more_than_one_sentence(text: str) -> bool:
+    """A sentence break outside quoted examples (whose own full stops are the example's)."""
+    bare = _QUOTED.sub('"q"', text).rstrip(".!? ")
+    return any(match.group(0)[len(match.group(1))] != "." or _ends_a_sentence(match.group(1))
+               for match in _NEXT_SENTENCE.finditer(bare))
 
 
 def outcome_problem(raw: str) -> str | None:
@@ -139,14 +161,17 @@ def outcome_problem(raw: str) -> str | None:
         return f"it is {len(text)} characters long (at most {MAX_OUTCOME_CHARS})"
     if any(ch in text for ch in "{}[]"):
         return "it contains braces or brackets (a JSON or code fragment, not a sentence)"
-    if match := _PLACEHOLDER.search(text):
+    # an ellipsis inside a quoted example (with words of its own) is the example's, not a blank left to fill
+    unquoted = _QUOTED.sub(lambda quoted: _ELLIPSIS.sub("", quoted.group(0)) if re.search(r"\w", quoted.group(0))
+                           else quoted.group(0), text)  # fmt: skip
+    if match := _PLACEHOLDER.search(unquoted):
         return f"it contains a placeholder ({match.group(0)!r})"
     if match := _CODE.search(text):
         return f"it looks like code or JSON ({match.group(0)!r})"
     letters = sum(ch.isalpha() for ch in text)
     if len(text.split()) < 2 or letters < 0.6 * len(text.replace(" ", "")):
         return "it is not a sentence in words"
-    if _NEXT_SENTENCE.search(text.rstrip(".!? ")):
+    if _more_than_one_sentence(text):
         return "it is more than one sentence"
     return None
 

@@ -73,6 +73,13 @@ def test_a_shown_gain_ranks_above_a_larger_unshown_one():
     "x" * 301,
     "   ",
     "if (x == 1) return y;",
+    "Mentions the refund and ...",
+    "Gives the timeline, e.g. five days. Then thanks the customer.",
+    'Quotes the customer "<the complaint>" back',
+    "States the refund policy. Etc.",
+    "Compares Plan A. Then recommends one",
+    "Answers with '...' and nothing else",
+    "Gives a timeline! Thanks the customer.",
 ])  # fmt: skip
 def test_only_one_plain_sentence_is_a_rewording(text):
     assert outcome_problem(text)
@@ -82,6 +89,15 @@ def test_only_one_plain_sentence_is_a_rewording(text):
     "Gives the number of business days (e.g. 5) until the refund arrives.",
     "States that the claim is false",
     "Mentions the refund's timeline without promising a date",
+    "Names a concrete next step, e.g. The support team calls back within a day",
+    "Lists the plans, i.e. Basic and Pro, with their prices",
+    "Compares Plan A vs. Plan B on price and limits",
+    "Says the refund goes to the U.S. Bank account on file",
+    "Addresses the customer as Dr. Smith throughout",
+    "Quotes the customer's words 'I waited...' back accurately",
+    'Acknowledges the complaint ("It broke... again") before answering',
+    "Repeats the promise “Your refund is on its way…” word for word",
+    'Quotes the apology "Sorry. We will fix it." without adding to it',
 ])  # fmt: skip
 def test_plain_sentences_pass(text):
     assert outcome_problem(text) is None
