@@ -345,7 +345,10 @@ class _Handler(BaseHTTPRequestHandler):
             return self._answer(api, call, text=action.text, cut_off=True)
         if isinstance(action, Reply):
             return self._answer(api, call, payload=action.payload)
-        payload = fake.brain(call)
+        try:
+            payload = fake.brain(call)
+        except Exception as exc:  # a brain that cannot read this request: say so, as a server would
+            return self._error(api, HTTPError(500, f"the fake's brain failed on this request: {exc!r}"))
         if isinstance(action, Omit):
             payload = json.loads(json.dumps(payload))
             if action.field:

@@ -1,0 +1,265 @@
+"""Exports run as written: the graded samples are the exported file's test cases, and running the
+export in the real tool (AgentV 4.42 through $AGENTV, promptfoo through $PROMPTFOO or PATH) gives
+the verdicts ``rubric-studio grade`` gives - with checks only, and with a scripted judge that the
+local fake server plays for both sides. The real-tool tests skip when the tool is absent."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+import yaml
+
+from rubric_studio.cli import main
+from rubric_studio.interop import export_rubric
+from rubric_studio.interop._agentv_samples import FIXTURE_SCHEMA, SAMPLES_TARGET
+from tests._timing import scaled
+from tests.fakellm import Call, FakeLLM
+
+SAMPLES = [
+    {"id": "on-time", "input": "Can I get my money back?", "output": "Thanks for asking: refunds are open for 30 days."},
+    {"id": "no-window", "input": "Refund?", "output": "Thanks, we will look into a refund for you."},
+    {"id": "curt", "output": "Refunds are open for 30 days. Dated 2024-01-02."},
+    {"id": "curt-window", "output": "30 days, no exceptions"},
+]
+
+
+def _write(folder: Path, rubric: str) -> Path:
+    path = folder / "reply.yaml"
+    path.write_text(rubric)
+    (folder / "reply.samples.jsonl").write_text("".join(json.dumps(s) + "\n" for s in SAMPLES))
+    return path
+
+
+CHECKS_ONLY = """\
+name: reply
+pass_threshold: 0.5
+criteria:
+  - id: polite
+    check: {type: keywords, required: [thanks]}
+    required: true
+  - id: no-dates
+    check: {type: regex, pattern: '\\d{4}-\\d{2}-\\d{2}', expect_match: false}
+  - id: refund-words
+    check: {type: keywords, required: [refund, days]}
+"""
+
+#: One judged criterion (required) beside a check; the scripted judge decides it.
+WITH_JUDGE = """\
+name: reply
+pass_threshold: 0.6
+judge:
+  model: openai:gpt-4o-mini
+criteria:
+  - id: refund-window
+    outcome: States the 30-day refund window
+    required: true
+  - id: polite
+    check: {type: keywords, required: [thanks]}
+"""
+
+
+def _ours(rubric: Path, capsys, *extra: str) -> dict[str, str]:
+    """``rubric-studio grade``'s verdict per sample."""
+    capsys.readouterr()
+    main(["grade", str(rubric), str(rubric.parent / "reply.samples.jsonl"), "--format", "json", "--no-cache", *extra])
+    report = json.loads(capsys.readouterr().out)
+    return {s["id"]: s["verdict"] for s in report["samples"]}
+
+
+# -- the samples as AgentV tests --------------------------------------------------------------
+@pytest.mark.parametrize("version", ["4", "5"])
+def test_agentv_export_carries_the_samples_as_tests_with_their_outputs_replayed(tmp_path, capsys, version):
+    rubric = _write(tmp_path, CHECKS_ONLY)
+    out = tmp_path / "suite.eval.yaml"
+    assert main(["export", str(rubric), "--to", "agentv", "--agentv-version", version, "-o", str(out)]) == 0
+    data = yaml.safe_load(out.read_text())
+    assert [t["id"] for t in data["tests"]] == [s["id"] for s in SAMPLES]
+    fixtures = [json.loads(line) for line in (tmp_path / "suite.outputs.jsonl").read_text().splitlines()]
+    assert {(r["test_id"], r["output"][0]["content"]) for r in fixtures} == {(s["id"], s["output"]) for s in SAMPLES}
+    assert {r["schema_version"] for r in fixtures} == {FIXTURE_SCHEMA}
+    assert {r["suite"] for r in fixtures} == {data["name"]} and {r["source_target"] for r in fixtures} == {SAMPLES_TARGET}
+    if version == "4":
+        assert data["execution"]["target"] == SAMPLES_TARGET
+        assert all(t["input"] for t in data["tests"])  # AgentV 4 skips a test without one
+        assert data["tests"][0]["input"] == SAMPLES[0]["input"]
+        replay = _agentv4_header_targets(out.read_text())[0]
+        assert replay["provider"] == "replay" and replay["fixtures"] == "./suite.outputs.jsonl"
+    else:
+        replay = data["providers"][0]
+        assert replay["id"] == "replay" and replay["label"] == SAMPLES_TARGET
+        assert replay["config"]["fixtures"] == "./suite.outputs.jsonl"
+        assert f"--provider {SAMPLES_TARGET}" in out.read_text()
+    assert main(["export", str(rubric), "--to", "agentv", "--agentv-version", version, "--no-samples",
+                 "-o", str(tmp_path / "plain.eval.yaml")]) == 0
+    assert [t["id"] for t in yaml.safe_load((tmp_path / "plain.eval.yaml").read_text())["tests"]] == ["example"]
+    assert not (tmp_path / "plain.outputs.jsonl").exists()
+
+
+def test_agentv_export_to_stdout_says_the_samples_need_a_file(tmp_path, capsys):
+    rubric = _write(tmp_path, CHECKS_ONLY)
+    assert main(["export", str(rubric), "--to", "agentv"]) == 0
+    captured = capsys.readouterr()
+    assert [t["id"] for t in yaml.safe_load(captured.out)["tests"]] == ["example"]
+    assert "give -o FILE" in captured.err
+    assert list(tmp_path.glob("*.outputs.jsonl")) == []
+
+
+def test_export_api_returns_the_fixtures_as_a_companion_file(tmp_path):
+    from rubric_studio.core.loading import load_rubric
+    from rubric_studio.core.samples import load_samples
+
+    rubric = load_rubric(_write(tmp_path, CHECKS_ONLY))
+    samples = list(load_samples(tmp_path / "reply.samples.jsonl"))
+    result = export_rubric(rubric, "agentv", samples=samples)
+    assert list(result.files) == ["reply.outputs.jsonl"]
+    assert export_rubric(rubric, "agentv").files == {}
+
+
+# -- running in the real AgentV 4 -----------------------------------------------------------------
+def _agentv() -> str:
+    agentv = os.environ.get("AGENTV") or shutil.which("agentv")
+    if agentv is None:
+        pytest.skip("AgentV 4 not installed (npm install agentv@4.42.4; set $AGENTV)")
+    return agentv
+
+
+def _header(text: str) -> list[str]:
+    return [line[2:] if line.startswith("# ") else line[1:] for line in text.splitlines() if line.startswith("#")]
+
+
+def _agentv4_header_targets(text: str) -> list[dict]:
+    """The ``.agentv/targets.yaml`` entries the AgentV 4 export's header says to add."""
+    header = _header(text)
+    start = header.index("targets:")
+    block = [header[start]]
+    for line in header[start + 1:]:
+        if not line.startswith("  "):
+            break
+        block.append(line)
+    return yaml.safe_load("\n".join(block))["targets"]
+
+
+def _run_agentv4(folder: Path, eval_file: Path, env_extra: dict[str, str], judge_url: str | None = None) -> tuple[dict, subprocess.CompletedProcess]:
+    """Set AgentV 4 up as the export's header says, run it, and return its results by test id."""
+    text = eval_file.read_text()
+    targets = _agentv4_header_targets(text)
+    for target in targets:
+        if target["provider"] == "openai" and judge_url:
+            target["base_url"] = judge_url  # the header's judge, pointed at the local fake server
+    (folder / ".agentv").mkdir(exist_ok=True)
+    (folder / ".agentv" / "targets.yaml").write_text(yaml.safe_dump({"targets": targets}))
+    dotenv = [line for line in _header(text) if re.fullmatch(r"[A-Z_]+=\S+", line)]
+    (folder / ".env").write_text("".join(line + "\n" for line in dotenv))
+    subprocess.run(["git", "init", "-q", str(folder)], check=True)  # AgentV 4 runs inside a repository
+    env = {"PATH": os.environ["PATH"], "HOME": str(folder), **env_extra}
+    done = subprocess.run([_agentv(), "eval", "run", eval_file.name, "-o", "out"], cwd=folder, env=env,
+                          capture_output=True, text=True, timeout=scaled(240))
+    index = folder / "out" / "index.jsonl"
+    assert index.is_file(), done.stdout[-2000:] + done.stderr[-2000:]
+    rows = [json.loads(line) for line in index.read_text().splitlines() if line.strip()]
+    return {row["test_id"]: row for row in rows}, done
+
+
+def _agentv_verdicts(rows: dict, eval_file: Path) -> dict[str, str]:
+    threshold = yaml.safe_load(eval_file.read_text())["execution"]["threshold"]
+    verdicts = {}
+    for test_id, row in rows.items():
+        assert row["execution_status"] in ("ok", "quality_failure"), row  # graded, not an execution error
+        passed = row["score"] >= threshold
+        assert passed == (row["execution_status"] == "ok"), row  # AgentV's own mark agrees with the pass mark
+        verdicts[test_id] = "pass" if passed else "fail"
+    return verdicts
+
+
+def test_checks_only_samples_grade_in_the_real_agentv4_as_they_grade_here(tmp_path, capsys):
+    _agentv()
+    rubric = _write(tmp_path, CHECKS_ONLY)
+    eval_file = tmp_path / "reply.eval.yaml"
+    assert main(["export", str(rubric), "--to", "agentv", "--agentv-version", "4", "-o", str(eval_file)]) == 0
+    ours = _ours(rubric, capsys)
+    assert set(ours.values()) == {"pass", "fail"}  # both verdicts are exercised
+    rows, _ = _run_agentv4(tmp_path, eval_file, {})
+    assert _agentv_verdicts(rows, eval_file) == ours
+    for sample in SAMPLES:  # AgentV graded the sample's output as written
+        answer = (tmp_path / "out" / rows[sample["id"]]["answer_path"]).read_text()
+        assert answer.strip() == sample["output"]
+
+
+# -- a scripted judge both sides ask ------------------------------------------------------------
+def _window_met(text: str) -> bool:
+    """The scripted judge's decision on refund-window."""
+    return "30 days" in text
+
+
+_AGENTV_ANSWER = re.compile(r"\[\[ ## answer ## \]\]\n(.*?)\n\n\[\[ ## ", re.S)
+_AGENTV_ITEM = re.compile(r"^- \[([^\]]+)\]", re.M)
+_PROMPTFOO_OUTPUT = re.compile(r"<Output>\n(.*?)\n</Output>", re.S)
+
+
+def scripted_judge(call: Call) -> dict:
+    """Answers rubric-studio's, AgentV 4's and promptfoo's judge requests with the same decision."""
+    if "[[ ## answer ## ]]" in call.user:  # AgentV's rubric grader
+        answer = _AGENTV_ANSWER.search(call.user).group(1)
+        met = _window_met(answer)
+        return {"checks": [{"id": item, "satisfied": met, "reasoning": "scripted"}
+                           for item in _AGENTV_ITEM.findall(call.user)], "overall_reasoning": "scripted"}
+    if "<Output>" in call.user:  # promptfoo's llm-rubric (the exported rubricPrompt)
+        return {"reason": "scripted", "pass": _window_met(_PROMPTFOO_OUTPUT.search(call.user).group(1))}
+    met = _window_met(call.sample)  # rubric-studio's own request
+    answer = {"verdict": "met" if met else "unmet", "rationale": "scripted", "evidence": []}
+    return answer if not call.batch else {item.id: answer for item in call.criteria}
+
+
+def test_judged_samples_grade_in_the_real_agentv4_as_they_grade_here(tmp_path, capsys, monkeypatch):
+    _agentv()
+    rubric = _write(tmp_path, WITH_JUDGE)
+    eval_file = tmp_path / "reply.eval.yaml"
+    assert main(["export", str(rubric), "--to", "agentv", "--agentv-version", "4", "-o", str(eval_file)]) == 0
+    with FakeLLM(brain=scripted_judge) as server:
+        monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
+        ours = _ours(rubric, capsys, "--base-url", server.base_url_openai)
+        assert set(ours.values()) == {"pass", "fail"}
+        server.reset()
+        rows, done = _run_agentv4(tmp_path, eval_file, {"OPENAI_API_KEY": "sk-only-the-key"}, server.base_url_openai)
+        sent = [r for r in server.requests if r.api == "openai"]
+    assert sent and all(r.body.get("stream") is True for r in sent)  # AgentV 4's judge streams its replies
+    assert len(sent) == len(SAMPLES), done.stderr[-2000:]  # one call per sample: no retries, no parse failures
+    assert "Connection error" not in done.stdout + done.stderr
+    judged = [s for row in rows.values() for s in row["scores"] if s["type"] == "llm-grader"]  # the judged criterion
+    assert len(judged) == len(SAMPLES) and all(s["verdict"] in ("pass", "fail") for s in judged)
+    assert _agentv_verdicts(rows, eval_file) == ours
+
+
+# -- promptfoo with an llm-rubric -------------------------------------------------------------
+def test_judged_samples_grade_in_the_real_promptfoo_as_they_grade_here(tmp_path, capsys, monkeypatch):
+    promptfoo = os.environ.get("PROMPTFOO") or shutil.which("promptfoo")
+    if promptfoo is None:
+        pytest.skip("promptfoo not installed (npm install -g promptfoo@0.121.20; set $PROMPTFOO)")
+    rubric = _write(tmp_path, WITH_JUDGE)
+    config = tmp_path / "promptfooconfig.yaml"
+    assert main(["export", str(rubric), "--to", "promptfoo", "-o", str(config)]) == 0
+    with FakeLLM(brain=scripted_judge) as server:
+        monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
+        ours = _ours(rubric, capsys, "--base-url", server.base_url_openai)
+        server.reset()
+        env = {"PATH": os.environ["PATH"], "HOME": str(tmp_path), "OPENAI_API_KEY": "sk-only-the-key",
+               "OPENAI_BASE_URL": server.base_url_openai, "PROMPTFOO_DISABLE_TELEMETRY": "1",
+               "PROMPTFOO_DISABLE_UPDATE": "1", "PROMPTFOO_CACHE_ENABLED": "false"}
+        done = subprocess.run([promptfoo, "eval", "-c", str(config), "-o", str(tmp_path / "out.json"),
+                               "--no-progress-bar"], cwd=tmp_path, env=env, capture_output=True, text=True,
+                              timeout=scaled(240))
+        sent = [r for r in server.requests if r.api == "openai"]
+    assert (tmp_path / "out.json").is_file(), done.stdout[-2000:] + done.stderr[-2000:]
+    assert len(sent) == len(SAMPLES)  # the llm-rubric reached the judge once per sample
+    assert all(r.body["model"] == "gpt-4o-mini" for r in sent)
+    results = json.loads((tmp_path / "out.json").read_text())["results"]["results"]
+    assert not [r for r in results if r.get("error") and "Error" in str(r.get("error"))[:40]]
+    theirs = {r["testCase"]["description"]: "pass" if r["success"] else "fail" for r in results}
+    assert set(ours.values()) == {"pass", "fail"}
+    assert theirs == ours
