@@ -263,3 +263,18 @@ def test_judged_samples_grade_in_the_real_promptfoo_as_they_grade_here(tmp_path,
     theirs = {r["testCase"]["description"]: "pass" if r["success"] else "fail" for r in results}
     assert set(ours.values()) == {"pass", "fail"}
     assert theirs == ours
+
+
+@pytest.mark.parametrize("version", ["4", "5"])
+def test_an_export_with_samples_imports_back_to_the_same_rubric_without_warnings_per_test(tmp_path, capsys, version):
+    from rubric_studio.core.loading import load_rubric
+    from rubric_studio.interop import import_rubric
+
+    rubric = _write(tmp_path, WITH_JUDGE)
+    out = tmp_path / "suite.eval.yaml"
+    assert main(["export", str(rubric), "--to", "agentv", "--agentv-version", version, "-o", str(out)]) == 0
+    result = import_rubric(out)
+    original = load_rubric(rubric)
+    assert [c.model_dump() for c in result.rubric.criteria] == [c.model_dump() for c in original.criteria]
+    assert result.rubric.pass_threshold == original.pass_threshold
+    assert not [w for w in result.warnings if "test-level criteria" in w]  # the samples' tests add no criteria
