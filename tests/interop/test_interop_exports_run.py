@@ -278,3 +278,68 @@ def test_an_export_with_samples_imports_back_to_the_same_rubric_without_warnings
     assert [c.model_dump() for c in result.rubric.criteria] == [c.model_dump() for c in original.criteria]
     assert result.rubric.pass_threshold == original.pass_threshold
     assert not [w for w in result.warnings if "test-level criteria" in w]  # the samples' tests add no criteria
+
+
+# -- letta-evals: the suite validates, and its own model_judge grader grades the samples ----------
+_LETTA_GRADE = """\
+import asyncio, json, os, sys
+from pathlib import Path
+import yaml
+from letta_evals.graders.rubric import RubricGrader
+from letta_evals.models import Sample
+from letta_evals.models.specs import SuiteSpec
+
+suite_path = Path(sys.argv[1])
+spec = SuiteSpec.from_yaml(yaml.safe_load(suite_path.read_text()), base_dir=suite_path.parent, suite_path=suite_path)
+(name, g), = spec.graders.items()
+grader = RubricGrader(prompt=g.prompt, model=g.model, temperature=g.temperature, provider=g.provider,
+                      max_retries=0, timeout=g.timeout, extractor=g.extractor, base_dir=g.base_dir)
+
+async def grade_all():
+    scores = {}
+    for line in Path(sys.argv[2]).read_text().splitlines():
+        s = json.loads(line)
+        # the agent run is what needs a Letta server; its extracted submission is the sample's output
+        grader.extract = lambda trajectory, state, s=s: (s["output"], 0.0, None)
+        result, _ = await grader.grade(Sample(id=0, input=s.get("input") or "", ground_truth=s.get("ground_truth")), [])
+        scores[s["id"]] = result.score
+    return scores
+
+print(json.dumps(asyncio.run(grade_all())))
+"""
+
+
+def test_letta_export_validates_and_its_model_judge_grades_the_samples_in_real_letta_evals(tmp_path, capsys,
+                                                                                          monkeypatch):
+    python = os.environ.get("LETTA_EVALS_PYTHON")  # a Python with letta-evals 0.26 installed
+    if not python:
+        pytest.skip("letta-evals not available (pip install letta-evals==0.26.0; set $LETTA_EVALS_PYTHON)")
+    rubric = _write(tmp_path, WITH_JUDGE.replace("  - id: polite\n    check: {type: keywords, required: [thanks]}\n", ""))
+    suite = tmp_path / "reply.suite.yaml"
+    assert main(["export", str(rubric), "--to", "letta", "-o", str(suite)]) == 0
+    (tmp_path / "dataset.jsonl").write_text("".join(json.dumps({"input": s.get("input") or "x"}) + "\n" for s in SAMPLES))
+    cli = Path(python).parent / "letta-evals"
+    done = subprocess.run([str(cli), "validate", str(suite)], capture_output=True, text=True, timeout=scaled(120))
+    assert done.returncode == 0 and "model_judge" in done.stdout, done.stdout + done.stderr
+    submissions = []
+
+    def judge(call: Call) -> dict:
+        submission = call.user.split("Response to grade:\n", 1)[1].split("\n\nReply with", 1)[0]
+        submissions.append(submission)
+        return {"score": 1.0 if _window_met(submission) else 0.0, "rationale": "scripted"}
+
+    script = tmp_path / "grade.py"
+    script.write_text(_LETTA_GRADE)
+    with FakeLLM(brain=judge) as server:
+        env = {**os.environ, "OPENAI_API_KEY": "sk-test", "OPENAI_BASE_URL": server.base_url_openai}
+        done = subprocess.run([python, str(script), str(suite), str(tmp_path / "reply.samples.jsonl")], env=env,
+                              capture_output=True, text=True, timeout=scaled(120), cwd=tmp_path)
+    assert done.returncode == 0, done.stderr[-2000:]
+    scores = json.loads(done.stdout.strip().splitlines()[-1])
+    assert submissions == [s["output"] for s in SAMPLES]  # {submission} filled in, braces unescaped
+    with FakeLLM(brain=scripted_judge) as ours_server:
+        monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
+        ours = _ours(rubric, capsys, "--base-url", ours_server.base_url_openai)
+    assert set(ours.values()) == {"pass", "fail"}
+    # the required criterion unmet scores 0.0 in Letta: its score against the threshold is our verdict
+    assert {k: "pass" if v >= 0.6 else "fail" for k, v in scores.items()} == ours
