@@ -343,3 +343,41 @@ def test_letta_export_validates_and_its_model_judge_grades_the_samples_in_real_l
     assert set(ours.values()) == {"pass", "fail"}
     # the required criterion unmet scores 0.0 in Letta: its score against the threshold is our verdict
     assert {k: "pass" if v >= 0.6 else "fail" for k, v in scores.items()} == ours
+
+
+# -- Docent: the export loads into docent's own Rubric and builds a judge prompt per sample ----------
+_DOCENT_LOAD = """\
+import json, sys
+from docent.data_models.agent_run import AgentRun
+from docent.data_models.chat.message import AssistantMessage, UserMessage
+from docent.data_models.transcript import Transcript
+from docent.judges.types import Rubric
+
+rubric = Rubric(**json.load(open(sys.argv[1])))  # docent's validators: prompt templates, output-schema meta-schema
+prompts = {}
+for line in open(sys.argv[2]):
+    s = json.loads(line)
+    messages = ([UserMessage(content=s["input"])] if s.get("input") else []) + [AssistantMessage(content=s["output"])]
+    run = AgentRun(transcripts=[Transcript(messages=messages)])
+    prompts[s["id"]] = "\\n".join(str(m.content) for m in rubric.materialize_messages(run))
+print(json.dumps({"model": rubric.judge_model.model_name, "provider": rubric.judge_model.provider, "prompts": prompts}))
+"""
+
+
+def test_docent_export_loads_into_docents_rubric_and_renders_each_sample(tmp_path):
+    python = os.environ.get("DOCENT_PYTHON")  # a Python with docent installed
+    if not python:
+        pytest.skip("docent not available (pip install docent; set $DOCENT_PYTHON)")
+    rubric = _write(tmp_path, WITH_JUDGE)
+    exported = tmp_path / "reply.docent.json"
+    assert main(["export", str(rubric), "--to", "docent", "-o", str(exported)]) == 0
+    script = tmp_path / "load.py"
+    script.write_text(_DOCENT_LOAD)
+    done = subprocess.run([python, str(script), str(exported), str(tmp_path / "reply.samples.jsonl")],
+                          capture_output=True, text=True, timeout=scaled(120))
+    assert done.returncode == 0, done.stderr[-2000:]
+    loaded = json.loads(done.stdout.strip().splitlines()[-1])
+    assert (loaded["provider"], loaded["model"]) == ("openai", "gpt-4o-mini")
+    for sample in SAMPLES:
+        prompt = loaded["prompts"][sample["id"]]
+        assert sample["output"] in prompt and "States the 30-day refund window" in prompt
