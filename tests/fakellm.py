@@ -1,8 +1,10 @@
 """A fake LLM server for tests and benchmarks: real HTTP on 127.0.0.1, two APIs, scriptable.
 
 Speaks the OpenAI chat-completions API (``POST /v1/chat/completions``) and the Anthropic
-messages API (``POST /v1/messages``), so the real SDKs talk to it unmodified. Every
-request is recorded (api, path, headers, JSON body).
+messages API (``POST /v1/messages``), so the real SDKs talk to it unmodified; a request with
+``stream: true`` is answered as server-sent events over chunked encoding, as the real APIs do
+(tools built on streaming clients, e.g. AgentV's judge, read nothing else). Every request is
+recorded (api, path, headers, JSON body).
 
 What it answers:
 
@@ -297,6 +299,7 @@ class _Handler(BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"
     disable_nagle_algorithm = True
     server: _Server
+    _streaming = False  # the request asked for ``stream: true``: answer as server-sent events
 
     def log_message(self, format: str, *args: Any) -> None:
         pass
@@ -372,6 +375,7 @@ class _Handler(BaseHTTPRequestHandler):
         elif fake.latency:
             fake._stop.wait(fake.latency)
         call = parse_call(api, body)
+        self._streaming = body.get("stream") is True
         self._act(api, call, fake._next_action())
 
     def _act(self, api: str, call: Call, action: Any) -> None:
@@ -399,7 +403,10 @@ class _Handler(BaseHTTPRequestHandler):
             return self._answer(api, call, text=action.text, cut_off=True)
         if isinstance(action, Reply):
             return self._answer(api, call, payload=action.payload)
-        payload = fake.brain(call)
+        try:
+            payload = fake.brain(call)
+        except Exception as exc:  # a brain that cannot read this request: say so, as a server would
+            return self._error(api, HTTPError(500, f"the fake's brain failed on this request: {exc!r}"))
         if isinstance(action, Omit):
             payload = json.loads(json.dumps(payload))
             if action.field:
@@ -471,6 +478,8 @@ class _Handler(BaseHTTPRequestHandler):
         self._send(status.code, body, status.headers)
 
     def _send(self, code: int, body: Any, headers: dict[str, str] | None = None) -> None:
+        if code == 200 and isinstance(body, dict) and self._streaming:
+            return self._send_stream(body)
         data = json.dumps(body).encode()
         try:
             self.send_response(code)
@@ -482,6 +491,79 @@ class _Handler(BaseHTTPRequestHandler):
             self.wfile.write(data)
         except OSError:  # the client gave up (timeout) and closed the connection
             self.close_connection = True
+
+    # -- streamed replies (``stream: true``), as the real APIs send them ------------------------
+    def _send_stream(self, body: dict[str, Any]) -> None:
+        """The finished reply as server-sent events over chunked transfer encoding (the SDKs'
+        streaming readers, e.g. the OpenAI JS SDK under AgentV's pi-ai, accept nothing else)."""
+        events = _anthropic_events(body) if body.get("type") == "message" else _openai_events(body)
+        try:
+            self.send_response(200)
+            self.send_header("Content-Type", "text/event-stream; charset=utf-8")
+            self.send_header("Cache-Control", "no-cache")
+            self.send_header("Transfer-Encoding", "chunked")
+            self.end_headers()
+            for event in events:
+                data = event.encode()
+                self.wfile.write(b"%x\r\n%s\r\n" % (len(data), data))
+            self.wfile.write(b"0\r\n\r\n")
+            self.wfile.flush()
+        except OSError:
+            self.close_connection = True
+
+
+def _sse(data: Any, event: str | None = None) -> str:
+    head = f"event: {event}\n" if event else ""
+    return head + "data: " + (data if isinstance(data, str) else json.dumps(data)) + "\n\n"
+
+
+def _openai_events(body: dict[str, Any]) -> list[str]:
+    """A chat completion as ``chat.completion.chunk`` events: role, content (or refusal, or the
+    tool call), the finish reason, the usage chunk (``stream_options.include_usage``), ``[DONE]``."""
+    base = {"id": body["id"], "object": "chat.completion.chunk", "created": body["created"], "model": body["model"]}
+    choice = body["choices"][0]
+    message = choice["message"]
+
+    def chunk(delta: dict[str, Any], finish: str | None = None) -> str:
+        return _sse({**base, "choices": [{"index": 0, "delta": delta, "finish_reason": finish, "logprobs": None}]})
+
+    events = [chunk({"role": "assistant", "content": ""})]
+    if message.get("tool_calls"):
+        for index, tool_call in enumerate(message["tool_calls"]):
+            events.append(chunk({"tool_calls": [{"index": index, **tool_call}]}))
+    elif message.get("refusal"):
+        events.append(chunk({"refusal": message["refusal"]}))
+    elif message.get("content"):
+        text = message["content"]
+        step = max(1, len(text) // 3)
+        events += [chunk({"content": text[i:i + step]}) for i in range(0, len(text), step)]
+    events.append(chunk({}, choice["finish_reason"]))
+    events.append(_sse({**base, "choices": [], "usage": body["usage"]}))
+    events.append(_sse("[DONE]"))
+    return events
+
+
+def _anthropic_events(body: dict[str, Any]) -> list[str]:
+    """A message as Anthropic's stream: message_start, one block each (text or tool input as JSON
+    deltas), message_delta with the stop reason and usage, message_stop."""
+    start = {**body, "content": [], "stop_reason": None,
+             "usage": {"input_tokens": body["usage"]["input_tokens"], "output_tokens": 0}}
+    events = [_sse({"type": "message_start", "message": start}, "message_start")]
+    for index, block in enumerate(body["content"]):
+        if block["type"] == "tool_use":
+            opening = {**block, "input": {}}
+            delta = {"type": "input_json_delta", "partial_json": json.dumps(block["input"])}
+        else:
+            opening = {"type": "text", "text": ""}
+            delta = {"type": "text_delta", "text": block["text"]}
+        events.append(_sse({"type": "content_block_start", "index": index, "content_block": opening},
+                           "content_block_start"))
+        events.append(_sse({"type": "content_block_delta", "index": index, "delta": delta}, "content_block_delta"))
+        events.append(_sse({"type": "content_block_stop", "index": index}, "content_block_stop"))
+    events.append(_sse({"type": "message_delta", "delta": {"stop_reason": body["stop_reason"], "stop_sequence": None},
+                        "usage": {"output_tokens": body["usage"]["output_tokens"]}}, "message_delta"))
+    events.append(_sse({"type": "message_stop"}, "message_stop"))
+    return events
 
 
 class FakeLLM:

@@ -1,8 +1,10 @@
 """``rubric-studio export RUBRIC --to T [-o FILE]``: write the rubric for another eval tool.
 
 Warnings (what the target cannot express) go to stderr as ``warning: ...``; the samples found
-beside the rubric become the test cases of targets that run them (promptfoo) unless ``--no-samples``;
-the exported file goes to stdout or FILE. Exit 2 when the rubric is invalid.
+beside the rubric become the test cases of targets that run them (promptfoo, AgentV) unless
+``--no-samples``; the exported file goes to stdout or FILE. AgentV replays the samples' outputs
+from a fixtures file written beside FILE, so with stdout it gets the one example test and a note.
+Exit 2 when the rubric is invalid.
 """
 
 from __future__ import annotations
@@ -13,7 +15,9 @@ from argparse import Namespace
 
 EXPORT_TARGETS = ("agentv", "promptfoo", "letta", "docent", "healthbench", "markdown")
 #: The targets whose export carries the samples beside the rubric as its test cases.
-SAMPLE_TARGETS = ("promptfoo",)
+SAMPLE_TARGETS = ("promptfoo", "agentv")
+#: The targets whose samples go in a companion file beside the export (so they need -o FILE).
+COMPANION_TARGETS = ("agentv",)
 
 
 def register(parser: argparse.ArgumentParser) -> None:
@@ -41,7 +45,7 @@ def run(args: Namespace) -> int:
     try:
         options = _options(args)
         if args.to in SAMPLE_TARGETS and not args.no_samples:
-            options["samples"] = _samples_beside(args.rubric)
+            options.update(_sample_options(args))
         result = export_rubric(rubric, args.to, **options)
     except RubricError as exc:  # the samples beside the rubric are unreadable
         print_problems(exc.problems)
@@ -51,7 +55,9 @@ def run(args: Namespace) -> int:
         return 2
     for warning in result.warnings:
         echo(f"warning: {warning}", sys.stderr)
-    return 0 if write_output(result.text, args.output) else 2
+    if not write_output(result.text, args.output):
+        return 2
+    return 0 if _write_companions(result.files, args.output) else 2
 
 
 def _options(args: Namespace) -> dict[str, object]:
@@ -59,6 +65,41 @@ def _options(args: Namespace) -> dict[str, object]:
     if args.to == "agentv" and getattr(args, "agentv_version", None):
         return {"agentv_version": int(args.agentv_version)}
     return {}
+
+
+def _sample_options(args: Namespace) -> dict[str, object]:
+    """``samples=`` (and where their companion file goes) for a target that carries them."""
+    from pathlib import Path
+
+    from rubric_studio.cli.common import echo
+    from rubric_studio.core.discovery import find_samples_for
+
+    to_stdout = args.output is None or args.output == "-"
+    if args.to in COMPANION_TARGETS and to_stdout:
+        if find_samples_for(args.rubric) is not None:
+            echo("note: the samples beside the rubric go in a replay file beside the eval; give -o FILE to "
+                 "export them as the tests (one example test written)", sys.stderr)
+        return {}
+    samples = _samples_beside(args.rubric)
+    if args.to in COMPANION_TARGETS and samples:
+        from rubric_studio.interop._agentv_samples import fixtures_name
+
+        return {"samples": samples, "samples_file": fixtures_name(Path(args.output).name)}
+    return {"samples": samples}
+
+
+def _write_companions(files: dict[str, str], output: str | None) -> bool:
+    """Write the export's companion files beside ``output``, saying so on stderr."""
+    from pathlib import Path
+
+    from rubric_studio.cli.common import echo, write_output
+
+    for name, text in files.items():
+        path = Path(output or ".").parent / name
+        if not write_output(text, str(path)):
+            return False
+        echo(f"note: wrote {path} (the samples' outputs, replayed as the answers)", sys.stderr)
+    return True
 
 
 def _samples_beside(rubric_path: str) -> list | None:

@@ -67,6 +67,8 @@ class ExportResult:
     text: str
     warnings: list[str] = field(default_factory=list)
     suggested_suffix: str = ""
+    #: Companion files the exported file names, by name relative to it (AgentV's replay fixtures).
+    files: dict[str, str] = field(default_factory=dict)
 
 
 @dataclass
@@ -86,12 +88,13 @@ def _module(name: str):
 
 def export_rubric(rubric: Rubric, target: str, **options: object) -> ExportResult:
     """Write ``rubric`` for ``target`` (a key of :data:`FORMATS`); ``options`` are the target's own
-    (``agentv_version=4|5``). Raises :class:`ExportRefused` when the target cannot hold the rubric."""
+    (``agentv_version=4|5``, ``samples=`` for promptfoo and AgentV). Raises :class:`ExportRefused`
+    when the target cannot hold the rubric. Write :attr:`ExportResult.files` beside the exported file."""
     info = FORMATS.get(target)
     if info is None or not info.can_export:
         raise ValueError(f"unknown export target {target!r}; expected one of: {', '.join(FORMATS)}")
-    text, warnings = _module(target).export(rubric, **options)
-    return ExportResult(text, list(warnings), info.suffix)
+    text, warnings, *rest = _module(target).export(rubric, **options)
+    return ExportResult(text, list(warnings), info.suffix, dict(rest[0]) if rest else {})
 
 
 def _read(path_or_text: str | Path, name: str | None) -> tuple[str, str, Path | None]:

@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 from rubric_studio.core.rubric import Rubric
+from rubric_studio.interop._agentv4 import CASE_CRITERIA
 from rubric_studio.interop._agentv_asserts import Evaluator, number, read_asserts
 from rubric_studio.interop._agentv_files import OLLAMA_URL, judge, load_tests
 from rubric_studio.interop._agentv_items import ANALYTIC_PASS_MARK
@@ -98,7 +99,8 @@ def _read_tests(source: Source, tests: list[Any], prefix: tuple[Any, ...],
         execution = test.get("execution")
         if isinstance(execution, dict) and "assert" in execution:
             found += read_asserts(source, execution["assert"], (*prefix, index, "execution", "assert"), warn)
-        if isinstance(test.get("criteria"), str):
+        if isinstance(test.get("criteria"), str) and test["criteria"].strip() != CASE_CRITERIA:
+            # (the sentence rubric-studio's AgentV 4 export gives every test is no criterion)
             warn.add(f"{source.at((*prefix, index, 'criteria'))}: legacy test-level criteria text describes "
                      "the whole test, not one rubric criterion; not imported")
         if found:

@@ -39,7 +39,8 @@ from __future__ import annotations
 from typing import Any
 
 from rubric_studio.core.rubric import Criterion, Rubric
-from rubric_studio.interop import _agentv4, _checks
+from rubric_studio.core.samples import Sample
+from rubric_studio.interop import _agentv4, _agentv_samples, _checks
 from rubric_studio.interop._agentv_read import ANALYTIC_PASS_MARK, OLLAMA_URL, import_
 from rubric_studio.interop._common import (
     BOUNDARY_NOTE,
@@ -205,36 +206,52 @@ def _threshold(rubric: Rubric, exported: list[Criterion], warn: Warnings) -> int
     return threshold
 
 
-def export(rubric: Rubric, *, agentv_version: int = 5) -> tuple[str, list[str]]:
-    """The eval file for AgentV ``agentv_version`` (5, the newest, or 4: see :mod:`._agentv4`)."""
+def export(rubric: Rubric, *, agentv_version: int = 5, samples: list[Sample] | None = None,
+           samples_file: str | None = None) -> tuple[str, list[str], dict[str, str]]:
+    """(the eval file for AgentV ``agentv_version`` - 5, the newest, or 4: see :mod:`._agentv4` -,
+    warnings, companion files by name). ``samples`` become its tests, their outputs replayed as
+    written from a fixtures file (``samples_file``, beside the eval; see :mod:`._agentv_samples`)."""
     if agentv_version not in (4, 5):
         raise ValueError(f"agentv_version must be 4 or 5, not {agentv_version!r}")
     warn = Warnings()
     common_export_warnings(rubric, warn, "AgentV", judge_fields=("base_url", "temperature"))
     asserts, exported = _assertions(rubric, agentv_version, warn)
-    data: dict[str, Any] = {"name": slugify(rubric.name)}
+    suite = slugify(rubric.name)
+    data: dict[str, Any] = {"name": suite}
     if rubric.description.strip():
         data["description"] = rubric.description.strip()
     judge_provider = _judge_provider(rubric)
+    fixtures_file = samples_file or _agentv_samples.fixtures_name(suite)
+    files = {fixtures_file: _agentv_samples.fixtures(samples, suite)} if samples else {}
+    providers = [_agentv_samples.replay_provider_v5(fixtures_file, suite)] if samples else []
     if judge_provider:
-        data["providers"] = [judge_provider]
+        providers.append(judge_provider)
+    if providers:
+        data["providers"] = providers
     default_test: dict[str, Any] = {"threshold": _threshold(rubric, exported, warn)}
     if judge_provider:
         default_test["options"] = {"provider": JUDGE_LABEL}
     data["default_test"] = default_test
     data["prompts"] = ["{{ input }}"]
     data["assert"] = asserts
-    data["tests"] = [{"id": "example", "vars": {"input": _agentv4.EXAMPLE_INPUT}}]
+    data["tests"] = (_agentv_samples.tests_v5(samples) if samples
+                     else [{"id": "example", "vars": {"input": _agentv4.EXAMPLE_INPUT}}])
     if agentv_version == 4:
-        data, judge_lines = _agentv4.layout(data, judge_provider, warn)
+        data, judge_lines = _agentv4.layout(data, judge_provider, warn, samples=samples, fixtures_file=fixtures_file)
         header = (f"AgentV 4 eval exported by rubric-studio from rubric {rubric.name!r}.\n"
                   "The suite-level `assertions` list below is the rubric; it applies to every test.\n"
-                  + (judge_lines + "\n" if judge_lines else "") + "Add your cases to `tests`.")
-        return dump_yaml(data, header), warn.items
+                  + (judge_lines + "\n" if judge_lines else "")
+                  + ("" if samples else "Add your cases to `tests`."))
+        return dump_yaml(data, header.rstrip("\n")), warn.items, files
+    if samples:
+        run = (f"The tests are the graded samples; provider {_agentv_samples.SAMPLES_TARGET} answers each with\n"
+               f"its output as written, from {fixtures_file} (keep it beside this file). Run:\n"
+               f"  agentv eval run <this file> --provider {_agentv_samples.SAMPLES_TARGET}")
+    else:
+        run = "Add your target to `providers` and your cases to `tests`."
     header = (f"AgentV eval exported by rubric-studio from rubric {rubric.name!r}.\n"
-              "The suite-level `assert` list below is the rubric; it applies to every test.\n"
-              "Add your target to `providers` and your cases to `tests`.")
-    return dump_yaml(data, header), warn.items
+              "The suite-level `assert` list below is the rubric; it applies to every test.\n" + run)
+    return dump_yaml(data, header), warn.items, files
 
 
 def key_variable(provider: str) -> str:

@@ -18,9 +18,12 @@ def test_export_to_file_with_warnings_on_stderr(support_reply, tmp_path, capsys)
     captured = capsys.readouterr()
     assert code == 0 and captured.out == ""
     assert yaml.safe_load(out.read_text())["name"] == "support-reply"
-    warnings = captured.err.splitlines()
-    assert warnings and all(line.startswith("warning: ") for line in warnings)
-    assert any("asks-for-credentials" in line for line in warnings)
+    lines = captured.err.splitlines()
+    assert lines and all(line.startswith(("warning: ", "note: ")) for line in lines)
+    assert any(line.startswith("warning: ") and "asks-for-credentials" in line for line in lines)
+    # the samples beside the rubric are the tests; their outputs are replayed from a file beside the eval
+    assert (tmp_path / "support.outputs.jsonl").is_file()
+    assert any(line.startswith("note: wrote ") and "support.outputs.jsonl" in line for line in lines)
 
 
 def test_export_markdown_to_stdout(support_reply, capsys):

@@ -89,3 +89,38 @@ def test_close_does_not_wait_for_sleeping_handlers():
 def test_unused_port_refuses():
     with pytest.raises(urllib.error.URLError):
         urllib.request.urlopen(unused_port_url("/v1/x"), timeout=2)
+
+
+def test_stream_requests_get_server_sent_events_the_sdks_read():
+    """``stream: true`` is answered as SSE (chunked), as the real APIs do: a JSON body there is what
+    AgentV's streaming judge client reported as "Stream ended without finish_reason"."""
+    import anthropic
+    import openai
+
+    with FakeLLM() as server:
+        client = openai.OpenAI(base_url=server.base_url_openai, api_key="k", max_retries=0)
+        stream = client.chat.completions.create(**OPENAI_BODY, stream=True, stream_options={"include_usage": True})
+        chunks = list(stream)
+        text = "".join(c.choices[0].delta.content or "" for c in chunks if c.choices)
+        assert json.loads(text)["verdict"] == "met"
+        assert [c.choices[0].finish_reason for c in chunks if c.choices][-1] == "stop"
+        assert chunks[-1].usage is not None and chunks[-1].usage.completion_tokens > 0
+        server.queue(Refuse("no"))
+        refused = list(client.chat.completions.create(**OPENAI_BODY, stream=True))
+        assert "".join(c.choices[0].delta.refusal or "" for c in refused if c.choices) == "no"
+        plain = client.chat.completions.create(**OPENAI_BODY)  # the same connection, not streamed
+        assert json.loads(plain.choices[0].message.content)["verdict"] == "met"
+        messages = anthropic.Anthropic(base_url=server.base_url_anthropic, api_key="k", max_retries=0)
+        with messages.messages.stream(**ANTHROPIC_BODY) as streamed:
+            final = streamed.get_final_message()
+        assert final.stop_reason == "tool_use" and final.content[0].input["verdict"] == "met"
+        assert final.usage.output_tokens > 0
+
+
+def test_a_brain_that_cannot_read_a_request_answers_500_not_a_dropped_connection():
+    def brain(call):
+        raise KeyError("no criteria")
+
+    with FakeLLM(brain=brain) as server:
+        status, _, body = post(f"{server.base_url_openai}/chat/completions", OPENAI_BODY)
+    assert status == 500 and "KeyError" in body["error"]["message"]
