@@ -172,6 +172,13 @@ def classify(cell: dict) -> str:
     return "timeout" if "timed out" in error or "timeout" in error else "other error"
 
 
+def _short(message: str | None) -> str:
+    """An error message without its URL, numbers of tokens or quoted loop (to count alike ones)."""
+    text = re.sub(r"https?://\S+", "URL", message or "")
+    text = re.sub(r"\('.*?' over and over\)", "(…)", text)
+    return text[:140]
+
+
 def concurrency_seen(stderr: str) -> list[str]:
     """The distinct concurrency values the progress line showed, in order."""
     seen: list[str] = []
@@ -206,7 +213,9 @@ def part_concurrency(versions: dict[str, str], llama_python: str, gguf: Path, wo
                            "requests": report.get("usage", {}).get("requests"),
                            "wall_s": round(done["wall"], 1), "rc": done["rc"],
                            "concurrency": " → ".join(concurrency_seen(done["stderr"])) or "(not shown)",
-                           "traceback": "Traceback" in done["stderr"]}
+                           "traceback": "Traceback" in done["stderr"],
+                           "messages": dict(Counter(_short(c.get("error")) for c in cells_of(report)
+                                                    if c.get("error")).most_common(4))}
                     rows.append(row)
                     print(json.dumps(row), file=sys.stderr, flush=True)
     return rows
@@ -224,7 +233,7 @@ def part_modes(versions: dict[str, str], llama_python: str, gguf: Path, work: Pa
                                         f"http://127.0.0.1:{port}/v1", "--no-cache", "--format", "json",
                                         "--timeout", "120"], folder)
                 report = json.loads(done["stdout"]) if done["stdout"].strip() else {}
-                said = Counter(c.get("error") or c["status"] for c in cells_of(report))
+                said = Counter(_short(c.get("error")) if c.get("error") else c["status"] for c in cells_of(report))
                 row = {"version": name, "mode": mode, "cells": sum(said.values()), "rc": done["rc"],
                        "said": dict(said.most_common()), "traceback": "Traceback" in done["stderr"],
                        "wall_s": round(done["wall"], 1)}
@@ -369,6 +378,10 @@ def report(results: dict[str, list[dict]]) -> None:
             print(f"| {r['version']} | {r['timeout']:g} | {r['host']} ({r['slot_probe']}) | {r['cells']} "
                   f"| {r['timeouts']} | {r['other_errors']} | {r['met']} / {r['unmet']} | {r['requests']} "
                   f"| {r['concurrency']} | {r['wall_s']} | {r['rc']} |")
+        print()
+        for r in rows:
+            said = "; ".join(f"{k} ({v})" for k, v in r.get("messages", {}).items())
+            print(f"- {r['version']}, --timeout {r['timeout']:g}, {r['host']}: {said or 'no errors'}")
         print()
     if rows := results.get("modes"):
         print("| code | structured_output | cells | what the cells say (count) | exit |")
