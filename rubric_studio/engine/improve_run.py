@@ -106,7 +106,10 @@ async def _criterion_candidates(report: ImproveReport, rubric: Rubric, criterion
     before = cell_verdicts(baseline.samples, criterion.key)
     wrong = [sid for sid in report.fit_ids if sid in before and before[sid] != human[sid]]
     right = [sid for sid in report.fit_ids if sid in before and before[sid] == human[sid]]
-    if not wrong:
+    if not wrong and not right:
+        report.warnings.append(f"no fitting label of {criterion.key} has a verdict to compare (its judged cells "
+                               "ended in error): nothing to improve from until the judge answers")
+    elif not wrong:
         report.warnings.append(f"the judge already agrees with every fitting label of {criterion.key}")
     made: list[Candidate] = []
     if "reword" in kinds and criterion.is_judged and wrong:

@@ -239,6 +239,21 @@ async def test_a_judge_whose_cells_all_error_is_named_not_mistaken_for_agreement
     assert any("24 of 24 judged cells" in w and "fix the judge first" in w for w in report.warnings)
 
 
+async def test_a_named_criterion_whose_cells_all_error_is_not_said_to_agree_with_the_labels(env):
+    # --criterion with a judge that only cuts off: "the judge already agrees with every fitting
+    # label" stood beside "24 of 24 judged cells ended in error"
+    from tests.fakellm import CutOff
+
+    rubric_path, samples_path, _, _ = build(env)
+    with FakeLLM() as server:
+        server.always(CutOff())
+        report = await run_improve(server, rubric_path, samples_path, env / "cache.sqlite", kinds=["reword"],
+                                   criterion_id="timeline")
+    assert report.candidates == []
+    assert not any("already agrees" in w for w in report.warnings)
+    assert any("no fitting label of timeline has a verdict to compare" in w for w in report.warnings)
+
+
 def test_improve_without_a_judge_says_so_and_exits_2(env, monkeypatch, capsys):
     rubric_path, samples_path, _, _ = build(env)
     monkeypatch.delenv("OPENAI_API_KEY")
