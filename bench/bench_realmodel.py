@@ -72,7 +72,7 @@ criteria:
 IMPROVE_RUBRIC = """\
 name: refunds
 pass_threshold: 0.5
-judge: {max_tokens: 160, temperature: 0, max_retries: 0, concurrency: 2, timeout: 120}
+judge: {max_tokens: 256, temperature: 0.8, max_retries: 0, concurrency: 2, timeout: 120}
 criteria:
   - {id: refund, outcome: Mentions a refund}
 """
@@ -326,7 +326,8 @@ def main() -> int:
     parser.add_argument("--parts", default=",".join(PARTS))
     parser.add_argument("--timeouts", default="6,20", help="grade --timeout values for the concurrency part")
     parser.add_argument("--samples", type=int, default=12, help="samples in the concurrency part (× 2 criteria)")
-    parser.add_argument("--max-tokens", type=int, default=96)
+    parser.add_argument("--max-tokens", type=int, default=96, help="judge.max_tokens of the concurrency part")
+    parser.add_argument("--modes-max-tokens", type=int, default=300, help="judge.max_tokens of the modes part")
     parser.add_argument("--json", type=Path, help="also write every row to FILE")
     args = parser.parse_args()
     parts = [p.strip() for p in args.parts.split(",") if p.strip()]
@@ -355,7 +356,7 @@ def main() -> int:
                 results["concurrency"] = part_concurrency(versions, args.llama_python, gguf, work, timeouts,
                                                           args.samples, args.max_tokens)
             if "modes" in parts:
-                results["modes"] = part_modes(versions, args.llama_python, gguf, work, args.max_tokens)
+                results["modes"] = part_modes(versions, args.llama_python, gguf, work, args.modes_max_tokens)
             if "improve" in parts:
                 results["improve"] = part_improve(versions, args.llama_python, gguf, work)
             if "draft" in parts:

@@ -273,6 +273,18 @@ async def test_a_garbled_rewording_is_dropped_with_its_reason_never_offered(env)
     assert any("dropped a proposed rewording" in w and "braces" in w for w in report.warnings)
 
 
+async def test_rewordings_that_are_all_garbled_are_still_listed_as_dropped(env):
+    # every proposal unusable, also after the repair: the reasons were only in a warning and
+    # `dropped` (what scripts read) was empty
+    rubric_path, samples_path, _, _ = build(env)
+    with FakeLLM(brain=assistant_brain(["outcome.json", "{\"outcome\": 1}"], [])) as server:
+        report = await run_improve(server, rubric_path, samples_path, env / "cache.sqlite", kinds=["reword"])
+    assert report.candidates == []
+    assert [d["outcome"] for d in report.dropped] == ["outcome.json", '{"outcome": 1}']
+    assert all(d["kind"] == "reword" and d["reason"] for d in report.dropped)
+    assert any("rewordings could not be had" in w for w in report.warnings)
+
+
 SHORT_RUBRIC = """\
 name: replies
 pass_threshold: 0.6
