@@ -400,7 +400,9 @@ def report(results: dict[str, list[dict]]) -> None:
                       f"breaks {cand['breaks']}, kappa {cand['kappa_before']} → {cand['kappa_after']} · fit kappa "
                       f"{cand['fit_kappa_before']} → {cand['fit_kappa_after']} · {cand['wording']!r}")
             for item in r["dropped"]:
-                print(f"  dropped: {json.dumps(item)[:200]}")
+                print(f"  dropped: {item.get('outcome')!r}: {item.get('reason')}")
+            for warning in r["warnings"]:
+                print(f"  warning: {warning[:240]}")
         print()
     if rows := results.get("draft"):
         print("| code | draft run | exit | kept | wall s | traceback | last line of stderr |")
