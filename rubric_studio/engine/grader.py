@@ -221,6 +221,7 @@ class Grader:
         """Send what the run needs, updating cells as replies arrive; the reason judging
         stopped early (breaker, deadline), or None."""
         breaker, deadline_at = self._breaker_and_deadline()
+        await self.dispatch.ask_server_slots()  # bounded; the first progress then shows the limit in use
         tasks = self.dispatch.start(to_send, work, rubric, breaker)
         waiting = dict(tasks)
         emit(Progress(done=0, total=len(tasks), in_flight=self.in_flight, concurrency=self.concurrency_text))

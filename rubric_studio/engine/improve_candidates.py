@@ -179,7 +179,8 @@ def outcome_problem(raw: str) -> str | None:
 def read_rewordings(current: str):
     """A validator for the assistant's reply: (kept, dropped) — distinct plain-sentence outcomes with
     their reasons, and (outcome, why it was dropped) for the rest. ValueError (shown to the model in
-    its repair request) when no proposal is usable."""
+    its repair request) when no proposal is usable; ``validate.dropped`` then keeps what the last
+    reply proposed and why, so a run that ends with nothing usable can still list them."""
 
     def validate(data: Any) -> tuple[list[tuple[str, str]], list[tuple[str, str]]]:
         items = data.get("rewordings") if isinstance(data, dict) else None
@@ -199,11 +200,13 @@ def read_rewordings(current: str):
                 dropped.append((text, "it repeats the current outcome"))
             elif text not in [o for o, _ in kept]:
                 kept.append((text, " ".join(str(item.get("why") or "").split())[:300]))
+        validate.dropped = list(dropped)  # type: ignore[attr-defined]
         if not kept:
             reasons = "; ".join(f"{o!r}: {why}" for o, why in dropped)
             raise ValueError(f"no proposed outcome is one plain sentence different from the current one ({reasons})")
         return kept, dropped
 
+    validate.dropped = []  # type: ignore[attr-defined]
     return validate
 
 

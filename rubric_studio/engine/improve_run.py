@@ -106,7 +106,10 @@ async def _criterion_candidates(report: ImproveReport, rubric: Rubric, criterion
     before = cell_verdicts(baseline.samples, criterion.key)
     wrong = [sid for sid in report.fit_ids if sid in before and before[sid] != human[sid]]
     right = [sid for sid in report.fit_ids if sid in before and before[sid] == human[sid]]
-    if not wrong:
+    if not wrong and not right:
+        report.warnings.append(f"no fitting label of {criterion.key} has a verdict to compare (its judged cells "
+                               "ended in error): nothing to improve from until the judge answers")
+    elif not wrong:
         report.warnings.append(f"the judge already agrees with every fitting label of {criterion.key}")
     made: list[Candidate] = []
     if "reword" in kinds and criterion.is_judged and wrong:
@@ -139,10 +142,12 @@ async def _rewordings(report: ImproveReport, rubric: Rubric, criterion: Any, sam
     contrast = [sid for sid in right if human[sid]][:MAX_CONTRAST] + [sid for sid in right if not human[sid]][
         :MAX_CONTRAST]
     prompt = reword_prompt(rubric, criterion, samples, labels, baseline.by_id(), human, wrong, contrast)
+    validate = read_rewordings(criterion.outcome or "")
     try:
-        proposals, dropped = await assistant.ask(REWORD_SYSTEM, prompt, REWORD_SCHEMA, "rewordings",
-                                                 read_rewordings(criterion.outcome or ""))
+        proposals, dropped = await assistant.ask(REWORD_SYSTEM, prompt, REWORD_SCHEMA, "rewordings", validate)
     except JudgeError as exc:
+        for outcome, reason in validate.dropped:  # nothing usable, even after the repair: still say what was
+            report.dropped.append({"kind": "reword", "outcome": outcome, "reason": reason})
         report.warnings.append(f"rewordings could not be had from {assistant.label}: {exc.message}")
         return []
     dropped = list(dropped)

@@ -18,12 +18,20 @@ import asyncio
 from dataclasses import dataclass
 
 
-@dataclass(frozen=True)
+@dataclass(eq=False)
 class Ticket:
-    """One call's hold on a slot: the window it was sent in, and how many calls were in flight."""
+    """One call's hold on a slot: the window it was sent in, how many calls were in flight when
+    it was sent, and the most that were in flight at once while it held its slot (``peak``: the
+    first call of a wave is sent alone, but shares the server with the calls sent after it)."""
 
     window: int
     in_flight: int
+    peak: int = 0
+
+    @property
+    def shared(self) -> bool:
+        """Another call was in flight at some moment of this one."""
+        return max(self.in_flight, self.peak) > 1
 
 
 class AdaptiveLimit:
@@ -40,6 +48,7 @@ class AdaptiveLimit:
         self.lowest = self.ceiling
         self._answers = 0
         self._waiters: list[asyncio.Future[None]] = []
+        self._held: set[Ticket] = set()  # the tickets of the calls in flight
 
     def cap(self, ceiling: int) -> None:
         """Lower the ceiling (a server's slot count); the limit in use follows."""
@@ -58,11 +67,16 @@ class AdaptiveLimit:
                 if waiter in self._waiters:
                     self._waiters.remove(waiter)
         self.in_use += 1
-        return Ticket(self.window, self.in_use)
+        ticket = Ticket(self.window, self.in_use, self.in_use)
+        for held in self._held:
+            held.peak = max(held.peak, self.in_use)
+        self._held.add(ticket)
+        return ticket
 
-    def release(self) -> None:
+    def release(self, ticket: Ticket | None = None) -> None:
         """A call ended (also when it was cancelled): the waiting calls look again."""
         self.in_use -= 1
+        self._held.discard(ticket)
         waiters, self._waiters = self._waiters, []
         for waiter in waiters:
             if not waiter.done():

@@ -97,8 +97,8 @@ class OpenAIJudge(SDKJudge):
             return None  # said as an empty reply
         if mode == "json_object" and request is not None:
             return json_mode_ignored(text, expected_keys(request.schema), cut, self.config.max_tokens)
-        if mode == "tool" and not called and not cut:
-            return no_tool_call(text)
+        if mode == "tool" and not called and not (cut and _starts_an_object(text)):
+            return no_tool_call(text, cut_at=self.config.max_tokens if cut else None)
         return None
 
     def _reply(self, response: Any, latency: float, body: dict[str, Any],
@@ -132,3 +132,11 @@ class OpenAIJudge(SDKJudge):
             model=getattr(response, "model", None) or self.config.model,
             wire=wire,
         )
+
+
+def _starts_an_object(text: str) -> bool:
+    """Whether a cut-off reply began a JSON object (the judgement as text, cut short), not prose."""
+    head = text.lstrip()
+    if head.startswith("```"):
+        head = head.partition("\n")[2].lstrip()
+    return head.startswith("{")

@@ -96,12 +96,14 @@ def json_mode_ignored(text: str, expected: list[str], cut: bool, max_tokens: int
                                    "try judge.structured_output: json_schema or a larger model", raw=text)  # fmt: skip
 
 
-def no_tool_call(text: str) -> JudgeError | None:
-    """The error for a forced tool call that did not come back (and no JSON object instead), or None."""
+def no_tool_call(text: str, cut_at: int | None = None) -> JudgeError | None:
+    """The error for a forced tool call that did not come back (and no JSON object instead), or None.
+    ``cut_at``: the reply was text that ran to max_tokens — more tokens would not make it a call."""
     try:
         if isinstance(extract_json(text), dict):
             return None  # the judgement came back as text: read it
     except ValueError:
         pass
-    return JudgeError("malformed", "no tool call came back; this server may not support forced tool calls — "
+    how = f" (the reply was text that ran to max_tokens ({cut_at}))" if cut_at is not None else ""
+    return JudgeError("malformed", f"no tool call came back{how}; this server may not support forced tool calls — "
                                    "try judge.structured_output: json_schema", raw=text)  # fmt: skip

@@ -8,6 +8,7 @@ final verdicts, never wall time.
 
 from __future__ import annotations
 
+import time
 from pathlib import Path
 
 import pytest
@@ -77,6 +78,17 @@ async def test_a_published_slot_count_caps_the_concurrency_from_the_start(provid
     assert grader.dispatch.concurrency.text == "2/6"
 
 
+async def test_the_progress_shows_the_published_slot_count_from_the_first_line(provider_name, tmp_path):
+    # the first progress line came before the slot question was answered, and said 6/6 until a reply came
+    with FakeLLM(slots=2, latency=0.3) as server:
+        rubric = rubric_with("concurrency: 6, max_retries: 0", criteria=1)
+        grader = grader_on(server, provider_name, tmp_path, rubric)
+        events: list = []
+        await grade(grader, rubric, samples(4), events)
+    shown = [e.concurrency for e in events if isinstance(e, Progress)]
+    assert shown and set(shown) == {"2/6"}
+
+
 async def test_a_429_burst_lowers_the_concurrency_and_every_call_then_succeeds(provider_name, tmp_path):
     # a provider limit of 2 concurrent requests: the third at once gets 429 (Retry-After 0.2 s)
     with FakeLLM(publish_slots=False) as server:
@@ -87,6 +99,28 @@ async def test_a_429_burst_lowers_the_concurrency_and_every_call_then_succeeds(p
     assert statuses(report) == expected(8) and report.summary.errors == 0
     assert grader.dispatch.concurrency.lowest <= 2
     assert report.usage.requests == server.calls()
+
+
+async def test_the_first_call_of_a_wave_rate_limited_goes_again_like_the_others(provider_name, tmp_path):
+    # the first call is sent alone, the rest of the wave right after it: it shared the server,
+    # and its 429 was lost as "alone" (never re-sent) while the same 429 on a later call was re-sent
+    first_sample: list[str] = []
+
+    def act(call):
+        if "Reply 0 " in call.sample:
+            first_sample.append(call.sample)
+            if len(first_sample) == 1:
+                time.sleep(0.4)  # the other calls of the wave arrive meanwhile
+                return rate_limited(retry_after=0.05)
+        return Slow(0.2)
+
+    with FakeLLM(publish_slots=False) as server:
+        server.always(act)
+        rubric = rubric_with("concurrency: 6, max_retries: 0", criteria=1)
+        grader = grader_on(server, provider_name, tmp_path, rubric)
+        report = await grade(grader, rubric, samples(6))
+    assert statuses(report) == expected(6) and report.summary.errors == 0
+    assert len(first_sample) == 2 and report.usage.requests == server.calls() == 7
 
 
 async def test_the_concurrency_grows_back_after_answers(provider_name, tmp_path):

@@ -239,6 +239,21 @@ async def test_a_judge_whose_cells_all_error_is_named_not_mistaken_for_agreement
     assert any("24 of 24 judged cells" in w and "fix the judge first" in w for w in report.warnings)
 
 
+async def test_a_named_criterion_whose_cells_all_error_is_not_said_to_agree_with_the_labels(env):
+    # --criterion with a judge that only cuts off: "the judge already agrees with every fitting
+    # label" stood beside "24 of 24 judged cells ended in error"
+    from tests.fakellm import CutOff
+
+    rubric_path, samples_path, _, _ = build(env)
+    with FakeLLM() as server:
+        server.always(CutOff())
+        report = await run_improve(server, rubric_path, samples_path, env / "cache.sqlite", kinds=["reword"],
+                                   criterion_id="timeline")
+    assert report.candidates == []
+    assert not any("already agrees" in w for w in report.warnings)
+    assert any("no fitting label of timeline has a verdict to compare" in w for w in report.warnings)
+
+
 def test_improve_without_a_judge_says_so_and_exits_2(env, monkeypatch, capsys):
     rubric_path, samples_path, _, _ = build(env)
     monkeypatch.delenv("OPENAI_API_KEY")
@@ -256,6 +271,18 @@ async def test_a_garbled_rewording_is_dropped_with_its_reason_never_offered(env)
     assert report.dropped == [{"kind": "reword", "outcome": garbled, "reason": report.dropped[0]["reason"]}]
     assert "braces" in report.dropped[0]["reason"]
     assert any("dropped a proposed rewording" in w and "braces" in w for w in report.warnings)
+
+
+async def test_rewordings_that_are_all_garbled_are_still_listed_as_dropped(env):
+    # every proposal unusable, also after the repair: the reasons were only in a warning and
+    # `dropped` (what scripts read) was empty
+    rubric_path, samples_path, _, _ = build(env)
+    with FakeLLM(brain=assistant_brain(["outcome.json", "{\"outcome\": 1}"], [])) as server:
+        report = await run_improve(server, rubric_path, samples_path, env / "cache.sqlite", kinds=["reword"])
+    assert report.candidates == []
+    assert [d["outcome"] for d in report.dropped] == ["outcome.json", '{"outcome": 1}']
+    assert all(d["kind"] == "reword" and d["reason"] for d in report.dropped)
+    assert any("rewordings could not be had" in w for w in report.warnings)
 
 
 SHORT_RUBRIC = """\

@@ -142,6 +142,26 @@ async def test_tool_mode_without_a_tool_call_names_the_forced_call(fake_llm, pro
     assert "json_schema" in error and "no JSON object found" not in error
 
 
+async def test_tool_mode_prose_cut_off_names_the_forced_call_not_max_tokens(fake_llm):
+    # a small model on llama.cpp ignores the forced call and loops in prose until max_tokens:
+    # "raise judge.max_tokens" sent the user the wrong way
+    from tests.fakellm import CutOff
+
+    fake_llm.always(CutOff("The criteria for the verdict are:\n1. The invoice is attached.\n2. The invoice"))
+    outcome = await judge_once(replace(config_for(fake_llm, "openai"), structured_output="tool"), fake_llm)
+    error = outcome.results["hello"].error
+    assert error.startswith("no tool call came back (the reply was text that ran to max_tokens (1024)); this server")
+    assert "raise judge.max_tokens" not in error
+
+
+async def test_tool_mode_judgement_as_text_cut_off_still_asks_for_more_tokens(fake_llm):
+    from tests.fakellm import CutOff
+
+    fake_llm.always(CutOff('{"rationale": "The submission greets the'))
+    outcome = await judge_once(replace(config_for(fake_llm, "openai"), structured_output="tool"), fake_llm)
+    assert "raise judge.max_tokens" in outcome.results["hello"].error
+
+
 @pytest.mark.parametrize("provider", ["openai", "anthropic"])
 async def test_tool_mode_reply_with_the_judgement_as_text_is_still_read(fake_llm, provider):
     fake_llm.always('{"verdict": "met", "rationale": "says hello", "evidence": ["Hello"]}')
