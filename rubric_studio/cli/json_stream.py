@@ -10,7 +10,6 @@ and summary, usage and the run's notes once the last chunk is done.
 from __future__ import annotations
 
 import json
-from json.encoder import encode_basestring as _encode_string
 from typing import Any, TextIO
 
 from rubric_studio.cli.run_report import jsonl_tail
@@ -23,63 +22,10 @@ def _dumped(value: Any) -> str:
     return json_safe(json.dumps(value, indent=2, ensure_ascii=False))
 
 
-def _float_text(value: float) -> str:
-    """A float as ``json.dumps`` writes it."""
-    if value != value:
-        return "NaN"
-    if value in (float("inf"), float("-inf")):
-        return "Infinity" if value > 0 else "-Infinity"
-    return float.__repr__(value)
-
-
-def _indented(value: Any, level: int, parts: list[str]) -> None:
-    """Append ``value`` as ``json.dumps(value, indent=2, ensure_ascii=False)`` writes it at
-    nesting ``level``. The standard encoder goes through its pure-Python path whenever an
-    indent is asked for; this one makes a sample's text three times as fast, same bytes."""
-    if isinstance(value, str):
-        parts.append(_encode_string(value))
-    elif value is None:
-        parts.append("null")
-    elif value is True or value is False:
-        parts.append("true" if value else "false")
-    elif isinstance(value, int):
-        parts.append(int.__repr__(value))
-    elif isinstance(value, float):
-        parts.append(_float_text(value))
-    elif isinstance(value, dict) and not any(type(key) is not str for key in value):
-        if not value:
-            parts.append("{}")
-            return
-        inner = "\n" + "  " * (level + 1)
-        separator = "{" + inner
-        for key, item in value.items():
-            parts.append(separator)
-            parts.append(_encode_string(key))
-            parts.append(": ")
-            _indented(item, level + 1, parts)
-            separator = "," + inner
-        parts.append("\n" + "  " * level + "}")
-    elif isinstance(value, list | tuple):
-        if not value:
-            parts.append("[]")
-            return
-        inner = "\n" + "  " * (level + 1)
-        separator = "[" + inner
-        for item in value:
-            parts.append(separator)
-            _indented(item, level + 1, parts)
-            separator = "," + inner
-        parts.append("\n" + "  " * level + "]")
-    else:  # anything else (non-string keys, other types): exactly as the standard encoder says
-        text = json.dumps(value, indent=2, ensure_ascii=False)
-        parts.append(text.replace("\n", "\n" + "  " * level))
-
-
 def indented_sample(data: dict[str, Any]) -> str:
-    """One sample of the ``samples`` list, at its place in the report (four spaces in)."""
-    parts: list[str] = ["    "]
-    _indented(data, 2, parts)
-    return json_safe("".join(parts))
+    """One sample of the ``samples`` list, at its place in the report (four spaces in). A JSON
+    string never holds a raw newline, so re-indenting the lines gives the whole report's bytes."""
+    return json_safe("    " + json.dumps(data, indent=2, ensure_ascii=False).replace("\n", "\n    "))
 
 
 class FlipTally:
@@ -121,12 +67,12 @@ class JsonReportWriter:
         """Write ``sample_dicts`` (each a ``SampleResult.to_dict()``), the header first time."""
         pieces = []
         for data in sample_dicts:
-            body = indented_sample(data)
-            pieces.append(body if not self._started else ",\n" + body)
-            if not self._started:
-                head = _dumped(header)
-                pieces[-1] = head[: -len("\n}")] + ',\n  "samples": [\n' + body
+            if self._started:
+                pieces.append(",\n")
+            else:
+                pieces.append(_dumped(header)[: -len("\n}")] + ',\n  "samples": [\n')
                 self._started = True
+            pieces.append(indented_sample(data))
         self._out.write("".join(pieces))
 
     def finish(self, tail: dict[str, Any]) -> None:
