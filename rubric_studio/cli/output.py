@@ -86,41 +86,20 @@ class _Incomplete(Exception):
 
 def _replacing(path: Path, where: str) -> Iterator[GuardedOutput]:
     """The generator body of :func:`streamed_output` for an atomically replaced file."""
-    import os
-    import tempfile
+    from rubric_studio.core.atomic import replacing_text
 
-    from rubric_studio.core.atomic import regular_target
-
+    writing = False
     try:
-        target, info = regular_target(path)
-        handle = tempfile.NamedTemporaryFile("w", encoding="utf-8", dir=target.parent,  # noqa: SIM115 (closed below)
-                                             prefix=f".{target.name}.", suffix=".tmp", delete=False)
+        with replacing_text(path) as handle:
+            out = GuardedOutput(handle, where)
+            writing = True
+            yield out
+            writing = False
+            if not out.complete:
+                raise _Incomplete
+    except _Incomplete:
+        pass
     except OSError as exc:
-        raise OutputFailed(where, exc) from exc
-    out = GuardedOutput(handle, where)
-    try:
-        yield out
-        if not out.complete:
-            raise _Incomplete
-        try:
-            handle.close()
-            mode = info.st_mode & 0o7777 if info is not None else 0o666 & ~_umask()
-            os.chmod(handle.name, mode)
-            os.replace(handle.name, target)
-        except OSError as exc:
-            raise OutputFailed(where, exc) from exc
-    except BaseException as exc:
-        with contextlib.suppress(OSError):
-            handle.close()
-        with contextlib.suppress(OSError):
-            os.unlink(handle.name)
-        if not isinstance(exc, _Incomplete):
+        if writing:  # raised by the run itself, not by the file
             raise
-
-
-def _umask() -> int:
-    import os
-
-    umask = os.umask(0)
-    os.umask(umask)
-    return umask
+        raise OutputFailed(where, exc) from exc

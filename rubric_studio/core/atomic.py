@@ -1,7 +1,8 @@
 """Safe writes of the user's files: atomic, never over an unseen change, never into a pipe or device.
 
 Every file the studio or the CLI writes for the user (rubric, labels, exports, imports,
-the starter rubric) goes through :func:`write_text_safely`:
+the starter rubric) goes through :func:`write_text_safely` (a report written piece by piece,
+through :func:`replacing_text`):
 
 * **Atomic.** The text goes to a temporary file beside the target
   (``.{name}.rubric-studio-{pid}-{random}.tmp``), is flushed to disk, then renamed over
@@ -30,9 +31,10 @@ import re
 import secrets
 import stat
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TextIO
 
 from rubric_studio.core.textstream import file_kind
 
@@ -297,6 +299,33 @@ def write_text_safely(
         raise
     _fsync_folder(target.parent)
     return DiskState.of_bytes(data, written.st_mtime_ns)
+
+
+@contextlib.contextmanager
+def replacing_text(path: str | os.PathLike[str], *, encoding: str = "utf-8") -> Iterator[TextIO]:
+    """A text file to write piece by piece that replaces ``path`` atomically, as
+    :func:`write_text_safely` does, when the block ends normally; removed when it raises.
+
+    :class:`UnsafeTarget` for a target that is not a regular file; other ``OSError`` when the
+    temporary file cannot be created or put in place.
+    """
+    target, info = regular_target(path)
+    remove_stale_temps(target)
+    mode = None if info is None else stat.S_IMODE(info.st_mode)
+    fd, tmp = _create_temp(target, mode)
+    try:
+        with os.fdopen(fd, "w", encoding=encoding) as handle:
+            yield handle
+            handle.flush()
+            os.fsync(handle.fileno())
+        if mode is not None:
+            os.chmod(tmp, mode)
+        os.replace(tmp, target)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        raise
+    _fsync_folder(target.parent)
 
 
 def rewrite_safely(
