@@ -40,17 +40,18 @@ class _Walker:
         self.at += 1
 
     def list_starts(self) -> list[int]:
-        """Offsets of the elements of the list at the cursor."""
+        """Offsets of the elements of the list at the cursor; the cursor moves past the list."""
         self.expect("[")
         starts: list[int] = []
-        if self.skip_space() == "]":
-            return starts
-        while True:
-            self.skip_space()
-            starts.append(self.value()[1])
-            if self.skip_space() != ",":
-                return starts
-            self.at += 1
+        if self.skip_space() != "]":
+            while True:
+                self.skip_space()
+                starts.append(self.value()[1])
+                if self.skip_space() != ",":
+                    break
+                self.at += 1
+        self.expect("]")
+        return starts
 
     def samples_list_starts(self) -> list[int]:
         """Offsets of the elements of the ``samples`` list of the object at the cursor (the

@@ -319,3 +319,7 @@ def test_a_json_samples_file_names_the_line_and_column_of_a_bad_record(tmp_path:
     wrapped.write_text('{"name": "x", "samples": [\n  {"id": "a", "output": "x"},\n    {"id": "b"}, [1]\n],\n "other": [{}]}')
     loaded = load_samples(wrapped)
     assert [(p.line, p.column) for p in loaded.problems] == [(3, 5), (3, 18)]
+    twice = tmp_path / "twice.json"  # the last "samples" key is the one read, as json.loads does
+    twice.write_text('{"samples": [{"id": "a", "output": "x"}, {}],\n "samples": [\n  {"id": "b", "output": "y"}, {"id": "c"}]}')
+    loaded = load_samples(twice)
+    assert [s.id for s in loaded] == ["b"] and [(p.line, p.column) for p in loaded.problems] == [(3, 31)]
