@@ -172,6 +172,11 @@ def cell_labels(labels: Mapping[str, Label], criterion_id: str) -> dict[str, boo
             if criterion_id in label.criteria}
 
 
+def verdict_labels(labels: Mapping[str, Label]) -> dict[str, bool]:
+    """sample id → the person's pass (True) / fail (False)."""
+    return {sid: label.verdict == "pass" for sid, label in labels.items() if label.verdict in ("pass", "fail")}
+
+
 def worst_criterion(rubric: Rubric, results: Sequence[SampleResult], labels: Mapping[str, Label]) -> str | None:
     """The judge criterion with most disagreeing labelled cells (ties: lowest kappa), or None."""
     report = agreement(results, labels, rubric)
@@ -221,3 +226,6 @@ def cell_verdicts(results: Sequence[SampleResult], criterion_id: str) -> dict[st
     return out
 
 
+def rubric_verdicts(results: Sequence[SampleResult]) -> dict[str, bool]:
+    """sample id → the rubric's pass (True) / fail (False), for samples with a final verdict."""
+    return {s.id: str(s.verdict) == "pass" for s in results if str(s.verdict) in ("pass", "fail")}
