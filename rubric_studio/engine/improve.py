@@ -111,13 +111,13 @@ class Candidate:
         ``unconfirmed (no holdout)``; ``not evaluated``."""
         if self.error or self.fit is None:
             return "not evaluated"
-        evidence = self.evidence
-        if self.holdout is None or evidence is None:
-            return "worse on fitting labels" if self.worsens_fit else "unconfirmed (no holdout)"
-        if evidence.shows_gain and not self.worsens_fit:
-            return "improves holdout"
         if self.worsens_fit:
             return "worse on fitting labels"
+        evidence = self.evidence
+        if self.holdout is None or evidence is None:
+            return "unconfirmed (no holdout)"
+        if evidence.shows_gain:
+            return "improves holdout"
         gain, fit_gain = self.holdout.gain(), self.fit.gain()
         if gain > (0, 0.0):
             return "inconclusive"
