@@ -103,8 +103,9 @@ def _write_companions(files: dict[str, str], output: str | None) -> bool:
 
 
 def _samples_beside(rubric_path: str) -> list | None:
-    """The samples found beside the rubric (None when there are none), saying on stderr where from."""
-    from rubric_studio.cli.common import echo
+    """The samples found beside the rubric (None when there are none), saying on stderr where from
+    and which records were skipped (as ``grade`` does)."""
+    from rubric_studio.cli.common import echo, print_problems
     from rubric_studio.core.discovery import find_samples_for, refuse_found_elsewhere
     from rubric_studio.core.samples import load_samples
 
@@ -113,6 +114,7 @@ def _samples_beside(rubric_path: str) -> list | None:
         return None
     refuse_found_elsewhere(rubric_path, source)
     samples = load_samples(source)
+    print_problems(samples.problems)
     echo(f"note: {len(samples)} samples from {source} become the tests (--no-samples for one example test)",
          sys.stderr)
     return list(samples)

@@ -189,8 +189,8 @@ def _confirm_unshown(number: int, candidate) -> bool:
     if candidate.evidence is not None:
         why += f" ({candidate.evidence.text()})"
     if not sys.stdin.isatty():
-        echo(f"rubric-studio: error: not applied: {why}; its gain on the held-out labels is not shown. "
-             "Pass --force to write it anyway, or label more samples and run improve again.", sys.stderr)
+        fail_usage(f"not applied: {why}; its gain on the held-out labels is not shown. "
+                   "Pass --force to write it anyway, or label more samples and run improve again.")
         return False
     sys.stderr.write(f"{why}; its gain on the held-out labels is not shown. Write it anyway? [y/N] ")
     sys.stderr.flush()

@@ -111,13 +111,13 @@ class Candidate:
         ``unconfirmed (no holdout)``; ``not evaluated``."""
         if self.error or self.fit is None:
             return "not evaluated"
-        evidence = self.evidence
-        if self.holdout is None or evidence is None:
-            return "worse on fitting labels" if self.worsens_fit else "unconfirmed (no holdout)"
-        if evidence.shows_gain and not self.worsens_fit:
-            return "improves holdout"
         if self.worsens_fit:
             return "worse on fitting labels"
+        evidence = self.evidence
+        if self.holdout is None or evidence is None:
+            return "unconfirmed (no holdout)"
+        if evidence.shows_gain:
+            return "improves holdout"
         gain, fit_gain = self.holdout.gain(), self.fit.gain()
         if gain > (0, 0.0):
             return "inconclusive"
@@ -172,6 +172,11 @@ def cell_labels(labels: Mapping[str, Label], criterion_id: str) -> dict[str, boo
             if criterion_id in label.criteria}
 
 
+def verdict_labels(labels: Mapping[str, Label]) -> dict[str, bool]:
+    """sample id → the person's pass (True) / fail (False)."""
+    return {sid: label.verdict == "pass" for sid, label in labels.items() if label.verdict in ("pass", "fail")}
+
+
 def worst_criterion(rubric: Rubric, results: Sequence[SampleResult], labels: Mapping[str, Label]) -> str | None:
     """The judge criterion with most disagreeing labelled cells (ties: lowest kappa), or None."""
     report = agreement(results, labels, rubric)
@@ -221,3 +226,6 @@ def cell_verdicts(results: Sequence[SampleResult], criterion_id: str) -> dict[st
     return out
 
 
+def rubric_verdicts(results: Sequence[SampleResult]) -> dict[str, bool]:
+    """sample id → the rubric's pass (True) / fail (False), for samples with a final verdict."""
+    return {s.id: str(s.verdict) == "pass" for s in results if str(s.verdict) in ("pass", "fail")}

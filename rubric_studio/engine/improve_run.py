@@ -20,7 +20,9 @@ from rubric_studio.engine.improve import (
     cell_delta,
     cell_labels,
     cell_verdicts,
+    rubric_verdicts,
     stratified_split,
+    verdict_labels,
     worst_criterion,
 )
 from rubric_studio.engine.improve_candidates import (
@@ -164,7 +166,7 @@ async def _scoring_candidate(report: ImproveReport, rubric: Rubric, labelled: li
     """Weights and threshold fitted to the sample verdicts (:func:`rubric_studio.engine.fit.fit`)."""
     from rubric_studio.engine.fit import fit
 
-    human = {sid: label.verdict == "pass" for sid, label in labels.items() if label.verdict in ("pass", "fail")}
+    human = verdict_labels(labels)
     if not human:
         return
     result = fit(rubric, baseline.samples, labels, seed=seed, holdout=holdout)
@@ -172,8 +174,7 @@ async def _scoring_candidate(report: ImproveReport, rubric: Rubric, labelled: li
         return
     fitted = result.fitted_rubric(rubric)
     run = await grader.run(fitted, labelled)
-    before = {s.id: str(s.verdict) == "pass" for s in baseline.samples if str(s.verdict) in ("pass", "fail")}
-    after = {s.id: str(s.verdict) == "pass" for s in run.samples if str(s.verdict) in ("pass", "fail")}
+    before, after = rubric_verdicts(baseline.samples), rubric_verdicts(run.samples)
     change: dict[str, Any] = {"pass_threshold": result.threshold,
                               "weights": {k: w for k, (_, w) in result.changed_weights.items()}}
     parts = [f"pass_threshold {rubric.pass_threshold:g} → {result.threshold:g}"] if result.threshold != \
@@ -192,12 +193,7 @@ async def _required_candidates(report: ImproveReport, rubric: Rubric, labelled: 
                                labels: Mapping[str, Label], baseline: Any, grader: Any, holdout: float) -> None:
     """Blame the criteria that side with the sample verdicts; flip ``required`` on those blamed in the
     fitting part, and evaluate each on the sample verdicts (no judge call: only scoring changes)."""
-    from rubric_studio.engine.improve_verdicts import (
-        blame,
-        required_candidates,
-        rubric_verdicts,
-        verdict_labels,
-    )
+    from rubric_studio.engine.improve_verdicts import blame, required_candidates
 
     present = {s.id for s in labelled}
     human = {sid: met for sid, met in verdict_labels(labels).items() if sid in present}

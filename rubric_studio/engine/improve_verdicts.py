@@ -17,10 +17,9 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from rubric_studio.core.labels import Label
 from rubric_studio.core.results import SampleResult
 from rubric_studio.core.rubric import Rubric
-from rubric_studio.engine.improve import Candidate
+from rubric_studio.engine.improve import Candidate, cell_verdicts, rubric_verdicts
 
 #: How many criteria (most blamed first) get a ``required`` candidate.
 MAX_REQUIRED_CANDIDATES = 2
@@ -46,39 +45,24 @@ class Blame:
                 "sides_with_person": self.sides, "n": self.n}
 
 
-def verdict_labels(labels: Mapping[str, Label]) -> dict[str, bool]:
-    """sample id → the person's pass (True) / fail (False)."""
-    return {sid: label.verdict == "pass" for sid, label in labels.items() if label.verdict in ("pass", "fail")}
-
-
-def rubric_verdicts(results: Sequence[SampleResult]) -> dict[str, bool]:
-    """sample id → the rubric's pass (True) / fail (False), for samples with a final verdict."""
-    return {s.id: str(s.verdict) == "pass" for s in results if str(s.verdict) in ("pass", "fail")}
-
-
 def blame(rubric: Rubric, results: Sequence[SampleResult], human: Mapping[str, bool],
           ids: Sequence[str]) -> list[Blame]:
     """Every criterion that explains at least one disagreeing sample among ``ids``, most first."""
     verdicts = rubric_verdicts(results)
-    by_id = {s.id: s for s in results}
-    shared = [sid for sid in ids if sid in verdicts and sid in human and sid in by_id]
+    shared = [sid for sid in ids if sid in verdicts and sid in human]
     out = []
     for criterion in rubric.criteria:
         if criterion.weight <= 0:
             continue
-        explains, sides, n = [], 0, 0
-        for sid in shared:
-            cell = by_id[sid].cell(criterion.key)
-            if cell is None or str(cell.status) not in ("met", "unmet"):
-                continue
-            met, n = str(cell.status) == "met", n + 1
-            sides += met == human[sid]
-            wrong_pass = verdicts[sid] and not human[sid] and not criterion.required
-            wrong_fail = human[sid] and not verdicts[sid] and criterion.required
-            if not met and (wrong_pass or wrong_fail):
-                explains.append(sid)
+        cells = cell_verdicts(results, criterion.key)
+        judged = [sid for sid in shared if sid in cells]
+        sides = sum(cells[sid] == human[sid] for sid in judged)
+        # unmet where the person failed a sample the rubric passed (not required: requiring it would fail
+        # the sample) or passed one the rubric failed (required: no longer requiring it could pass it)
+        explains = tuple(sid for sid in judged if not cells[sid] and verdicts[sid] != human[sid]
+                         and verdicts[sid] != criterion.required)
         if explains:
-            out.append(Blame(criterion.key, criterion.required, tuple(explains), sides, n))
+            out.append(Blame(criterion.key, criterion.required, explains, sides, len(judged)))
     return sorted(out, key=lambda b: (-len(b.explains), -b.sides, b.criterion))
 
 

@@ -66,13 +66,18 @@ def _entry_lines(target: dict[str, Any]) -> list[str]:
     return [f"  - {k}: {v}" if i == 0 else f"    {k}: {v}" for i, (k, v) in enumerate(target.items())]
 
 
+def key_variable(provider: str) -> str:
+    """The environment variable AgentV (4 and 5) reads the judge's key from."""
+    return "ANTHROPIC_API_KEY" if provider == "anthropic" else "OPENAI_API_KEY"
+
+
 def _judge_target(judge: dict[str, Any], warn: Warnings) -> tuple[dict[str, Any], str, str]:
     """(the judge's ``.agentv/targets.yaml`` entry, its key variable, its model). AgentV 4 accepts
     the key and the model of an openai or anthropic target only as ``${{ VARIABLE }}`` references
     (a literal model fails when the eval runs), and it loads a ``.env`` beside the eval itself, so
     the shell needs nothing but the key."""
     config = dict(judge["config"])
-    key_name = "ANTHROPIC_API_KEY" if judge["id"] == "anthropic" else "OPENAI_API_KEY"
+    key_name = key_variable(judge["id"])
     model = config.pop("model")
     config["api_key"] = "${{ " + key_name + " }}"
     target = {"name": judge["label"], "provider": judge["id"], "model": "${{ " + JUDGE_MODEL_VARIABLE + " }}",

@@ -254,11 +254,6 @@ def export(rubric: Rubric, *, agentv_version: int = 5, samples: list[Sample] | N
     return dump_yaml(data, header), warn.items, files
 
 
-def key_variable(provider: str) -> str:
-    """The environment variable AgentV reads the judge's key from."""
-    return "ANTHROPIC_API_KEY" if provider == "anthropic" else "OPENAI_API_KEY"
-
-
 def _judge_provider(rubric: Rubric) -> dict[str, Any] | None:
     """The judge as an AgentV provider entry (selected with ``default_test.options.provider``)."""
     judge = rubric.judge
@@ -273,7 +268,7 @@ def _judge_provider(rubric: Rubric) -> dict[str, Any] | None:
         config["base_url"] = judge.base_url
     if config.get("base_url") is None:
         config.pop("base_url", None)
-    config["api_key"] = "{{ env." + key_variable(provider) + " }}"
+    config["api_key"] = "{{ env." + _agentv4.key_variable(provider) + " }}"
     if "temperature" in judge.model_fields_set:
         config["temperature"] = num(judge.temperature)
     return {"id": provider, "label": JUDGE_LABEL, "config": config}

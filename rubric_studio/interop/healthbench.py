@@ -29,6 +29,7 @@ from rubric_studio.interop._common import (
     build_rubric,
     common_export_warnings,
     num,
+    refuse_without_judged,
     slugify,
 )
 
@@ -37,6 +38,7 @@ CORRECTNESS = "Positively states the following: "
 
 
 def export(rubric: Rubric) -> tuple[str, list[str]]:
+    refuse_without_judged(rubric, "a HealthBench file (judged statements)")
     warn = Warnings()
     common_export_warnings(rubric, warn, "HealthBench", threshold=False,
                            judge_fields=("base_url", "temperature", "reasoning_effort", *RUNTIME_JUDGE_FIELDS))
@@ -70,11 +72,6 @@ def export(rubric: Rubric) -> tuple[str, list[str]]:
                                           f"when the 0-10 score reaches {num(criterion.effective_min_score * 10)})")
         lines.append(json.dumps({"criterion": text, "points": num(criterion.weight), "tags": list(criterion.tags)},
                                 ensure_ascii=False))
-    if not lines:
-        from rubric_studio.interop import ExportRefused
-
-        raise ExportRefused(f"rubric {rubric.name!r} has no judged criteria: HealthBench items are judged "
-                            "statements, and deterministic checks have no HealthBench form; nothing to export")
     warn.add("criterion ids are not part of HealthBench items; import names criteria after their text")
     return "\n".join(lines) + "\n", warn.items
 

@@ -330,3 +330,31 @@ def test_sample_verdicts_blame_the_separating_criterion_and_propose_making_it_re
         number = data["candidates"].index(required[0]) + 1
         assert main([*args, "--apply", str(number), "--force"]) == 0
     assert load_rubric(rubric_path).criterion("short").required
+
+
+def test_blame_names_a_criterion_to_require_and_a_required_one_to_relax():
+    from rubric_studio.core.results import CriterionResult, SampleResult, Status, Verdict
+    from rubric_studio.core.rubric import Rubric
+    from rubric_studio.engine.improve_verdicts import blame
+
+    rubric = Rubric.model_validate({"name": "r", "criteria": [
+        {"id": "gate", "outcome": "Gate", "required": True}, {"id": "short", "outcome": "Short"},
+        {"id": "rude", "outcome": "Rude", "weight": -1}]})
+
+    def graded(sid, verdict, gate, short, rude=Status.UNMET):
+        return SampleResult(sid, None, verdict, [CriterionResult("gate", gate), CriterionResult("short", short),
+                                                 CriterionResult("rude", rude)])
+
+    met, unmet = Status.MET, Status.UNMET
+    results = [graded("long", Verdict.PASS, met, unmet, met),  # person fails it: requiring short would too
+               graded("gated", Verdict.FAIL, unmet, met),  # person passes it: the gate fails it
+               graded("agree", Verdict.PASS, met, met),
+               graded("error", Verdict.PASS, met, Status.ERROR)]
+    human = {"long": False, "gated": True, "agree": True, "error": False, "unlabelled-by-rubric": True}
+    found = {b.criterion: b for b in blame(rubric, results, human, sorted(human))}
+    assert set(found) == {"short", "gate"}  # a penalty is never blamed
+    assert (found["short"].required, found["short"].explains, found["short"].sides, found["short"].n) == (
+        False, ("long",), 3, 3)
+    assert (found["gate"].required, found["gate"].explains, found["gate"].sides, found["gate"].n) == (
+        True, ("gated",), 1, 4)
+    assert blame(rubric, results, human, ["agree"]) == []

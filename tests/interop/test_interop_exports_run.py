@@ -110,6 +110,18 @@ def test_agentv_export_to_stdout_says_the_samples_need_a_file(tmp_path, capsys):
     assert list(tmp_path.glob("*.outputs.jsonl")) == []
 
 
+def test_export_says_which_sample_records_it_skipped(tmp_path, capsys):
+    rubric = _write(tmp_path, CHECKS_ONLY)
+    samples = tmp_path / "reply.samples.jsonl"
+    samples.write_text(samples.read_text() + '{"id": "on-time", "output": "again"}\n{"id": "cut", "output": \n')
+    out = tmp_path / "promptfooconfig.yaml"
+    assert main(["export", str(rubric), "--to", "promptfoo", "-o", str(out)]) == 0
+    err = capsys.readouterr().err
+    assert f"{samples}:5:1: duplicate sample id 'on-time'" in err
+    assert f"{samples}:6:" in err
+    assert [t["description"] for t in yaml.safe_load(out.read_text())["tests"]] == [s["id"] for s in SAMPLES]
+
+
 def test_export_api_returns_the_fixtures_as_a_companion_file(tmp_path):
     from rubric_studio.core.loading import load_rubric
     from rubric_studio.core.samples import load_samples

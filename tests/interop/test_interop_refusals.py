@@ -102,8 +102,9 @@ def test_exported_anchors_import_back_as_written(tmp_path, capsys):
     assert back["r"].check.pattern == r"\Afoo\Z"
 
 
-@pytest.mark.parametrize("target, suffix", [("letta", "suite.yaml"), ("docent", "docent.json")])
-def test_letta_and_docent_exports_of_a_checks_only_rubric_are_refused_and_write_nothing(tmp_path, capsys,
+@pytest.mark.parametrize("target, suffix", [("letta", "suite.yaml"), ("docent", "docent.json"),
+                                           ("healthbench", "jsonl")])
+def test_judge_only_exports_of_a_checks_only_rubric_are_refused_and_write_nothing(tmp_path, capsys,
                                                                                      target, suffix):
     rubric = tmp_path / "checks.yaml"
     rubric.write_text("name: nm\ncriteria:\n  - id: short\n    check: {type: length, max_words: 5}\n")
