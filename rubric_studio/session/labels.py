@@ -122,25 +122,24 @@ class LabelWriter:
     async def undo(self) -> tuple[LabelStep, LabelStep] | None:
         """Put back what the last change replaced: (the change undone, the write that undid it);
         None when there is nothing to undo. A failed write leaves the change to undo (and raises)."""
-        async with self._lock:  # after every change asked before it
-            history = self.history
-            if not history.done:
-                return None
-            step = history.done[-1]
-            written = await self._apply(step.sample_id, step.undoing)
-            history.undone.append(history.done.pop())
-        return step, written
+        return await self._replay(undo=True)
 
     async def redo(self) -> LabelStep | None:
         """Make the last undone change again (None: nothing to redo)."""
-        async with self._lock:
+        replayed = await self._replay(undo=False)
+        return None if replayed is None else replayed[1]
+
+    async def _replay(self, *, undo: bool) -> tuple[LabelStep, LabelStep] | None:
+        """Undo the last change, or redo the last undone one: (that step, the write made)."""
+        async with self._lock:  # after every change asked before it
             history = self.history
-            if not history.undone:
+            source, target = (history.done, history.undone) if undo else (history.undone, history.done)
+            if not source:
                 return None
-            step = history.undone[-1]
-            written = await self._apply(step.sample_id, step.change)
-            history.done.append(history.undone.pop())
-        return written
+            step = source[-1]
+            written = await self._apply(step.sample_id, step.undoing if undo else step.change)
+            target.append(source.pop())
+        return step, written
 
     def is_own_write(self) -> bool:
         """The sidecar on disk is the one we last wrote (the watcher need not reload it)."""

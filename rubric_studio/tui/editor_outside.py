@@ -9,6 +9,7 @@ editor can tell the two cases apart without touching its document.
 
 from __future__ import annotations
 
+import functools
 from typing import Any
 
 from rubric_studio.core.problems import RubricError
@@ -39,14 +40,22 @@ def _criterion_index(items: list[Any], criterion_id: str | None) -> int | None:
     return None
 
 
-def shown_in(text: str, file: str, spec: FieldSpec, criterion_id: str | None, index: int | None) -> Any:
-    """What the control for ``spec`` shows when the rubric's text is ``text``: of the criterion
-    ``criterion_id`` (else the one at ``index``) for a criterion field, else of the rubric."""
+@functools.lru_cache(maxsize=4)
+def _load(text: str, file: str) -> Any:
+    """The parsed ``text`` (read only), or UNREADABLE. Cached: an outside edit asks about the
+    same base and disk texts more than once (before it is merged, and after)."""
     try:
         data = safe_load(text, file)
     except RubricError:
         return UNREADABLE
-    if not isinstance(data, dict):
+    return data if isinstance(data, dict) else UNREADABLE
+
+
+def shown_in(text: str, file: str, spec: FieldSpec, criterion_id: str | None, index: int | None) -> Any:
+    """What the control for ``spec`` shows when the rubric's text is ``text``: of the criterion
+    ``criterion_id`` (else the one at ``index``) for a criterion field, else of the rubric."""
+    data = _load(text, file)
+    if data is UNREADABLE:
         return UNREADABLE
     if not spec.of_criterion:
         return field_display(spec, data)
