@@ -132,7 +132,6 @@ class Dispatcher:
         self.reuse_batch = reuse_batch
         self.config = judge.config if judge is not None else None
         self.cache = cache
-        self.limit = limit
         self.use_memo = use_memo
         self.memo: dict[str, RequestResult] = {}
         self.inflight: dict[str, asyncio.Task[dict[str, RequestResult]]] = {}
@@ -369,7 +368,6 @@ class Dispatcher:
     @property
     def in_flight(self) -> int:
         return len({task for task in self.inflight.values() if not task.done()})
-
 
     # -- hand-over and closing ---------------------------------------------------------
     def hand_over(self, successor: Dispatcher) -> None:
