@@ -178,10 +178,7 @@ class Dispatcher:
 
     def _reusable(self, result: RequestResult) -> bool:
         """False for a batch call's verdict when this per-criterion run must not reuse it."""
-        from rubric_studio.judges.run import judged_together
-
-        return not self._per_criterion_only() or not any(
-            judged_together(cell.provenance) for cell in result.results.values())
+        return all(self._reusable_origin(cell.provenance) for cell in result.results.values())
 
     def _reusable_origin(self, origin: dict[str, Any] | None) -> bool:
         from rubric_studio.judges.run import judged_together
