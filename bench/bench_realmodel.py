@@ -370,26 +370,33 @@ def main() -> int:
     return 0
 
 
+def _table(columns: list[str], rows: list[list[object]]) -> None:
+    """A Markdown table; a column whose name ends in ``:`` holds numbers (right-aligned)."""
+    print("| " + " | ".join(name.removesuffix(":") for name in columns) + " |")
+    print("|" + "|".join("---:" if name.endswith(":") else "---" for name in columns) + "|")
+    for row in rows:
+        print("| " + " | ".join(str(cell) for cell in row) + " |")
+
+
+def _counts(counted: dict[str, int]) -> str:
+    return "; ".join(f"{k} ({v})" for k, v in counted.items())
+
+
 def report(results: dict[str, list[dict]]) -> None:
     if rows := results.get("concurrency"):
-        print("| code | --timeout | base URL (slot probe) | cells | lost to timeouts | other errors | met / unmet "
-              "| requests | concurrency shown | wall s | exit |")
-        print("|---|---:|---|---:|---:|---:|---|---:|---|---:|---:|")
-        for r in rows:
-            print(f"| {r['version']} | {r['timeout']:g} | {r['host']} ({r['slot_probe']}) | {r['cells']} "
-                  f"| {r['timeouts']} | {r['other_errors']} | {r['met']} / {r['unmet']} | {r['requests']} "
-                  f"| {r['concurrency']} | {r['wall_s']} | {r['rc']} |")
+        _table(["code", "--timeout:", "base URL (slot probe)", "cells:", "lost to timeouts:", "other errors:",
+                "met / unmet", "requests:", "concurrency shown", "wall s:", "exit:"],
+               [[r["version"], f"{r['timeout']:g}", f"{r['host']} ({r['slot_probe']})", r["cells"], r["timeouts"],
+                 r["other_errors"], f"{r['met']} / {r['unmet']}", r["requests"], r["concurrency"], r["wall_s"],
+                 r["rc"]] for r in rows])  # fmt: skip
         print()
         for r in rows:
-            said = "; ".join(f"{k} ({v})" for k, v in r.get("messages", {}).items())
+            said = _counts(r.get("messages", {}))
             print(f"- {r['version']}, --timeout {r['timeout']:g}, {r['host']}: {said or 'no errors'}")
         print()
     if rows := results.get("modes"):
-        print("| code | structured_output | cells | what the cells say (count) | exit |")
-        print("|---|---|---:|---|---:|")
-        for r in rows:
-            said = "; ".join(f"{k} ({v})" for k, v in r["said"].items())
-            print(f"| {r['version']} | {r['mode']} | {r['cells']} | {said} | {r['rc']} |")
+        _table(["code", "structured_output", "cells:", "what the cells say (count)", "exit:"],
+               [[r["version"], r["mode"], r["cells"], _counts(r["said"]), r["rc"]] for r in rows])
         print()
     if rows := results.get("improve"):
         for r in rows:
@@ -405,12 +412,9 @@ def report(results: dict[str, list[dict]]) -> None:
                 print(f"  warning: {warning[:240]}")
         print()
     if rows := results.get("draft"):
-        print("| code | draft run | exit | kept | wall s | traceback | last line of stderr |")
-        print("|---|---|---:|---:|---:|---|---|")
-        for r in rows:
-            print(f"| {r['version']} | {r['run']} | {r['rc']} | {r['kept']} | {r['wall_s']} | {r['traceback']} "
-                  f"| {r['last_line']} |")
-
+        _table(["code", "draft run", "exit:", "kept:", "wall s:", "traceback", "last line of stderr"],
+               [[r["version"], r["run"], r["rc"], r["kept"], r["wall_s"], r["traceback"], r["last_line"]]
+                for r in rows])
 
 if __name__ == "__main__":
     raise SystemExit(main())

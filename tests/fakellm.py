@@ -681,12 +681,16 @@ class FakeLLM:
             self.requests.append(item)
 
 
-def unused_port_url(path: str = "/v1") -> str:
-    """A URL on 127.0.0.1 where nothing listens (connection refused)."""
+def free_port() -> int:
+    """A port on 127.0.0.1 that nothing listens on (until someone binds it)."""
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
-        port = sock.getsockname()[1]
-    return f"http://127.0.0.1:{port}{path}"
+        return sock.getsockname()[1]
+
+
+def unused_port_url(path: str = "/v1") -> str:
+    """A URL on 127.0.0.1 where nothing listens (connection refused)."""
+    return f"http://127.0.0.1:{free_port()}{path}"
 
 
 try:

@@ -13,13 +13,14 @@ import contextlib
 import importlib.util
 import os
 import signal
-import socket
 import subprocess
 import sys
 import time
 import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
+
+from tests.fakellm import free_port
 
 SERVE = """
 import os, sys, time, xllamacpp
@@ -56,12 +57,6 @@ def find_gguf() -> Path | None:
         return None
     found = sorted(Path(next(iter(spec.submodule_search_locations))).glob("*.gguf"))
     return found[0] if found else None
-
-
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
 
 
 @contextlib.contextmanager

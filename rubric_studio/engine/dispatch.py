@@ -132,7 +132,6 @@ class Dispatcher:
         self.reuse_batch = reuse_batch
         self.config = judge.config if judge is not None else None
         self.cache = cache
-        self.limit = limit
         self.use_memo = use_memo
         self.memo: dict[str, RequestResult] = {}
         self.inflight: dict[str, asyncio.Task[dict[str, RequestResult]]] = {}
@@ -179,10 +178,7 @@ class Dispatcher:
 
     def _reusable(self, result: RequestResult) -> bool:
         """False for a batch call's verdict when this per-criterion run must not reuse it."""
-        from rubric_studio.judges.run import judged_together
-
-        return not self._per_criterion_only() or not any(
-            judged_together(cell.provenance) for cell in result.results.values())
+        return all(self._reusable_origin(cell.provenance) for cell in result.results.values())
 
     def _reusable_origin(self, origin: dict[str, Any] | None) -> bool:
         from rubric_studio.judges.run import judged_together
@@ -369,7 +365,6 @@ class Dispatcher:
     @property
     def in_flight(self) -> int:
         return len({task for task in self.inflight.values() if not task.done()})
-
 
     # -- hand-over and closing ---------------------------------------------------------
     def hand_over(self, successor: Dispatcher) -> None:

@@ -30,7 +30,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from rubric_studio.judges.base import JudgeError, JudgeReply
-from rubric_studio.judges.retry import with_retries
+from rubric_studio.judges.retry import wall_clock, with_retries
 from rubric_studio.judges.sdk_errors import map_sdk_error
 
 #: Both providers bill Batch API requests at half the list price.
@@ -146,20 +146,20 @@ class BatchClient:
         """The judge's own SDK client: every call here passes its own timeout."""
         return self.judge.client
 
-    def timeout(self, transfer: bool = False) -> float:
+    def timeout(self) -> float:
         """Seconds each network step of a request may wait (the SDK's timeout): ``judge.timeout``."""
         return self.config.timeout
 
     def _wall_clock(self, transfer: bool) -> float:
         """Seconds one request may take in all: a transfer that keeps moving bytes gets longer."""
-        bound = self.config.timeout * 2 + 1
+        bound = wall_clock(self.config.timeout)
         return max(bound, TRANSFER_TIMEOUT) if transfer else bound
 
     async def call(self, make: Callable[[], Awaitable[Any]], phase: str, *, transfer: bool = False,
                    retry: bool = True) -> Any:
         """``make()`` bounded in time (per request and by the run's deadline), SDK errors as
         JudgeError naming ``phase``; retried unless ``retry`` is False."""
-        timeout = self.timeout(transfer)
+        timeout = self.timeout()
 
         async def attempt() -> Any:
             try:
@@ -210,7 +210,7 @@ class OpenAIBatches(BatchClient):
         payload = b"".join(lines)
         files, batches = self.client.files, self.client.batches
         uploaded = await self.call(lambda: files.create(
-            file=(f"{job_id}.jsonl", payload), purpose="batch", timeout=self.timeout(True)), "uploading the batch file",
+            file=(f"{job_id}.jsonl", payload), purpose="batch", timeout=self.timeout()), "uploading the batch file",
             transfer=True)
         batch = await self.call(lambda: batches.create(
             input_file_id=uploaded.id, endpoint="/v1/chat/completions", completion_window="24h",
@@ -232,7 +232,7 @@ class OpenAIBatches(BatchClient):
         if not file_id:
             return []
         content = await self.call(
-            lambda: self.client.files.content(file_id, timeout=self.timeout(True)), "downloading the results",
+            lambda: self.client.files.content(file_id, timeout=self.timeout()), "downloading the results",
             transfer=True)
         out = []
         for text in content.text.splitlines():
@@ -294,7 +294,7 @@ class AnthropicBatches(BatchClient):
     async def submit(self, job_id: str, lines: list[bytes]) -> str:
         requests = [json.loads(line) for line in lines]
         batches = self.client.messages.batches
-        batch = await self.call(lambda: batches.create(requests=requests, timeout=self.timeout(True)),
+        batch = await self.call(lambda: batches.create(requests=requests, timeout=self.timeout()),
                                 "creating the batch", transfer=True, retry=False)  # fmt: skip
         return batch.id
 
@@ -313,7 +313,7 @@ class AnthropicBatches(BatchClient):
         batches = self.client.messages.batches
 
         async def download() -> list[Any]:
-            decoder = await batches.results(batch_id, timeout=self.timeout(True))
+            decoder = await batches.results(batch_id, timeout=self.timeout())
             return [entry async for entry in decoder]
 
         out = BatchResults()

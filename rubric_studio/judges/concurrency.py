@@ -20,18 +20,17 @@ from dataclasses import dataclass
 
 @dataclass(eq=False)
 class Ticket:
-    """One call's hold on a slot: the window it was sent in, how many calls were in flight when
-    it was sent, and the most that were in flight at once while it held its slot (``peak``: the
-    first call of a wave is sent alone, but shares the server with the calls sent after it)."""
+    """One call's hold on a slot: the window it was sent in, and the most calls that were in
+    flight at once while it held its slot (``peak``, itself included: the first call of a wave
+    is sent alone, but shares the server with the calls sent after it)."""
 
     window: int
-    in_flight: int
     peak: int = 0
 
     @property
     def shared(self) -> bool:
         """Another call was in flight at some moment of this one."""
-        return max(self.in_flight, self.peak) > 1
+        return self.peak > 1
 
 
 class AdaptiveLimit:
@@ -42,9 +41,7 @@ class AdaptiveLimit:
         self.requested = max(1, ceiling)
         self.ceiling = max(1, ceiling)
         self.current = self.ceiling
-        self.in_use = 0
         self.window = 0  # increases with every decrease
-        self.decreases = 0
         self.lowest = self.ceiling
         self._answers = 0
         self._waiters: list[asyncio.Future[None]] = []
@@ -56,6 +53,11 @@ class AdaptiveLimit:
         self.current = min(self.current, self.ceiling)
         self.lowest = min(self.lowest, self.current)
 
+    @property
+    def in_use(self) -> int:
+        """Calls in flight."""
+        return len(self._held)
+
     async def acquire(self) -> Ticket:
         """Wait until fewer than ``current`` calls are in flight; a ticket for :meth:`release`."""
         while self.in_use >= self.current:
@@ -66,16 +68,14 @@ class AdaptiveLimit:
             finally:
                 if waiter in self._waiters:
                     self._waiters.remove(waiter)
-        self.in_use += 1
-        ticket = Ticket(self.window, self.in_use, self.in_use)
+        ticket = Ticket(self.window)
+        self._held.add(ticket)
         for held in self._held:
             held.peak = max(held.peak, self.in_use)
-        self._held.add(ticket)
         return ticket
 
-    def release(self, ticket: Ticket | None = None) -> None:
+    def release(self, ticket: Ticket) -> None:
         """A call ended (also when it was cancelled): the waiting calls look again."""
-        self.in_use -= 1
         self._held.discard(ticket)
         waiters, self._waiters = self._waiters, []
         for waiter in waiters:
@@ -90,7 +90,6 @@ class AdaptiveLimit:
         self.current = max(1, self.current // 2)
         self.lowest = min(self.lowest, self.current)
         self.window += 1
-        self.decreases += 1
         self._answers = 0
         return True
 

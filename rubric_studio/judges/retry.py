@@ -55,13 +55,18 @@ def retry_after_seconds(headers: Mapping[str, str] | None) -> float | None:
     return max(0.0, when.timestamp() - time.time())
 
 
+def wall_clock(timeout: float) -> float:
+    """Seconds one attempt may take in all, when each network step may take ``timeout``."""
+    return timeout * 2 + 1
+
+
 def guard(timeout: float) -> asyncio.Timeout:
     """A hard wall-clock bound on one attempt (raises TimeoutError).
 
     The SDK timeouts bound each network phase (connect, each read), not the whole
     exchange; a server that trickles bytes could otherwise outlast them.
     """
-    return asyncio.timeout(timeout * 2 + 1)
+    return asyncio.timeout(wall_clock(timeout))
 
 
 def backoff(attempt: int, error: JudgeError, cap: float) -> float:

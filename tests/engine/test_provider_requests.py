@@ -31,11 +31,12 @@ def rubric_with(judge_block: str):
     return parse_rubric(f"name: caps\njudge: {{{judge_block}}}\n{CRITERIA}")
 
 
-async def grade(server: FakeLLM, judge: str, tmp_path: Path, rubric, **options):
+async def grade(server: FakeLLM, judge: str, tmp_path: Path, rubric, samples=SAMPLES, cache_path=None, **options):
     url = server.base_url_anthropic if judge.startswith("anthropic") else server.base_url_openai
-    grader = make_grader(rubric, judge=judge, base_url=url, env=KEYS, cache_path=tmp_path / "c.sqlite", **options)
+    cache_path = cache_path or tmp_path / "c.sqlite"
+    grader = make_grader(rubric, judge=judge, base_url=url, env=KEYS, cache_path=cache_path, **options)
     try:
-        report = await grader.run(rubric, SAMPLES)
+        report = await grader.run(rubric, samples)
     finally:
         await grader.aclose()
     return report, grader
@@ -201,13 +202,8 @@ async def test_a_cache_that_cannot_be_opened_grades_without_it(server, tmp_path,
 
 
 async def test_a_cache_under_a_device_grades_without_it(server, tmp_path):
-    url = server.base_url_openai
-    rubric = rubric_with("")
-    grader = make_grader(rubric, judge="openai:gpt-4o-mini", base_url=url, env=KEYS, cache_path="/dev/full/c.sqlite")
-    try:
-        report = await grader.run(rubric, SAMPLES)
-    finally:
-        await grader.aclose()
+    report, grader = await grade(server, "openai:gpt-4o-mini", tmp_path, rubric_with(""),
+                                 cache_path="/dev/full/c.sqlite")  # fmt: skip
     assert report.summary.errors == 0 and server.calls() == 15
     (warning,) = grader.take_warnings()
     assert warning == "judge cache not opened: /dev/full is not a folder (/dev/full/c.sqlite) — grading without the cache"
@@ -218,13 +214,7 @@ async def test_a_cache_that_fills_up_mid_run_says_so_once_and_grading_goes_on(se
     pages = 6
     monkeypatch.setattr(ReplyCache, "max_pages", pages)
     big = [Sample(id=f"b{i}", output=("Thanks! Your refund is on its way. " * 80) + str(i)) for i in range(8)]
-    rubric = rubric_with("")
-    grader = make_grader(rubric, judge="openai:gpt-4o-mini", base_url=server.base_url_openai, env=KEYS,
-                         cache_path=tmp_path / "c.sqlite")  # fmt: skip
-    try:
-        report = await grader.run(rubric, big)
-    finally:
-        await grader.aclose()
+    report, grader = await grade(server, "openai:gpt-4o-mini", tmp_path, rubric_with(""), samples=big)
     assert report.summary.errors == 0 and server.calls() == 24
     (warning,) = grader.take_warnings()
     assert warning == f"judge cache not written: disk full ({tmp_path / 'c.sqlite'}) — grading without the cache"
