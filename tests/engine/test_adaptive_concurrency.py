@@ -78,6 +78,20 @@ async def test_a_published_slot_count_caps_the_concurrency_from_the_start(provid
     assert grader.dispatch.concurrency.text == "2/6"
 
 
+async def test_one_grader_asks_the_server_for_its_slots_once_across_runs(provider_name, tmp_path):
+    """The slot count is a property of the server: a grader asks once, not on every run or call."""
+    with FakeLLM(slots=2, latency=0.05) as server:
+        rubric = rubric_with("concurrency: 6, timeout: 5, max_retries: 0", criteria=1)
+        grader = grader_on(server, provider_name, tmp_path, rubric)
+        try:
+            for first in (0, 6, 12):  # new samples each run: every run sends
+                await grader.run(rubric, samples(18)[first:first + 6])
+        finally:
+            await grader.aclose()
+    assert server.calls() == 18
+    assert len(server.probes) == 1 and grader.dispatch.concurrency.text == "2/6"
+
+
 async def test_the_progress_shows_the_published_slot_count_from_the_first_line(provider_name, tmp_path):
     # the first progress line came before the slot question was answered, and said 6/6 until a reply came
     with FakeLLM(slots=2, latency=0.3) as server:
