@@ -57,7 +57,7 @@ async def _until(condition, timeout: float = 10.0, step: float = 0.001) -> float
 
 
 def _row_text(app, sample_id: str) -> str:
-    from rubric_studio.tui.matrix import ResultsMatrix
+    from rubric_studio.tui.results import ResultsMatrix
 
     matrix = app.query_one(ResultsMatrix)
     row = matrix.rows.index(sample_id)
@@ -176,7 +176,7 @@ async def _keys_end_to_end(app, pilot, keys: list[str]) -> list[float]:
 async def _big(work: Path) -> dict[str, float]:
     from rubric_studio.session.results_model import FILTERS, SORTS
     from rubric_studio.tui.app import StudioApp
-    from rubric_studio.tui.matrix import ResultsMatrix
+    from rubric_studio.tui.results import ResultsMatrix
 
     rubric = _write_big(work)
     started = time.perf_counter()

@@ -25,13 +25,13 @@ _EXPORTS = {
     "Problem": "rubric_studio.core.problems",
     "Rubric": "rubric_studio.core.rubric",
     "Criterion": "rubric_studio.core.rubric",
-    "load_samples": "rubric_studio.core.samples",
-    "Sample": "rubric_studio.core.samples",
-    "load_labels": "rubric_studio.core.labels",
+    "load_samples": "rubric_studio.core.samples._samples",
+    "Sample": "rubric_studio.core.samples._samples",
+    "load_labels": "rubric_studio.core.labels._labels",
     "ScoreResult": "rubric_studio.core.results",
     "CriterionResult": "rubric_studio.core.results",
     "SampleResult": "rubric_studio.core.results",
-    "score_text": "rubric_studio.core.grade_checks",
+    "score_text": "rubric_studio.core.checks._grade",
     "grade_async": "rubric_studio.engine.api",
     "grade": "rubric_studio.engine.api",
 }
@@ -44,13 +44,13 @@ __all__ = [  # noqa: RUF022 - grouped by topic
 ]
 
 if TYPE_CHECKING:  # pragma: no cover
-    from rubric_studio.core.grade_checks import score_text
-    from rubric_studio.core.labels import load_labels
+    from rubric_studio.core.checks import score_text
+    from rubric_studio.core.labels._labels import load_labels
     from rubric_studio.core.loading import load_rubric, parse_rubric
     from rubric_studio.core.problems import Problem, RubricError
     from rubric_studio.core.results import CriterionResult, SampleResult, ScoreResult
     from rubric_studio.core.rubric import Criterion, Rubric
-    from rubric_studio.core.samples import Sample, load_samples
+    from rubric_studio.core.samples._samples import Sample, load_samples
     from rubric_studio.engine.api import grade, grade_async
 
 

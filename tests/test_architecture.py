@@ -29,8 +29,8 @@ def _loaded_after_import(module: str) -> set[str]:
     if module == "rubric_studio.core":
         code = (
             "import sys, importlib, pkgutil, rubric_studio.core as c\n"
-            "for m in pkgutil.iter_modules(c.__path__):\n"
-            "    importlib.import_module('rubric_studio.core.' + m.name)\n"
+            "for m in pkgutil.walk_packages(c.__path__, 'rubric_studio.core.'):\n"
+            "    importlib.import_module(m.name)\n"
             "print('\\n'.join(sys.modules))"
         )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout

@@ -172,7 +172,7 @@ def test_junit_failure_messages_name_the_failed_criteria_and_score_vs_threshold(
 
 
 def test_failure_message_says_a_passing_score_failed_on_a_required_criterion(tmp_path: Path):
-    from rubric_studio.cli.formats import failure_message
+    from rubric_studio.cli.report import failure_message
     from rubric_studio.core.loading import load_rubric
     from rubric_studio.core.results import CriterionResult, SampleResult, Status, Verdict
 

@@ -13,10 +13,9 @@ from pathlib import Path
 import pytest
 
 from rubric_studio.core.atomic import ChangedOnDisk, UnsafeTarget
-from rubric_studio.core.doc_disk import RevertsOutsideEdit
-from rubric_studio.core.document import EditError, RubricDocument, UndoStop
+from rubric_studio.core.document import Merge, RevertsOutsideEdit, merge3
+from rubric_studio.core.document._document import EditError, RubricDocument, UndoStop
 from rubric_studio.core.loading import parse_rubric
-from rubric_studio.core.merge import Merge, merge3
 from rubric_studio.core.problems import RubricError
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -82,7 +82,7 @@ def _sample_options(args: Namespace) -> dict[str, object]:
         return {}
     samples = _samples_beside(args.rubric)
     if args.to in COMPANION_TARGETS and samples:
-        from rubric_studio.interop._agentv_samples import fixtures_name
+        from rubric_studio.interop.agentv import fixtures_name
 
         return {"samples": samples, "samples_file": fixtures_name(Path(args.output).name)}
     return {"samples": samples}
@@ -107,7 +107,7 @@ def _samples_beside(rubric_path: str) -> list | None:
     and which records were skipped (as ``grade`` does)."""
     from rubric_studio.cli.common import echo, print_problems
     from rubric_studio.core.discovery import find_samples_for, refuse_found_elsewhere
-    from rubric_studio.core.samples import load_samples
+    from rubric_studio.core.samples._samples import load_samples
 
     source = find_samples_for(rubric_path)
     if source is None:

@@ -16,7 +16,7 @@ from argparse import Namespace
 from pathlib import Path
 
 from rubric_studio.cli.common import echo, fail_usage, print_problems, say_warnings
-from rubric_studio.cli.run_report import report_run, say_stopped
+from rubric_studio.cli.report import report_run, say_stopped
 from rubric_studio.core.problems import Problem, RubricError
 
 
@@ -89,7 +89,7 @@ def run(args: Namespace) -> int:
     warn_untrusted(rubric, args)
     labels = None
     if args.labels:
-        from rubric_studio.core.labels import load_labels
+        from rubric_studio.core.labels._labels import load_labels
 
         try:
             label_set = load_labels(args.labels, missing_ok=False)
@@ -108,7 +108,7 @@ def run(args: Namespace) -> int:
 
 
 async def _run_whole(args: Namespace, rubric, samples_path: Path, options: dict, labels) -> int:
-    from rubric_studio.core.samples import load_samples
+    from rubric_studio.core.samples._samples import load_samples
     from rubric_studio.engine.api import make_grader
 
     sample_set = load_samples(samples_path, extractor=args.extract, follow_links=args.allow_code)
@@ -142,10 +142,9 @@ async def _graded_chunks(grader, rubric, samples, on_event, *, chunk: int = 256)
 async def _run_streaming(args: Namespace, rubric, samples_path: Path, options: dict) -> int:
     """``--format jsonl`` and ``--format json``: each chunk of samples is written as soon as it
     is graded, and dropped (100,000 samples in constant memory)."""
-    from rubric_studio.cli.json_stream import JsonlSink, JsonSink
-    from rubric_studio.cli.output import streamed_output
     from rubric_studio.cli.progress import progress_bar
-    from rubric_studio.core.samples import Sample, iter_samples
+    from rubric_studio.cli.report import JsonlSink, JsonSink, streamed_output
+    from rubric_studio.core.samples._samples import Sample, iter_samples
     from rubric_studio.engine.api import make_grader
 
     def only_samples():

@@ -1,7 +1,7 @@
 """``rubric-studio history RUBRIC [--json] [--diff A B]``: the rubric's versions graded in the studio.
 
 Every graded save in the studio is a version, kept in the rubric's run-history file beside
-the judge cache (:mod:`rubric_studio.engine.run_history`). This lists them — number, date
+the judge cache (:mod:`rubric_studio.engine.versions._history`). This lists them — number, date
 and time, what kind of change it was (rubric edit, samples change, labels change, judge
 change), pass / fail / other counts, kappa against the labels when known, and the one-line
 diff against the version before — or, with ``--diff A B``, shows what changed from A to B:
@@ -36,7 +36,7 @@ def register(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from rubric_studio.engine.run_history import history_path, open_history
+    from rubric_studio.engine.versions import history_path, open_history
 
     rubric = Path(args.rubric)
     if rubric.is_dir():

@@ -64,7 +64,7 @@ def register(parser: argparse.ArgumentParser) -> None:
 def run(args: Namespace) -> int:
     from rubric_studio.cli.calibrate import load_all_labels
     from rubric_studio.cli.grade import grader_options, resolve_inputs, warn_untrusted
-    from rubric_studio.core.samples import load_samples
+    from rubric_studio.core.samples._samples import load_samples
 
     try:
         kinds = _kinds(args.kinds)
@@ -107,7 +107,7 @@ class _NoModel(Exception):
 async def _improve(rubric, samples, labels, options, args: Namespace, kinds: list[str]):
     from rubric_studio.engine.api import make_grader
     from rubric_studio.engine.assistant import make_assistant
-    from rubric_studio.engine.improve_run import improve
+    from rubric_studio.engine.improve import improve
     from rubric_studio.judges.base import JudgeError
 
     grader = make_grader(rubric, **options)
@@ -166,7 +166,7 @@ def _table(report) -> str:
 
 
 def _apply(args: Namespace, rubric, report) -> int:
-    from rubric_studio.engine.improve_apply import apply_candidate
+    from rubric_studio.engine.improve import apply_candidate
 
     if not 1 <= args.apply <= len(report.candidates):
         return fail_usage(f"--apply {args.apply}: there are {len(report.candidates)} candidates")

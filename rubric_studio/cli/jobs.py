@@ -2,7 +2,7 @@
 
 ``grade --batch-api`` plans the judge requests the cache lacks, resumes the uncollected jobs
 that already carry some of them, submits the rest as a job (see
-:mod:`rubric_studio.engine.batch_run`), waits for it (unless ``--no-wait``) and prints the
+:mod:`rubric_studio.engine.batch._run`), waits for it (unless ``--no-wait``) and prints the
 report exactly as a live ``grade`` would. ``jobs wait`` collects a job submitted earlier —
 after ``--no-wait``, Ctrl-C or a machine that stopped — and ``jobs cancel`` cancels one.
 Exit codes as ``grade``; an unknown job or an unusable job file exits 2.
@@ -45,7 +45,7 @@ def _progress(jobs: list[Any], statuses: dict[str, Any]) -> None:
 
 async def _collected_grader(run: Any, grader: Any, cache_arg: str | None) -> Any:
     """Wait for ``run``'s jobs, collect them, and a grader whose judge serves their replies."""
-    from rubric_studio.engine.batch_replies import PrefetchedJudge
+    from rubric_studio.engine.batch import PrefetchedJudge
     from rubric_studio.engine.grader import Grader
 
     try:
@@ -79,8 +79,7 @@ async def _collected_grader(run: Any, grader: Any, cache_arg: str | None) -> Any
 
 
 def _batch_run(grader: Any, rubric: Any, samples: list[Any], inputs: Any) -> tuple[Any, dict]:
-    from rubric_studio.engine.batch_run import BatchRun, plan_requests
-    from rubric_studio.engine.jobs import JobStore
+    from rubric_studio.engine.batch import BatchRun, JobStore, plan_requests
 
     plan = plan_requests(grader, rubric, samples)
     return BatchRun(JobStore(grader.cache.path), grader.judge, plan, inputs, grader.deadline), plan
@@ -88,7 +87,7 @@ def _batch_run(grader: Any, rubric: Any, samples: list[Any], inputs: Any) -> tup
 
 async def through_batch_api(args: Namespace, grader: Any, rubric: Any, samples: list[Any], samples_path: str) -> Any:
     """Submit (or resume) the jobs for what the cache lacks; the grader to report with, or an exit code."""
-    from rubric_studio.engine.batch_run import Inputs, resolved
+    from rubric_studio.engine.batch import Inputs, resolved
 
     if grader.judge is None:
         return grader  # no judge: the run says why its judge cells are unjudged
@@ -148,8 +147,8 @@ def _when(created: float) -> str:
 
 
 def run(args: Namespace) -> int:
+    from rubric_studio.engine.batch import JobFileError, JobStore
     from rubric_studio.engine.cache import default_cache_path
-    from rubric_studio.engine.jobs import JobFileError, JobStore
 
     store = JobStore(args.cache_path or default_cache_path())
     try:
@@ -168,7 +167,7 @@ def run(args: Namespace) -> int:
 
 def _default_job(store: Any, action: str) -> Any:
     """The job ``jobs wait`` / ``jobs cancel`` act on when none is named."""
-    from rubric_studio.engine.jobs import JobFileError
+    from rubric_studio.engine.batch import JobFileError
 
     jobs, problems = store.scan()
     for problem in problems:
@@ -187,7 +186,7 @@ def _client(job: Any, chosen_url: str | None) -> Any:
     """The Batch API client for ``job``'s judge (key from the environment), or why there is none."""
     from dataclasses import replace
 
-    from rubric_studio.engine.jobs import endpoint_refusal
+    from rubric_studio.engine.batch import endpoint_refusal
     from rubric_studio.judges import NoJudge, make_judge, resolve_judge
     from rubric_studio.judges.batch_api import batch_client
 
@@ -272,11 +271,10 @@ async def _cancel(store: Any, job: Any, chosen_url: str | None) -> int:
 async def _wait(args: Namespace, store: Any, job: Any) -> int:
     """Collect ``job`` (and any other pending job its inputs need) and print the report of its
     rubric over its samples; a job collected already is reported from the cache."""
-    from rubric_studio.cli.run_report import report_run
+    from rubric_studio.cli.report import report_run
     from rubric_studio.core.loading import load_rubric
-    from rubric_studio.core.samples import load_samples
-    from rubric_studio.engine.batch_run import BatchRun, Inputs, job_grader, plan_requests
-    from rubric_studio.engine.jobs import JobStore
+    from rubric_studio.core.samples._samples import load_samples
+    from rubric_studio.engine.batch import BatchRun, Inputs, JobStore, job_grader, plan_requests
 
     for path, what in ((job.rubric_path, "rubric"), (job.samples_path, "samples")):
         if not Path(path).exists():

@@ -1,6 +1,6 @@
 """Judge–human agreement: how closely a rubric's verdicts match a person's labels.
 
-Pure arithmetic over graded samples and :class:`~rubric_studio.core.labels.Label`s,
+Pure arithmetic over graded samples and :class:`~rubric_studio.core.labels._labels.Label`s,
 in BRIEF §5's ``calibrate`` JSON shape. "Positive" is **pass** for a sample and
 **met** for a criterion cell (for a penalty criterion, met means the bad thing is
 present: the arithmetic is the same, only the reading differs).
@@ -36,7 +36,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from rubric_studio.core.labels import Label
+from rubric_studio.core.labels._labels import Label
 from rubric_studio.core.results import SampleResult, Status, Verdict
 from rubric_studio.core.rubric import Rubric
 

@@ -9,7 +9,7 @@
 * no C0 control characters other than tab, newline and carriage return (NUL, ESC ...), which
   no YAML or JSON file may contain raw: they are reported with their line and column too.
 
-:func:`parse_user_json` is the JSON counterpart of :func:`rubric_studio.core.yamlpos.safe_load`.
+:func:`parse_user_json` is the JSON counterpart of :func:`rubric_studio.core.yamlpos._load.safe_load`.
 """
 
 from __future__ import annotations

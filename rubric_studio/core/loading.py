@@ -15,7 +15,7 @@ from typing import Any
 
 from pydantic import BaseModel, ValidationError
 
-from rubric_studio.core.checkspec import CHECK_TYPES
+from rubric_studio.core.checks import CHECK_TYPES
 from rubric_studio.core.files import read_prompt_file, read_user_file
 from rubric_studio.core.problems import Problem, RubricError
 from rubric_studio.core.rubric import (
@@ -27,7 +27,7 @@ from rubric_studio.core.rubric import (
     unknown_placeholders,
 )
 from rubric_studio.core.trust import Gate, resolve_prompt_path
-from rubric_studio.core.yamlpos import Positions, load_with_positions
+from rubric_studio.core.yamlpos._load import Positions, load_with_positions
 
 _FIELDS_BY_CONTEXT: dict[str, list[str]] = {
     "rubric": list(Rubric.model_fields),
@@ -46,7 +46,7 @@ def _fields_at(loc: tuple[Any, ...]) -> list[str]:
     if len(parent) == 2 and parent[0] == "criteria":
         return _FIELDS_BY_CONTEXT["criterion"]
     if len(parent) >= 3 and parent[0] == "criteria" and parent[2] == "check":
-        from rubric_studio.core import checkspec
+        from rubric_studio.core.checks import _spec as checkspec
 
         models: dict[str, type[BaseModel]] = {
             "length": checkspec.LengthCheck,

@@ -16,7 +16,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, field_validator, model_validator
 from pydantic_core import PydanticCustomError
 
-from rubric_studio.core.checkspec import CheckSpec
+from rubric_studio.core.checks import CheckSpec
 from rubric_studio.core.examples import CriterionExample, check_examples_fit
 from rubric_studio.core.numbers import MAX_WEIGHT, Integer, Number
 

@@ -15,7 +15,7 @@ from typing import Any
 
 from rubric_studio.core.results import SampleResult
 from rubric_studio.core.rubric import Rubric
-from rubric_studio.core.samples import Sample
+from rubric_studio.core.samples._samples import Sample
 from rubric_studio.core.trust import (
     NO_TRUST,
     TRUST_ALL,

@@ -24,9 +24,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from rubric_studio.core.agreement import Agreement, AgreementReport, agreement
-from rubric_studio.core.labels import Label
+from rubric_studio.core.labels._labels import Label
 from rubric_studio.core.rubric import Rubric
-from rubric_studio.core.samples import Sample
+from rubric_studio.core.samples._samples import Sample
 from rubric_studio.engine.report import Report
 from rubric_studio.judges.config import PROVIDERS
 

@@ -20,7 +20,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from rubric_studio.core.checkspec import JsonCheck, KeywordsCheck, RegexCheck
+from rubric_studio.core.checks import JsonCheck, KeywordsCheck, RegexCheck
 from rubric_studio.core.files import parse_user_json
 from rubric_studio.core.problems import RubricError
 from rubric_studio.core.rubric import Criterion

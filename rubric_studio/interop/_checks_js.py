@@ -11,7 +11,7 @@ import json
 import re
 from typing import Any
 
-from rubric_studio.core.checkspec import KeywordsCheck, LengthCheck, RegexCheck
+from rubric_studio.core.checks import KeywordsCheck, LengthCheck, RegexCheck
 from rubric_studio.core.rubric import Criterion
 from rubric_studio.interop._common import Warnings, num
 

@@ -10,7 +10,7 @@ import io
 import json
 from typing import Any
 
-from rubric_studio.core.yaml_core import misread_by_yaml11
+from rubric_studio.core.yamlpos import misread_by_yaml11
 from rubric_studio.interop._common import num
 
 

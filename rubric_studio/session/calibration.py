@@ -15,10 +15,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from rubric_studio.core.document import EditError
+from rubric_studio.core.document._document import EditError
 
 if TYPE_CHECKING:
-    from rubric_studio.engine.fit import FitResult
+    from rubric_studio.engine.fit._fit import FitResult
     from rubric_studio.engine.report import Report
     from rubric_studio.session.studio import StudioSession
 
@@ -78,7 +78,7 @@ class Calibration:
 
     def compute_fit(self) -> FitResult:
         """Fit threshold and weights of the graded rubric to the labels (blocking)."""
-        from rubric_studio.engine.fit import fit
+        from rubric_studio.engine.fit._fit import fit
 
         session = self.session
         assert session.rubric is not None and session.report is not None
@@ -93,7 +93,7 @@ class Calibration:
 
         Raises :class:`ValueError` when the rubric changed since the fit or the edit fails.
         """
-        from rubric_studio.engine.improve_apply import write_fit
+        from rubric_studio.engine.improve import write_fit
 
         if not self.fit_is_current(result):
             raise ValueError("the rubric changed since the fit; press F to fit again")

@@ -19,8 +19,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from rubric_studio.core.labels import Label
-from rubric_studio.core.labels_store import LabelChange, apply_change
+from rubric_studio.core.labels import LabelChange, apply_change
+from rubric_studio.core.labels._labels import Label
 from rubric_studio.session.results_model import (
     ResultsModel,
     cell_disagrees,
@@ -98,7 +98,7 @@ class LabelWriter:
         self._written: tuple[int, int, int] | None = None
 
     async def write(self, change: Callable[..., Label | None], sample_id: str, *args: Any) -> Label | None:
-        """Apply ``change(path, sample_id, *args)`` (a :mod:`~rubric_studio.core.labels_store` function).
+        """Apply ``change(path, sample_id, *args)`` (a :mod:`~rubric_studio.core.labels._store` function).
 
         Raises what the store raises (bad YAML in the sidecar, permissions, a full disk).
         """

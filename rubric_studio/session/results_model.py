@@ -18,7 +18,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Protocol
 
-from rubric_studio.core.labels import Label
+from rubric_studio.core.labels._labels import Label
 from rubric_studio.core.results import CriterionResult, SampleResult, Status, Verdict
 from rubric_studio.core.rubric import Criterion
 from rubric_studio.engine.report import Summary
@@ -144,7 +144,7 @@ def compute_flips(previous: SampleResult | None, current: SampleResult) -> tuple
 
 
 class SearchableSample(Protocol):
-    """What a search looks through (a :class:`~rubric_studio.core.samples.Sample` is one)."""
+    """What a search looks through (a :class:`~rubric_studio.core.samples._samples.Sample` is one)."""
 
     id: str
     input: str | None

@@ -1,6 +1,6 @@
 """Versions of a studio session: what each graded state was, what changed it, what it changed.
 
-Every completed ordinary run is a version of the session (:mod:`rubric_studio.engine.versions`),
+Every completed ordinary run is a version of the session (:mod:`rubric_studio.engine.versions._versions`),
 fingerprinted by what it was graded against — the rubric text, the samples, the judge — and a
 change of the labels is a version of its own. So "fixed N / broke M" is credited to the right
 cause: an outside edit of the samples file after a saved rubric edit is a *samples change*,
@@ -13,7 +13,7 @@ when the run only re-grades the latest). A threshold change that flips verdicts 
 flipping any cell is counted the same way everywhere.
 
 Versions are also written to the run history beside the cache
-(:mod:`rubric_studio.engine.run_history`), so a reopened rubric compares with yesterday's.
+(:mod:`rubric_studio.engine.versions._history`), so a reopened rubric compares with yesterday's.
 """
 
 from __future__ import annotations
@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from rubric_studio.core.agreement import AgreementReport, agreement
-from rubric_studio.engine.versions import (
+from rubric_studio.engine.versions._versions import (
     LABELS_CHANGE,
     Version,
     VersionDiff,
@@ -36,7 +36,7 @@ from rubric_studio.session.results_model import UP
 if TYPE_CHECKING:
     from rubric_studio.core.results import SampleResult
     from rubric_studio.engine.report import Report
-    from rubric_studio.engine.run_history import RunHistory
+    from rubric_studio.engine.versions import RunHistory
     from rubric_studio.session.studio import StudioSession
 
 KEPT_REPORTS = 4  # results of the latest versions kept as flip baselines
@@ -132,7 +132,7 @@ class SessionVersions:
         self.session = session
         store = None
         if persist:
-            from rubric_studio.engine.run_history import RunHistory
+            from rubric_studio.engine.versions import RunHistory
 
             store = BackgroundStore(RunHistory.for_rubric(session.rubric_path,
                                                           cache_path=session.grader_options.get("cache_path")))

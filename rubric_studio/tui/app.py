@@ -10,7 +10,7 @@ the document, samples, labels, judge, runs and versions:
 * each message handler hands the message to the session and redraws what it changed
   (:class:`~rubric_studio.tui.app_view.SessionView`);
 * flows that talk to the user — saving (:mod:`~rubric_studio.tui.save_flow`), labelling
-  (:mod:`~rubric_studio.tui.labeling`), calibration (:mod:`~rubric_studio.tui.calibration_flow`),
+  (:mod:`~rubric_studio.tui.calibration._labeling`), calibration (:mod:`~rubric_studio.tui.calibration._flow`),
   trust, interop, drafting, improving, comparing judges — get the app as a
   :class:`~rubric_studio.tui.host.StudioHost` and never import this module.
 """
@@ -32,18 +32,16 @@ from textual.widgets import Footer, Static, TabbedContent, TabPane
 
 from rubric_studio.core.safe_text import terminal_safe
 from rubric_studio.session.studio import StudioSession, grader_key
-from rubric_studio.tui import app_commands, draft_screen, improve_edits, improve_screen
+from rubric_studio.tui import app_commands, draft_screen
 from rubric_studio.tui.app_events import SessionEvents
 from rubric_studio.tui.app_view import SessionView
-from rubric_studio.tui.calibration_flow import CalibrationFlow
-from rubric_studio.tui.calibration_view import CALIBRATION_KEYS
+from rubric_studio.tui.calibration import CALIBRATION_KEYS, CalibrationFlow, Labeler
 from rubric_studio.tui.conflict import DISCARD, SAVE, UnsavedScreen
 from rubric_studio.tui.help import HelpScreen
-from rubric_studio.tui.inspector import Inspector
+from rubric_studio.tui.improve import _edits as improve_edits
+from rubric_studio.tui.improve import _screen as improve_screen
 from rubric_studio.tui.key_order import route_in_order
-from rubric_studio.tui.labeling import Labeler
-from rubric_studio.tui.matrix import ResultsMatrix
-from rubric_studio.tui.results_pane import ResultsPane
+from rubric_studio.tui.results import Inspector, ResultsMatrix, ResultsPane
 from rubric_studio.tui.save_flow import SaveFlow
 from rubric_studio.tui.statusbar import RunHeader, StatusBar
 from rubric_studio.tui.trust_prompt import TrustFlow
@@ -119,7 +117,7 @@ class StudioApp(SessionEvents, SessionView, App[int]):
     def _agreement_widget(self) -> Any:
         """The calibration panel (fed by ``calibration.publish``), or a note if it cannot load."""
         try:
-            from rubric_studio.tui.calibration_view import AgreementPanel
+            from rubric_studio.tui.calibration import AgreementPanel
         except ImportError as exc:
             return Static(f"Agreement panel unavailable: {exc}", id="agreement-view", markup=False)
         return AgreementPanel(id="agreement-view")
@@ -161,7 +159,7 @@ class StudioApp(SessionEvents, SessionView, App[int]):
         """Mount the editor (once)."""
         if self._editor_mounted or not self.is_mounted:
             return
-        from rubric_studio.tui.editor import EditorPane
+        from rubric_studio.tui.editor._editor import EditorPane
 
         self._editor_mounted = True
         left = self.query_one("#left")

@@ -14,15 +14,11 @@ from typing import TYPE_CHECKING, Any
 from textual.app import SystemCommand
 
 from rubric_studio.session.results_model import FILTERS, SORTS
-from rubric_studio.tui import (
-    calibration_flow,
-    draft_screen,
-    improve_screen,
-    interop_actions,
-    judges_screen,
-    labeling,
-)
-from rubric_studio.tui.matrix import ResultsMatrix
+from rubric_studio.tui import draft_screen, interop_actions, judges_screen
+from rubric_studio.tui.calibration import _flow as calibration_flow
+from rubric_studio.tui.calibration import _labeling as labeling
+from rubric_studio.tui.improve import _screen as improve_screen
+from rubric_studio.tui.results import ResultsMatrix
 
 if TYPE_CHECKING:
     from rubric_studio.tui.host import StudioHost

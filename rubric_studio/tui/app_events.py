@@ -14,8 +14,8 @@ from typing import TYPE_CHECKING, Any
 from textual.css.query import NoMatches
 from textual.widgets import TabbedContent
 
-from rubric_studio.tui import improve_edits, interop_actions
-from rubric_studio.tui.matrix import ResultsMatrix
+from rubric_studio.tui import interop_actions
+from rubric_studio.tui.improve import _edits as improve_edits
 from rubric_studio.tui.messages import (
     ActionFailed,
     FilesChanged,
@@ -32,6 +32,7 @@ from rubric_studio.tui.messages import (
     SamplesGraded,
     SamplesLoaded,
 )
+from rubric_studio.tui.results import ResultsMatrix
 
 if TYPE_CHECKING:
     from rubric_studio.session.studio import StudioSession
@@ -55,7 +56,7 @@ def _tolerate_shutdown(handler):
 def _parses(text: str, file: str) -> bool:
     """Whether ``text`` is YAML the editor's form can show (within the usual limits)."""
     from rubric_studio.core.problems import RubricError
-    from rubric_studio.core.yamlpos import safe_load
+    from rubric_studio.core.yamlpos._load import safe_load
 
     try:
         safe_load(text, file)

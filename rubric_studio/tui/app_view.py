@@ -17,9 +17,7 @@ from textual.widgets import Static, TabbedContent
 
 from rubric_studio.core.safe_text import terminal_safe
 from rubric_studio.session.studio import JUDGE_HELP
-from rubric_studio.tui.inspector import Inspector
-from rubric_studio.tui.matrix import ResultsMatrix, cell_text
-from rubric_studio.tui.results_pane import ResultsPane
+from rubric_studio.tui.results import Inspector, ResultsMatrix, ResultsPane, cell_text
 from rubric_studio.tui.statusbar import RunHeader, RunState, StatusBar, StatusState
 
 if TYPE_CHECKING:

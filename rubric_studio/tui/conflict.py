@@ -26,7 +26,7 @@ from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Button, Static
 
-from rubric_studio.core.merge import Merge
+from rubric_studio.core.document import Merge
 from rubric_studio.core.safe_text import terminal_safe
 
 KEEP, LOAD, MERGE, OVERWRITE = "keep", "load", "merge", "overwrite"

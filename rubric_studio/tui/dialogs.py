@@ -17,7 +17,7 @@ from textual.screen import ModalScreen
 from textual.widgets import Button, Input, Static
 
 from rubric_studio.core.safe_text import terminal_safe
-from rubric_studio.tui.text_fields import TextInput
+from rubric_studio.tui.editor import TextInput
 
 
 def _text(value: str | Text) -> Text:

@@ -30,7 +30,7 @@ from textual.widgets import Button, DataTable, Input, Static
 
 from rubric_studio.core.problems import RubricError
 from rubric_studio.core.safe_text import terminal_safe
-from rubric_studio.tui.text_fields import TextInput
+from rubric_studio.tui.editor import TextInput
 
 if TYPE_CHECKING:
     from rubric_studio.core.rubric import Rubric
@@ -183,7 +183,7 @@ def current_judge(app: StudioHost, rubric: Rubric) -> str:
 
 def open_judges(app: StudioHost) -> None:
     """Open the screen, or say why not (no labelled samples, a rubric that does not load)."""
-    from rubric_studio.tui.improve_edits import document_rubric
+    from rubric_studio.tui.improve import document_rubric
 
     if isinstance(app.screen, JudgesScreen):
         return

@@ -25,7 +25,7 @@ from textual.widgets import Input, Static
 from rubric_studio.core.problems import RubricError
 from rubric_studio.core.safe_text import terminal_safe
 from rubric_studio.engine.starter import create_starter_rubric, new_rubric_problem
-from rubric_studio.tui.text_fields import TextInput
+from rubric_studio.tui.editor import TextInput
 
 DEFAULT_STEM = "new-rubric"
 

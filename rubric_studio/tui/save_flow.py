@@ -1,7 +1,7 @@
 """Saving the rubric from the studio, and what happens when the file on disk moved on.
 
 The document saves with a compare-and-swap (:meth:`RubricDocument.save
-<rubric_studio.core.document.RubricDocument.save>`): it writes only over the version it
+<rubric_studio.core.document._document.RubricDocument.save>`): it writes only over the version it
 last read. Every way the studio writes the rubric — ctrl+s (editor or app), "Save and
 quit", a fit applied and saved — comes here when that version is gone, and so does the
 watcher when it sees an outside change while the editor holds unsaved edits. The studio
@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from rubric_studio.core.atomic import ChangedOnDisk, DiskState
-from rubric_studio.core.merge import Merge
+from rubric_studio.core.document import Merge
 from rubric_studio.core.problems import RubricError
 from rubric_studio.tui.conflict import LOAD, MERGE, OVERWRITE, ConflictScreen
 

@@ -9,12 +9,12 @@ from pathlib import Path
 
 import pytest
 
-from rubric_studio.core.checks import CheckRunner, falloff
-from rubric_studio.core.grade_checks import score_text
+from rubric_studio.core.checks import score_text
+from rubric_studio.core.checks._checks import CheckRunner, falloff
 from rubric_studio.core.loading import parse_rubric
 from rubric_studio.core.problems import RubricError
 from rubric_studio.core.results import Status
-from rubric_studio.core.samples import Sample
+from rubric_studio.core.samples._samples import Sample
 
 
 def run_one(check_yaml: str, text: str, *, allow_code: bool = False, base: Path | None = None, extra: str = ""):
@@ -246,7 +246,7 @@ def test_unusable_schemas_are_reported_when_the_rubric_loads(schema: str, expect
 
 
 def test_schemas_from_any_source_are_bounded_before_jsonschema_sees_them():
-    from rubric_studio.core.jsonschema_bounded import schema_problem
+    from rubric_studio.core.checks import schema_problem
 
     assert "more than 4300 digits" in schema_problem({"maximum": 10**5000})
     assert "lone surrogate" in schema_problem({"const": "\ud800"})

@@ -16,13 +16,13 @@ from pathlib import Path
 import pytest
 
 from rubric_studio.cli import main
-from rubric_studio.core.document import EditError, RubricDocument
+from rubric_studio.core.document._document import EditError, RubricDocument
 from rubric_studio.core.files import MAX_FILE_BYTES, parse_user_json, read_user_file
-from rubric_studio.core.labels import load_labels
-from rubric_studio.core.labels_store import set_verdict
+from rubric_studio.core.labels import set_verdict
+from rubric_studio.core.labels._labels import load_labels
 from rubric_studio.core.loading import load_rubric, parse_rubric
 from rubric_studio.core.problems import RubricError
-from rubric_studio.core.yamlpos import YamlLimits, load_with_positions, safe_load
+from rubric_studio.core.yamlpos._load import YamlLimits, load_with_positions, safe_load
 from rubric_studio.interop import import_rubric
 from tests._timing import scaled
 
@@ -159,7 +159,7 @@ def test_50000_deep_nesting_is_refused_in_a_real_run(tmp_path, body):
 def test_50000_deep_nesting_in_the_studio_document_is_refused(tmp_path):
     rubric = tmp_path / "deep.yaml"
     rubric.write_text("name: deep\ncriteria: " + "[" * 50_000 + "]" * 50_000 + "\n")
-    script = ("import sys\nfrom rubric_studio.core.document import RubricDocument\n"
+    script = ("import sys\nfrom rubric_studio.core.document._document import RubricDocument\n"
               "doc = RubricDocument.load(sys.argv[1], allow_syntax_errors=True)\n"
               "print(doc.yaml_problem)\nprint(doc.structure_problem)\n")
     done = subprocess.run([sys.executable, "-c", script, str(rubric)], cwd=ROOT, capture_output=True, text=True,

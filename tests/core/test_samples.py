@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from rubric_studio.core.problems import RubricError
-from rubric_studio.core.samples import iter_samples, load_samples
+from rubric_studio.core.samples._samples import iter_samples, load_samples
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -206,7 +206,7 @@ def test_other_malformed_csv_records_are_reported_one_by_one(tmp_path: Path):
 
 
 def test_many_unclosed_quotes_end_the_reading_with_a_message(tmp_path: Path):
-    from rubric_studio.core.csvrecords import MAX_RECOVERIES
+    from rubric_studio.core.samples import MAX_RECOVERIES
 
     path = tmp_path / "s.csv"
     path.write_text("id,output\ng1,fine\n" + 'x,"open\n' * (MAX_RECOVERIES + 5))

@@ -7,9 +7,8 @@ from __future__ import annotations
 import pytest
 
 from rubric_studio.core.rubric import Rubric
-from rubric_studio.engine.improve import Candidate, Delta
-from rubric_studio.engine.improve_candidates import outcome_problem, read_rewordings
-from rubric_studio.engine.improve_evidence import Evidence, mcnemar_exact
+from rubric_studio.engine.improve import Evidence, mcnemar_exact, outcome_problem, read_rewordings
+from rubric_studio.engine.improve._improve import Candidate, Delta
 
 
 @pytest.mark.parametrize(("fixed", "broke", "p"), [

@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from rubric_studio.cli import main
-from rubric_studio.engine.jobs import JobStore
+from rubric_studio.engine.batch import JobStore
 from rubric_studio.judges import batch_api
 from rubric_studio.judges.batch_api import split, too_large
 from tests._timing import scaled
@@ -454,7 +454,7 @@ def test_a_provider_without_a_batch_api_is_refused(project, capsys):
 
 def test_batch_api_verdicts_say_which_job_gave_them_live_and_from_the_cache(project, provider):
     from rubric_studio.core.results import CriterionResult
-    from rubric_studio.tui.inspector import source_words
+    from rubric_studio.tui.results import source_words
 
     with FakeBatches() as fake:
         url = fake.base_url(provider)
@@ -471,7 +471,7 @@ def test_batch_api_verdicts_say_which_job_gave_them_live_and_from_the_cache(proj
 
 def test_a_batch_api_request_of_several_criteria_says_which(project, provider):
     from rubric_studio.core.results import CriterionResult
-    from rubric_studio.tui.inspector import source_words
+    from rubric_studio.tui.results import source_words
 
     with FakeBatches() as fake:
         url = fake.base_url(provider)

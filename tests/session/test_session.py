@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from rubric_studio.core import labels_store
 from rubric_studio.core.atomic import disk_state
+from rubric_studio.core.labels import _store as labels_store
 from rubric_studio.session.interop import InteropRefused, plan_export, write_file
 from rubric_studio.session.labels import next_disagreement, next_unlabelled
 from rubric_studio.session.studio import StudioSession
@@ -103,8 +103,8 @@ def test_a_labels_change_is_its_own_version_and_relabels_do_not_pile_up(project:
 
 
 def test_label_changes_undo_and_redo_in_order_and_a_no_op_is_no_step(project: Path):
-    from rubric_studio.core.labels import load_labels
-    from rubric_studio.core.labels_store import LabelChange
+    from rubric_studio.core.labels import LabelChange
+    from rubric_studio.core.labels._labels import load_labels
 
     session = _session(project)
     writer = session.label_writer

@@ -9,14 +9,13 @@ import pytest
 from textual.geometry import Region
 from textual.message import Message
 
-from rubric_studio.core.document import UndoStop
+from rubric_studio.core.document._document import UndoStop
 from rubric_studio.core.results import Status, Verdict
 from rubric_studio.tui.app import StudioApp
 from rubric_studio.tui.conflict import ConflictScreen
 from rubric_studio.tui.help import HelpScreen
-from rubric_studio.tui.inspector import Inspector
-from rubric_studio.tui.matrix import ResultsMatrix
 from rubric_studio.tui.messages import FilesChanged
+from rubric_studio.tui.results import Inspector, ResultsMatrix
 from tests.fakellm import FakeLLM, Reply
 from tests.tui.studio_helpers import (
     SIZE,
@@ -196,7 +195,7 @@ async def test_a_reopened_studio_compares_with_the_versions_of_an_earlier_sessio
 
 
 async def test_a_damaged_run_history_is_said_once_and_the_studio_goes_on(studio: Path):
-    from rubric_studio.engine.run_history import history_path
+    from rubric_studio.engine.versions import history_path
 
     rubric = studio / "support_reply" / "support_reply.yaml"
     path = history_path(rubric)

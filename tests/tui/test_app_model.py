@@ -7,10 +7,10 @@ from pathlib import Path
 from rich.cells import cell_len
 
 from rubric_studio.core.agreement import Agreement
-from rubric_studio.core.labels import Label
+from rubric_studio.core.labels._labels import Label
 from rubric_studio.core.loading import parse_rubric
 from rubric_studio.core.results import CriterionResult, Evidence, SampleResult, Status, Verdict
-from rubric_studio.core.samples import Sample
+from rubric_studio.core.samples._samples import Sample
 from rubric_studio.session.results_model import (
     ResultsModel,
     compute_flips,
@@ -20,20 +20,23 @@ from rubric_studio.session.results_model import (
     matches,
     redact,
 )
-from rubric_studio.tui.calibration_layout import ID_READABLE, agreement_cells, plan_agreement, wrap_id
-from rubric_studio.tui.inspector import evidence_lines, input_highlighted
-from rubric_studio.tui.matrix import (
+from rubric_studio.tui.calibration import ID_READABLE, agreement_cells, plan_agreement, wrap_id
+from rubric_studio.tui.results import (
     CRIT_MIN,
     ID_COMPACT,
     ID_MAX,
+    Column,
     cell_mark,
     cell_text,
     column_title,
+    evidence_lines,
     fit,
+    input_highlighted,
+    plan_layout,
+    share,
     squeeze,
     verdict_mark,
 )
-from rubric_studio.tui.matrix_layout import Column, plan_layout, share
 from rubric_studio.tui.watch import WatchTargets
 
 RUBRIC = parse_rubric(

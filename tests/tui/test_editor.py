@@ -16,11 +16,9 @@ import pytest
 from textual.app import App, ComposeResult
 from textual.widgets import Button, Footer, Input, OptionList, Select, TextArea
 
-from rubric_studio.core.document import RubricDocument
-from rubric_studio.tui.editor import ConfirmDelete, EditorPane, FieldEdited
-from rubric_studio.tui.editor_apply import EditBursts, apply_field
-from rubric_studio.tui.editor_specs import CRITERION_SPECS
-from rubric_studio.tui.editor_widgets import FieldInput
+from rubric_studio.core.document._document import RubricDocument
+from rubric_studio.tui.editor import CRITERION_SPECS, EditBursts, FieldInput, apply_field
+from rubric_studio.tui.editor._editor import ConfirmDelete, EditorPane, FieldEdited
 from tests.tui.studio_helpers import focused_on, on_screen, until
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -15,12 +15,12 @@ from pathlib import Path
 import pytest
 from textual.widgets import DataTable, Input, OptionList
 
-from rubric_studio.core.document import RubricDocument
+from rubric_studio.core.document._document import RubricDocument
 from rubric_studio.core.loading import parse_rubric
 from rubric_studio.tui.app import StudioApp
-from rubric_studio.tui.calibration_view import LabelNoteScreen
-from rubric_studio.tui.improve_screen import ImproveScreen
-from rubric_studio.tui.matrix import ResultsMatrix
+from rubric_studio.tui.calibration import LabelNoteScreen
+from rubric_studio.tui.improve import ImproveScreen
+from rubric_studio.tui.results import ResultsMatrix
 from tests.engine.test_improve import GOOD, assistant_brain, build
 from tests.fakellm import FakeLLM
 from tests.tui.studio_helpers import SIZE, Recorder, graded, until

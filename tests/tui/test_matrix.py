@@ -9,11 +9,11 @@ from pathlib import Path
 from textual.app import App, ComposeResult
 from textual.geometry import Region
 
-from rubric_studio.core.labels import Label
+from rubric_studio.core.labels._labels import Label
 from rubric_studio.core.loading import load_rubric, parse_rubric
 from rubric_studio.core.results import CriterionResult, Evidence, SampleResult, Status, Verdict
 from rubric_studio.session.results_model import ResultsModel
-from rubric_studio.tui.matrix import CRIT_MIN, ID_COMPACT, ID_MAX, ResultsMatrix
+from rubric_studio.tui.results import CRIT_MIN, ID_COMPACT, ID_MAX, ResultsMatrix
 from tests.tui.studio_helpers import focused_on
 
 ROOT = Path(__file__).resolve().parents[2]

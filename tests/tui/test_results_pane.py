@@ -11,14 +11,13 @@ from textual.binding import Binding
 from textual.widgets import DataTable, Input
 
 from rubric_studio.core.agreement import agreement
-from rubric_studio.core.labels import Label
+from rubric_studio.core.labels._labels import Label
 from rubric_studio.core.loading import load_rubric
 from rubric_studio.core.results import CriterionResult, SampleResult, Status, Verdict
-from rubric_studio.core.samples import Sample
+from rubric_studio.core.samples._samples import Sample
 from rubric_studio.session.results_model import ResultsModel
-from rubric_studio.tui.calibration_view import AgreementPanel
-from rubric_studio.tui.matrix import ResultsMatrix
-from rubric_studio.tui.results_pane import ResultsPane
+from rubric_studio.tui.calibration import AgreementPanel
+from rubric_studio.tui.results import ResultsMatrix, ResultsPane
 from tests.tui.studio_helpers import focused_on
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -161,7 +160,7 @@ async def test_the_agreement_table_fits_the_pane_at_120_and_140_columns_and_read
 
 
 async def test_the_new_keys_are_free_and_listed_in_the_help():
-    from rubric_studio.tui.calibration_view import CALIBRATION_KEYS
+    from rubric_studio.tui.calibration import CALIBRATION_KEYS
     from rubric_studio.tui.help import HelpScreen
 
     calibration = {key for key, _, _ in CALIBRATION_KEYS}

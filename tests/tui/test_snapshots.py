@@ -16,11 +16,11 @@ from pathlib import Path
 import pytest
 
 from rubric_studio.core.loading import load_rubric
-from rubric_studio.core.samples import load_samples
+from rubric_studio.core.samples._samples import load_samples
 from rubric_studio.engine.api import grade
 from rubric_studio.tui.app import StudioApp
-from rubric_studio.tui.matrix import ResultsMatrix
 from rubric_studio.tui.messages import FilesChanged
+from rubric_studio.tui.results import ResultsMatrix
 from tests.fakellm import FakeLLM
 from tests.tui.studio_helpers import RUBRIC, SIZE, copy_bundled
 

@@ -31,7 +31,7 @@ from textual.widgets import Input
 
 from rubric_studio.tui.app import StudioApp
 from rubric_studio.tui.conflict import ConflictScreen
-from rubric_studio.tui.editor_widgets import FieldArea
+from rubric_studio.tui.editor import FieldArea
 from tests.fakellm import FakeLLM
 from tests.tui.studio_helpers import graded, until
 

@@ -14,9 +14,8 @@ import pytest
 
 from rubric_studio.core.safe_text import terminal_safe
 from rubric_studio.tui.app import StudioApp
-from rubric_studio.tui.calibration_view import LabelNoteScreen
-from rubric_studio.tui.inspector import Inspector
-from rubric_studio.tui.matrix import ResultsMatrix
+from rubric_studio.tui.calibration import LabelNoteScreen
+from rubric_studio.tui.results import Inspector, ResultsMatrix
 from tests.tui.studio_helpers import SIZE, graded, until
 
 OSC = "o\x1b]0;pwned\x07"

@@ -1,0 +1,407 @@
+"""Editing the labels sidecar in place: one sample's label at a time, comments kept.
+
+The studio writes labels while the user works, and the user may also edit the
+file by hand. Every edit here re-reads the file from disk (so hand edits are never
+clobbered), changes only the one sample's entry through a round-trip
+``ruamel.yaml`` document (comments, key order, quoting and folded notes survive),
+and replaces the file atomically — over exactly the version it read: if the file changes
+in between (a hand edit saved at that moment, another studio), the edit is redone once on
+the new content, and never written over it. A missing file is created with a header comment
+(with the user's umask), and a labels path that is not a regular file (a FIFO, a device) is
+refused without blocking.
+Comment lines that follow a deleted or appended key are moved, not lost.
+
+Each setter returns the sample's :class:`Label` after the edit (None once the entry is gone:
+an entry left empty is removed); :func:`apply_change` returns the label before it too (undo). Bad values, and a file that is not
+valid YAML, raise ValueError and leave the file untouched.
+"""
+
+from __future__ import annotations
+
+import io
+import re
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from ruamel.yaml import YAML
+from ruamel.yaml.comments import CommentedMap
+from ruamel.yaml.error import CommentMark, YAMLError
+from ruamel.yaml.scalarstring import FoldedScalarString, LiteralScalarString
+from ruamel.yaml.tokens import CommentToken
+
+from rubric_studio.core.atomic import (
+    ABSENT,
+    ChangedOnDisk,
+    DiskState,
+    rewrite_safely,
+)
+from rubric_studio.core.files import read_user_file_state
+from rubric_studio.core.labels._labels import (
+    CELL_LABELS,
+    LABEL_KEYS,
+    VERDICTS,
+    Label,
+    LabelChange,
+    parse_label,
+)
+from rubric_studio.core.problems import RubricError
+from rubric_studio.core.yamlpos._load import load_with_positions
+
+HEADER = (
+    "# Human labels: sample id -> {verdict: pass|fail, score: 0-10, criteria: {id: met|unmet}, note}.\n"
+    "# Written by rubric-studio when you label samples; edit freely, comments are kept.\n"
+)
+_SEQ_LINE = re.compile(r"^( *)- ")
+_BLANK_BEFORE_KEY = re.compile(r"\n[ \t]*\n[^\s#-]")
+_KEY_LINE = re.compile(r"^( *)[^\s#-][^:#]*:\s*(#.*)?$")
+_EntryEdit = Callable[[CommentedMap, list[str]], None]  # edits one sample's entry (comment lines to carry)
+
+
+def round_trip_yaml(text: str = "") -> YAML:
+    """A round-trip YAML configured like ``text`` (mapping / sequence indent guessed).
+
+    Defaults: ``indent(mapping=2, sequence=4, offset=2)``, quotes preserved, no wrapping.
+    Shared with :mod:`rubric_studio.engine.fit._fit` for rubric edits.
+    """
+    mapping, sequence, offset = 2, 4, 2
+    lines = text.splitlines()
+    for index, line in enumerate(lines[:-1]):
+        head = _KEY_LINE.match(line)
+        if not head:
+            continue
+        nxt = lines[index + 1]
+        seq = _SEQ_LINE.match(nxt)
+        if seq:
+            offset = len(seq.group(1)) - len(head.group(1))
+            content = len(nxt) - len(nxt[len(seq.group(0)):].lstrip(" ")) - len(head.group(1))
+            sequence = max(content, offset + 2)
+            break
+    for index, line in enumerate(lines[:-1]):
+        head = _KEY_LINE.match(line)
+        nxt = lines[index + 1]
+        if head and nxt.strip() and not nxt.lstrip().startswith(("-", "#")):
+            step = len(nxt) - len(nxt.lstrip(" ")) - len(head.group(1))
+            if step > 0:
+                mapping = step
+                break
+    yaml = YAML()
+    yaml.indent(mapping=mapping, sequence=sequence, offset=max(0, offset))
+    yaml.preserve_quotes = True
+    yaml.width = 4096
+    return yaml
+
+
+# -- comment bookkeeping ------------------------------------------------------
+def _last_leaf(mapping: CommentedMap, key: Any) -> tuple[CommentedMap, Any]:
+    value = mapping[key]
+    while isinstance(value, CommentedMap) and len(value) and not value.fa.flow_style():
+        mapping, key = value, list(value)[-1]
+        value = mapping[key]
+    return mapping, key
+
+
+def _is_block(value: Any) -> bool:
+    return isinstance(value, LiteralScalarString | FoldedScalarString)
+
+
+def _take_following(mapping: CommentedMap, key: Any) -> str:
+    """Detach the comment / blank lines after ``mapping[key]`` (its end-of-line comment stays)."""
+    leaf_map, leaf_key = _last_leaf(mapping, key)
+    slot = leaf_map.ca.items.get(leaf_key)
+    if not slot or len(slot) < 3 or slot[2] is None:
+        return ""
+    token = slot[2]
+    if _is_block(leaf_map[leaf_key]):  # a block scalar ends its own line: all of it follows
+        slot[2] = None
+        return token.value
+    eol, _, rest = token.value.partition("\n")
+    if eol.strip():
+        token.value = eol + "\n"
+    else:
+        slot[2] = None
+    return rest
+
+
+def _give_following(mapping: CommentedMap, key: Any, text: str) -> None:
+    """Put comment / blank lines after ``mapping[key]``."""
+    if not text:
+        return
+    leaf_map, leaf_key = _last_leaf(mapping, key)
+    slot = leaf_map.ca.items.setdefault(leaf_key, [None, None, None, None])
+    while len(slot) < 3:
+        slot.append(None)
+    if slot[2] is None:
+        slot[2] = CommentToken(("" if _is_block(leaf_map[leaf_key]) else "\n") + text, CommentMark(0), None)
+    else:
+        value = slot[2].value
+        slot[2].value = (value if value.endswith("\n") else value + "\n") + text
+
+
+def _key_column(mapping: CommentedMap, key: Any) -> int | None:
+    try:
+        return int(mapping.lc.key(key)[1])
+    except (AttributeError, KeyError, TypeError):
+        return None
+
+
+def _delete(mapping: CommentedMap, key: Any, carried: str = "") -> str:
+    """Delete ``mapping[key]``; returns following comment lines that had no place to go.
+
+    Comment lines indented deeper than the key belonged to it and go with it.
+    """
+    following = carried + _take_following(mapping, key)
+    column = _key_column(mapping, key)
+    if column is not None and following:
+        lines = following.splitlines(keepends=True)
+        deeper = [line for line in lines if line.lstrip().startswith("#") and len(line) - len(line.lstrip(" ")) > column]
+        following = "".join(line for line in lines if line not in deeper)
+    keys = list(mapping)
+    position = keys.index(key)
+    del mapping[key]
+    if following and position > 0:
+        _give_following(mapping, keys[position - 1], following)
+        return ""
+    return following
+
+
+def insert_key(mapping: CommentedMap, position: int, key: Any, value: Any) -> None:
+    """``mapping.insert`` that keeps comment lines below the key before ``position`` in place.
+
+    Lines that followed the previous key (blank lines, comments about what comes next)
+    move below the new key; the previous key keeps its end-of-line comment.
+    """
+    keys = list(mapping)
+    following = _take_following(mapping, keys[position - 1]) if 0 < position <= len(keys) else ""
+    mapping.insert(position, key, value)
+    _give_following(mapping, key, following)
+
+
+def _put(mapping: CommentedMap, key: str, value: Any, order: tuple[str, ...] = ()) -> None:
+    """Set ``mapping[key]``: in place if present, else at its place in ``order`` (comments moved)."""
+    if key in mapping:
+        mapping[key] = value
+        return
+    keys = [str(k) for k in mapping]
+    position = len(keys)
+    if key in order:
+        later = set(order[order.index(key) + 1 :])
+        position = next((i for i, k in enumerate(keys) if k in later), len(keys))
+    insert_key(mapping, position, key, value)
+
+
+# -- file ---------------------------------------------------------------------
+def _leading_comments(text: str) -> str:
+    out = []
+    for line in text.splitlines(keepends=True):
+        if line.strip() and not line.lstrip().startswith("#"):
+            break
+        out.append(line)
+    return "".join(out)
+
+
+def _blank_separated(text: str) -> bool:
+    """Whether top-level entries (after the first) are separated by blank lines."""
+    first = re.search(r"^[^\s#-]", text, re.M)
+    return bool(first and _BLANK_BEFORE_KEY.search(text, first.end()))
+
+
+def _read(target: Path) -> tuple[str, DiskState]:
+    """The sidecar's text (newlines normalised) and its state; the header when it does not exist yet."""
+    try:
+        raw, state = read_user_file_state(target, "labels")
+    except RubricError as exc:
+        raise ValueError(f"{exc.problems[0]}; labels are not written there") from None
+    if raw is None:
+        return HEADER, ABSENT
+    return raw.replace("\r\n", "\n").replace("\r", "\n"), state
+
+
+def _edit(path: str | Path, sample_id: str, change: _EntryEdit) -> tuple[Label | None, Label | None]:
+    """Read, let ``change`` edit the sample's entry, write over exactly what was read; the label before and after.
+
+    When the file changed between the read and the write, nothing is written and the edit
+    is redone once on the new content; a second clash raises ValueError.
+    """
+    target = Path(path)
+    found: list[Label | None] = [None, None]
+
+    def edit() -> tuple[str, DiskState] | None:
+        text, state = _read(target)
+        new_text, found[0], found[1] = _edited(text, target, sample_id, change)
+        return None if new_text is None else (new_text, state)
+
+    try:
+        rewrite_safely(target, edit)
+    except ChangedOnDisk:
+        raise ValueError(f"{target}: kept changing on disk while the label was written; "
+                         "nothing written, label again") from None
+    return found[0], found[1]
+
+
+def _edited(text: str, target: Path, sample_id: str,
+            change: _EntryEdit) -> tuple[str | None, Label | None, Label | None]:
+    """The sidecar text after ``change`` edits the sample's entry (None: leave the file alone), and the
+    label before and after."""
+    try:
+        load_with_positions(text, str(target))  # bounded: ruamel limits neither aliases nor nesting
+    except RubricError as exc:
+        where, why = (exc.problems[0].location(), exc.problems[0].message) if exc.problems else (target, exc)
+        raise ValueError(f"{where}: not valid YAML, fix it by hand first ({why})") from None
+    yaml = round_trip_yaml(text)
+    try:
+        data = yaml.load(text)
+    except YAMLError as exc:
+        raise ValueError(f"{target}: not valid YAML, fix it by hand first ({exc})") from None
+    prefix = ""
+    if data is None:
+        data, prefix = CommentedMap(), text if text.endswith("\n") or not text else text + "\n"
+    if not isinstance(data, CommentedMap):
+        raise ValueError(f"{target}: expected a mapping of sample id -> label")
+    key = next((k for k in data if str(k) == sample_id), sample_id)
+    entry = data.get(key)
+    if entry is not None and not isinstance(entry, CommentedMap):
+        following = _take_following(data, key)
+        data[key] = entry = CommentedMap(parse_label(entry, where=sample_id).to_yaml_data())
+        _give_following(data, key, following)
+    created = entry is None
+    try:  # an entry no label reads as leaves nothing to restore
+        before = None if created else parse_label(dict(entry), where=sample_id)
+    except ValueError:
+        before = None
+    if entry is None:
+        entry = CommentedMap()
+        last = list(data)[-1] if data else None
+        tail = _take_following(data, last) if last is not None else ""
+        data[key] = entry
+        if last is not None and _blank_separated(text):
+            _give_following(data, last, "\n")
+        _give_following(data, key, tail)
+    carry: list[str] = []  # comment lines that deletions inside the entry could not place
+    change(entry, carry)
+    result: Label | None = parse_label(dict(entry), where=sample_id)
+    orphan = ""
+    if result.is_empty and created:
+        return None, None, None  # clearing what was never there: leave the file alone
+    if result.is_empty:
+        orphan = _delete(data, key, "".join(carry))
+        result = None
+    elif carry:
+        _give_following(data, key, "".join(carry))
+    if not data:
+        return _leading_comments(text) or HEADER, before, result
+    buffer = io.StringIO()
+    yaml.dump(data, buffer)
+    body = buffer.getvalue()
+    head = _leading_comments(body)
+    return prefix + head + orphan + body[len(head):], before, result
+
+
+def _set_field(entry: CommentedMap, carry: list[str], name: str, value: Any) -> None:
+    if value is None:
+        if name in entry:
+            carry.append(_delete(entry, name))
+    else:
+        _put(entry, name, value, LABEL_KEYS)
+
+
+def _score_value(score: float | None) -> int | float | None:
+    if score is None:
+        return None
+    if isinstance(score, bool) or not 0 <= float(score) <= 10:
+        raise ValueError(f"score must be a number from 0 to 10, got {score!r}")
+    return int(score) if float(score).is_integer() else float(score)
+
+
+def _note_value(note: str | None) -> Any:
+    if note is None or not note.strip():
+        return None
+    return LiteralScalarString(note.strip()) if "\n" in note.strip() else note.strip()
+
+
+def _check_verdict(verdict: str | None) -> None:
+    if verdict is not None and verdict not in VERDICTS:
+        raise ValueError(f"verdict must be pass or fail, got {verdict!r}")
+
+
+def _set_cells(entry: CommentedMap, carry: list[str], cells: dict[str, str | None]) -> None:
+    for state in cells.values():
+        if state is not None and state not in CELL_LABELS:
+            raise ValueError(f"a criterion label must be met or unmet, got {state!r}")
+    criteria = entry.get("criteria")
+    if not isinstance(criteria, CommentedMap):
+        if all(state is None for state in cells.values()):
+            return
+        criteria = CommentedMap(criteria or {})
+        _put(entry, "criteria", criteria, LABEL_KEYS)
+    for criterion_id, state in cells.items():
+        key = next((k for k in criteria if str(k) == criterion_id), criterion_id)
+        if state is None:
+            if key in criteria:
+                carry.append(_delete(criteria, key))
+        else:
+            _put(criteria, key, state)
+    if not criteria:
+        carry.append(_delete(entry, "criteria", "".join(carry)))
+        del carry[:-1]
+
+
+def apply_change(path: str | Path, sample_id: str, change: LabelChange) -> tuple[Label | None, Label | None]:
+    """Make ``change`` to the sample's label; (the label before, the label after), None when absent."""
+    field, value = change.field, change.value
+    if field == "label":  # the whole label
+        _check_verdict(value.verdict if value is not None else None)
+        return _edit(path, sample_id, _whole_label(value))
+    if field == "cell":
+        return _edit(path, sample_id, lambda entry, carry: _set_cells(entry, carry, {change.criterion: value}))
+    _check_verdict(value if field == "verdict" else None)
+    value = _score_value(value) if field == "score" else _note_value(value) if field == "note" else value
+    return _edit(path, sample_id, lambda entry, carry: _set_field(entry, carry, field, value))
+
+
+def set_verdict(path: str | Path, sample_id: str, verdict: str | None) -> Label | None:
+    """Mark a sample pass / fail (None clears the verdict)."""
+    return apply_change(path, sample_id, LabelChange("verdict", verdict))[1]
+
+
+def set_score(path: str | Path, sample_id: str, score: float | None) -> Label | None:
+    """Give a sample a 0–10 score (None clears it)."""
+    return apply_change(path, sample_id, LabelChange("score", score))[1]
+
+
+def set_note(path: str | Path, sample_id: str, note: str | None) -> Label | None:
+    """Attach a note to a sample (None or blank clears it); multi-line notes are written as ``|`` blocks."""
+    return apply_change(path, sample_id, LabelChange("note", note))[1]
+
+
+def set_cell(path: str | Path, sample_id: str, criterion_id: str, state: str | None) -> Label | None:
+    """Mark one criterion of a sample met / unmet (None clears it)."""
+    return apply_change(path, sample_id, LabelChange("cell", state, criterion_id))[1]
+
+
+def set_label(path: str | Path, sample_id: str, label: Label | None) -> Label | None:
+    """Replace a sample's whole label (None removes the entry), editing keys in place."""
+    return apply_change(path, sample_id, LabelChange("label", label))[1]
+
+
+def _whole_label(label: Label | None) -> _EntryEdit:
+    """The entry edit that makes it ``label`` (None or empty: no keys left)."""
+    score = _score_value(label.score) if label is not None else None
+    note = _note_value(label.note) if label is not None else None
+
+    def change(entry: CommentedMap, carry: list[str]) -> None:
+        if label is None or label.is_empty:
+            for key in reversed(list(entry)):
+                carry.append(_delete(entry, key))
+            return
+        for key in [k for k in entry if k not in LABEL_KEYS]:
+            carry.append(_delete(entry, key))
+        _set_field(entry, carry, "verdict", label.verdict)
+        _set_field(entry, carry, "score", score)
+        old = entry.get("criteria")
+        cells: dict[str, str | None] = {str(k): None for k in old} if isinstance(old, dict) else {}
+        cells.update(label.criteria)
+        _set_cells(entry, carry, cells)
+        _set_field(entry, carry, "note", note)
+
+    return change

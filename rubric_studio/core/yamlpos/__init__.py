@@ -1,0 +1,22 @@
+"""Bounded YAML 1.2 loading (aliases, depth, size) that remembers where every value came from."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from rubric_studio._lazy import lazy_exports
+
+if TYPE_CHECKING:
+    from rubric_studio.core.yamlpos._load import Positions, YamlLimits, load_with_positions, safe_load
+    from rubric_studio.core.yamlpos._scalars import misread_by_yaml11
+
+#: Public name -> the private module that defines it.
+_EXPORTS = {
+    "load_with_positions": "_load",
+    "misread_by_yaml11": "_scalars",
+    "Positions": "_load",
+    "safe_load": "_load",
+    "YamlLimits": "_load",
+}
+__all__ = ["load_with_positions", "misread_by_yaml11", "Positions", "safe_load", "YamlLimits"]
+__getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)

@@ -1,0 +1,31 @@
+"""Fitting a rubric to human labels (pass_threshold and weights) and writing the fit into the file."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from rubric_studio._lazy import lazy_exports
+
+if TYPE_CHECKING:
+    from rubric_studio.engine.fit._fit import (
+        MIN_FOR_HOLDOUT,
+        FitResult,
+        apply_fit,
+        cases_from,
+        fit,
+        fit_threshold,
+        split,
+    )
+
+#: Public name -> the private module that defines it.
+_EXPORTS = {
+    "apply_fit": "_fit",
+    "cases_from": "_fit",
+    "fit": "_fit",
+    "fit_threshold": "_fit",
+    "FitResult": "_fit",
+    "MIN_FOR_HOLDOUT": "_fit",
+    "split": "_fit",
+}
+__all__ = ["apply_fit", "cases_from", "fit", "fit_threshold", "FitResult", "MIN_FOR_HOLDOUT", "split"]
+__getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)

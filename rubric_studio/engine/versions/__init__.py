@@ -1,0 +1,53 @@
+"""Rubric versions: what each graded state was, what changed between two of them, and the run
+history kept on disk across sessions.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from rubric_studio._lazy import lazy_exports
+
+if TYPE_CHECKING:
+    from rubric_studio.engine.versions._history import RunHistory, history_folder, history_path, open_history
+    from rubric_studio.engine.versions._versions import (
+        LABELS_CHANGE,
+        Version,
+        VersionDiff,
+        VersionHistory,
+        judge_key_of,
+        labels_fingerprint_of,
+        samples_fingerprint_of,
+        text_hash,
+    )
+
+#: Public name -> the private module that defines it.
+_EXPORTS = {
+    "history_folder": "_history",
+    "history_path": "_history",
+    "judge_key_of": "_versions",
+    "LABELS_CHANGE": "_versions",
+    "labels_fingerprint_of": "_versions",
+    "open_history": "_history",
+    "RunHistory": "_history",
+    "samples_fingerprint_of": "_versions",
+    "text_hash": "_versions",
+    "Version": "_versions",
+    "VersionDiff": "_versions",
+    "VersionHistory": "_versions",
+}
+__all__ = [
+    "history_folder",
+    "history_path",
+    "judge_key_of",
+    "LABELS_CHANGE",
+    "labels_fingerprint_of",
+    "open_history",
+    "RunHistory",
+    "samples_fingerprint_of",
+    "text_hash",
+    "Version",
+    "VersionDiff",
+    "VersionHistory",
+]
+__getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)

@@ -1,0 +1,22 @@
+"""AgentV eval files: export (v4 and v5 shapes, samples as replay test cases) and import."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from rubric_studio._lazy import lazy_exports
+
+if TYPE_CHECKING:
+    from rubric_studio.interop.agentv._agentv import export, import_
+    from rubric_studio.interop.agentv._samples import FIXTURE_SCHEMA, SAMPLES_TARGET, fixtures_name
+
+#: Public name -> the private module that defines it.
+_EXPORTS = {
+    "export": "_agentv",
+    "FIXTURE_SCHEMA": "_samples",
+    "fixtures_name": "_samples",
+    "import_": "_agentv",
+    "SAMPLES_TARGET": "_samples",
+}
+__all__ = ["export", "FIXTURE_SCHEMA", "fixtures_name", "import_", "SAMPLES_TARGET"]
+__getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)

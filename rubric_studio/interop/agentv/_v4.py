@@ -1,0 +1,121 @@
+"""The AgentV 4.x layout of an exported eval (``export --agentv-version 4``).
+
+AgentV 4 (the 4.42 line on npm) reads the same scoring model as 5 under other names:
+suite-level ``assertions`` (not ``assert``), ``type: rubrics`` with ``criteria`` (not
+``llm-rubric`` with ``value``), an assertion's ``name`` (not ``metric``), the pass mark
+at ``execution.threshold`` (not ``default_test.threshold``), and every test needs an
+``input``. It has no inline ``javascript`` assertion and no ``providers`` list: the judge
+is a target in ``.agentv/targets.yaml`` whose key *and model* come from the environment
+(``${{ OPENAI_API_KEY }}``, ``${{ RUBRIC_JUDGE_MODEL }}``; AgentV 4 loads a ``.env`` beside the
+eval), so the export prints that file's entry and the ``.env`` line in its header.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from rubric_studio.core.samples._samples import Sample
+from rubric_studio.interop._common import Warnings
+from rubric_studio.interop.agentv import _samples as _agentv_samples
+
+EXAMPLE_INPUT = "Replace with a real input for your target"
+#: The variable the judge target's model is read from (AgentV 4 refuses a literal model there).
+JUDGE_MODEL_VARIABLE = "RUBRIC_JUDGE_MODEL"
+#: What every test states as its criteria (AgentV 4 needs criteria, an expected output or assertions).
+CASE_CRITERIA = "Meets the rubric in `assertions`."
+
+
+def _entry(entry: Any) -> Any:
+    """One 5.x assertion in 4.x names (the exporter already left out what 4.x cannot run)."""
+    if not isinstance(entry, dict):
+        return entry
+    out = dict(entry)
+    if "metric" in out:
+        out["name"] = out.pop("metric")
+    if out.get("type") == "llm-rubric":
+        out["type"] = "rubrics"
+        out["criteria"] = out.pop("value")
+    return out
+
+
+def layout(data: dict[str, Any], judge: dict[str, Any] | None, warn: Warnings, *,
+           samples: list[Sample] | None = None, fixtures_file: str = "") -> tuple[dict[str, Any], str]:
+    """(4.x eval data, header lines) from the 5.x ``data`` the exporter built; ``samples`` become
+    the tests, answered by a replay target (:mod:`._agentv_samples`) the header sets up."""
+    out: dict[str, Any] = {"name": data["name"]}
+    if "description" in data:
+        out["description"] = data["description"]
+    threshold = data["default_test"]["threshold"]
+    out["execution"] = {"threshold": threshold}
+    if samples:
+        out["execution"]["target"] = _agentv_samples.SAMPLES_TARGET
+    out["assertions"] = [_entry(e) for e in data["assert"]]
+    if samples:
+        out["tests"] = _agentv_samples.tests_v4(samples, threshold, CASE_CRITERIA)
+    else:
+        out["tests"] = [{"id": "example", "input": EXAMPLE_INPUT, "criteria": CASE_CRITERIA}]
+    if samples:
+        header = samples_target_lines(data["name"], fixtures_file, judge, warn)
+    else:
+        header = judge_target_lines(judge, warn) if judge is not None else ""
+    return out, header
+
+
+def _entry_lines(target: dict[str, Any]) -> list[str]:
+    """One ``targets:`` list entry as header lines."""
+    return [f"  - {k}: {v}" if i == 0 else f"    {k}: {v}" for i, (k, v) in enumerate(target.items())]
+
+
+def key_variable(provider: str) -> str:
+    """The environment variable AgentV (4 and 5) reads the judge's key from."""
+    return "ANTHROPIC_API_KEY" if provider == "anthropic" else "OPENAI_API_KEY"
+
+
+def _judge_target(judge: dict[str, Any], warn: Warnings) -> tuple[dict[str, Any], str, str]:
+    """(the judge's ``.agentv/targets.yaml`` entry, its key variable, its model). AgentV 4 accepts
+    the key and the model of an openai or anthropic target only as ``${{ VARIABLE }}`` references
+    (a literal model fails when the eval runs), and it loads a ``.env`` beside the eval itself, so
+    the shell needs nothing but the key."""
+    config = dict(judge["config"])
+    key_name = key_variable(judge["id"])
+    model = config.pop("model")
+    config["api_key"] = "${{ " + key_name + " }}"
+    target = {"name": judge["label"], "provider": judge["id"], "model": "${{ " + JUDGE_MODEL_VARIABLE + " }}",
+              **config}
+    warn.add(f"AgentV 4 has no providers list: the judge ({model}) is printed in the file's header as a "
+             f".agentv/targets.yaml entry to add, with its model in .env ({JUDGE_MODEL_VARIABLE}={model})")
+    return target, key_name, model
+
+
+def _dotenv_lines(key_name: str, model: str) -> str:
+    return ("AgentV 4 takes the judge's model only from the environment; put this line in a .env file\n"
+            "beside this eval (AgentV loads it):\n"
+            f"{JUDGE_MODEL_VARIABLE}={model}\n"
+            f"and export {key_name} before running.")
+
+
+def judge_target_lines(judge: dict[str, Any], warn: Warnings) -> str:
+    """The header lines that set the judge up in AgentV 4: a ``.agentv/targets.yaml`` entry and the
+    ``.env`` line naming its model."""
+    target, key_name, model = _judge_target(judge, warn)
+    return ("AgentV 4 reads the judge from .agentv/targets.yaml, not from this file; add:\n"
+            "targets:\n" + "\n".join(_entry_lines(target)) + "\n"
+            f"and give your target `grader_target: {judge['label']}`. AgentV 4 takes the judge's model only\n"
+            f"from the environment; put this line in a .env file beside this eval (AgentV loads it):\n"
+            f"{JUDGE_MODEL_VARIABLE}={model}\n"
+            f"and export {key_name} before running.")
+
+
+def samples_target_lines(suite: str, fixtures_file: str, judge: dict[str, Any] | None, warn: Warnings) -> str:
+    """The header lines of an export whose tests are the samples: the replay target that answers
+    them (grading with the judge's target, when there is one), the judge's target and how to run."""
+    replay = _agentv_samples.replay_target_v4(fixtures_file, suite, judge["label"] if judge else None)
+    lines = ["The tests are the graded samples; target rubric-samples answers each with its output as",
+             f"written, from {fixtures_file} (keep it beside this file). AgentV 4 reads targets only",
+             "from .agentv/targets.yaml; add:", "targets:", *_entry_lines(replay)]
+    if judge is not None:
+        target, key_name, model = _judge_target(judge, warn)
+        lines += _entry_lines(target)
+        lines.append(_dotenv_lines(key_name, model))
+    lines.append("Then run: agentv eval run <this file>   (inside a git repository)")
+    return "\n".join(lines)

@@ -1,0 +1,18 @@
+"""Letta evals suites: export with a ``model_judge`` grader, and import."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from rubric_studio._lazy import lazy_exports
+
+if TYPE_CHECKING:
+    from rubric_studio.interop.letta._letta import export, import_
+
+#: Public name -> the private module that defines it.
+_EXPORTS = {
+    "export": "_letta",
+    "import_": "_letta",
+}
+__all__ = ["export", "import_"]
+__getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)

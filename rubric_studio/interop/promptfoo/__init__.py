@@ -1,0 +1,18 @@
+"""promptfoo configs: export (``llm-rubric`` and deterministic asserts, samples as tests) and import."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from rubric_studio._lazy import lazy_exports
+
+if TYPE_CHECKING:
+    from rubric_studio.interop.promptfoo._promptfoo import export, import_
+
+#: Public name -> the private module that defines it.
+_EXPORTS = {
+    "export": "_promptfoo",
+    "import_": "_promptfoo",
+}
+__all__ = ["export", "import_"]
+__getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)

@@ -1,0 +1,410 @@
+"""The rubric editor: criteria list + form, rubric settings, and the raw YAML, kept in sync.
+
+``EditorPane(document)`` edits a :class:`~rubric_studio.core.document._document.RubricDocument`
+in place (attributes down) and tells its parents what happened (messages up):
+:class:`EditorPane.Changed` after every applied edit, :class:`EditorPane.Saved`
+after a save, :class:`EditorPane.SaveRefused` when the file changed on disk since it was
+read (nothing was written; the app asks what to do), :class:`EditorPane.SelectionChanged`
+when the user picks a criterion.
+
+The form fields report the user's edits themselves (:class:`FieldEdited`); the pane
+writes them into the document after a short pause in the typing (or at once on enter,
+a pick, or leaving the field). A value that does not validate is shown next to its field
+and not applied. The YAML tab applies its text after a pause too; a syntax error is
+shown under it and the text is kept. Undo/redo work on the document, so they cover every
+tab; each burst of typing (one field until it is left, the YAML view until the cursor
+moves) is its own undo step.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from functools import partial
+from typing import ClassVar
+
+from textual import events
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import Horizontal, Vertical
+from textual.css.query import NoMatches
+from textual.message import Message
+from textual.timer import Timer
+from textual.widget import Widget
+from textual.widgets import Input, Static, TabbedContent, TabPane
+
+from rubric_studio.core.document._document import ChangedOnDisk, EditError, RubricDocument, UndoStop
+from rubric_studio.core.problems import RubricError
+from rubric_studio.tui.editor._apply import EditBursts, apply_field, cross_check
+from rubric_studio.tui.editor._criterion_form import CriterionForm
+from rubric_studio.tui.editor._list import ConfirmDelete, CriteriaList
+from rubric_studio.tui.editor._outside import shown_in
+from rubric_studio.tui.editor._rubric_form import RubricForm
+from rubric_studio.tui.editor._structure import StructureActions
+from rubric_studio.tui.editor._views import DocumentViews
+from rubric_studio.tui.editor._widgets import FieldArea, FieldControl, FieldEdited
+from rubric_studio.tui.editor._yaml import YamlView
+
+__all__ = ["FIELD_DEBOUNCE", "YAML_DEBOUNCE", "ConfirmDelete", "CriteriaList", "EditorPane", "FieldEdited"]
+
+FIELD_DEBOUNCE = 0.3
+YAML_DEBOUNCE = 0.5
+NARROW_WIDTH = 90  # below this the list goes above the form
+STACKED_WIDTH = 44  # below this each field's label goes above it
+
+_LIST_HINT = (
+    "[b]a[/b] add  [b]c[/b] copy  [b]d[/b] delete\n"
+    "[b]\\[ ][/b] or [b]⇧↑↓[/b] move  [b]⏎[/b] edit\n"
+    "[$text-success]✓[/] checklist  [$text-warning]◑[/] scored 0-10\n"
+    "[$text-primary]▣[/] check      [$text-error]✗[/] penalty"
+)
+
+
+class EditorPane(DocumentViews, StructureActions, Widget):
+    """The rubric editor. ``EditorPane(document, id="editor")``."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("ctrl+s", "save", "Save", show=True, priority=True),
+        Binding("ctrl+z", "undo", "Undo", show=True, priority=True),
+        Binding("ctrl+y,ctrl+shift+z", "redo", "Redo", show=True, priority=True),
+    ]
+
+    can_focus = False
+    ready = False  # True once the first sync after mounting has shown the document
+
+    field_debounce: float = FIELD_DEBOUNCE
+    """Seconds of no typing after which a field's text is applied."""
+    yaml_debounce: float = YAML_DEBOUNCE
+    """Seconds of no typing after which the YAML view's text is applied."""
+
+    class Changed(Message):
+        """The document's text changed (an edit, undo or redo); it is not saved yet."""
+
+        def __init__(self, document: RubricDocument) -> None:
+            super().__init__()
+            self.document = document
+
+    class Saved(Message):
+        """The document was written to disk."""
+
+        def __init__(self, document: RubricDocument) -> None:
+            super().__init__()
+            self.document = document
+
+    class SaveRefused(Message):
+        """A save found the file changed on disk since it was read: nothing was written.
+
+        ``error`` carries what the disk holds now (its text and state).
+        """
+
+        def __init__(self, document: RubricDocument, error: ChangedOnDisk) -> None:
+            super().__init__()
+            self.document = document
+            self.error = error
+
+    class SelectionChanged(Message):
+        """The user selected a criterion in the list."""
+
+        def __init__(self, criterion_id: str | None, index: int | None = None) -> None:
+            super().__init__()
+            self.criterion_id = criterion_id
+            self.index = index
+
+    def __init__(
+        self,
+        document: RubricDocument,
+        *,
+        name: str | None = None,
+        id: str | None = None,
+        classes: str | None = None,
+        disabled: bool = False,
+    ) -> None:
+        super().__init__(name=name, id=id, classes=classes, disabled=disabled)
+        self.document = document
+        self.selected: int | None = 0 if document.criteria_count else None
+        self._pending: dict[str, FieldEdited] = {}  # by field id: the last edit not applied yet
+        self._field_timer: Timer | None = None
+        self._yaml_timer: Timer | None = None
+        self._quiet_highlight: int | None = None
+        self._yaml_line_for: int | None = None
+        self._bursts = EditBursts(document)
+        self._released_field: str | None = None  # shows the document's value at the next sync
+        self._focus_when_ready = False
+
+    # -- layout ------------------------------------------------------------------
+    def compose(self) -> ComposeResult:
+        with TabbedContent(id="ed-tabs", initial="ed-tab-criteria"):
+            with TabPane("Criteria", id="ed-tab-criteria"), Horizontal(id="ed-split"):
+                with Vertical(id="ed-side"):
+                    yield CriteriaList(id="ed-list", compact=True)
+                    yield Static(_LIST_HINT, id="ed-list-hint")
+                yield CriterionForm(id="ed-form")
+            with TabPane("Rubric", id="ed-tab-rubric"):
+                yield RubricForm(id="ed-rubric")
+            with TabPane("YAML", id="ed-tab-yaml"):
+                yield YamlView(self.document.text, id="ed-yaml")
+                yield Static("", id="ed-yaml-problem", markup=False)
+        yield Static("", id="ed-status")
+
+    async def on_mount(self) -> None:
+        with contextlib.suppress(NoMatches):
+            self.query_one("#ed-yaml", YamlView).indent_width = 2
+        await self._sync(force=True)
+        self.ready = True  # every view shows the document
+        if self._focus_when_ready:
+            self.focus()
+
+    def on_resize(self, event: events.Resize) -> None:
+        self.set_class(event.size.width < NARROW_WIDTH, "-narrow")
+        self.set_class(event.size.width < STACKED_WIDTH, "-stacked")
+
+    # -- public API for the app shell -------------------------------------------
+    def refresh_from_document(self) -> None:
+        """Show the document again (after the app reloaded it from disk)."""
+        self._pending.clear()
+        self._cancel_timers()
+        self._bursts.end()
+        self.call_later(self._sync, True)
+
+    # -- edits made outside the studio -------------------------------------------------
+    def typing_in(self) -> Widget | None:
+        """The editor control the user is typing in (a focused field or the YAML view), or None."""
+        focused = self.app.focused if self.is_attached else None
+        if isinstance(focused, FieldControl | YamlView) and self in focused.ancestors:
+            return focused
+        return None
+
+    def outside_edit_meets_typing(self, disk_text: str) -> str | None:
+        """What the user is typing in, named for a message, when ``disk_text`` (the file after an
+        outside edit) changes it too while it holds their typing; None when the outside edit can
+        merge around the typing (or the control holds none: it then shows the outside value)."""
+        widget, document = self.typing_in(), self.document
+        if widget is None or disk_text == document.disk_text:
+            return None
+        if isinstance(widget, YamlView):
+            return "the YAML text" if widget.text != document.disk_text else None
+        assert isinstance(widget, FieldControl)
+        spec, criterion_id, index = widget.spec, None, None
+        if spec.of_criterion:
+            ids = document.criterion_ids()
+            index = self.selected
+            criterion_id = ids[index] if index is not None and index < len(ids) else None
+        before = shown_in(document.disk_text, document.file, spec, criterion_id, index)
+        if shown_in(disk_text, document.file, spec, criterion_id, index) == before:
+            return None  # the outside edit left this field alone: it merges around the typing
+        if self._untyped(widget, before):
+            return None  # nothing typed in it: it will show the outside value
+        return f"the {spec.label or spec.key} field"
+
+    def _untyped(self, widget: FieldControl, shown_before: object) -> bool:
+        """Whether ``widget`` holds no typing of the user's: it shows what the document held."""
+        return widget.control_value() == shown_before and (widget.id or "") not in self._pending
+
+    def took_outside_edit(self, selected_id: str | None, base_before: str) -> None:
+        """The document took in an outside edit (its base was ``base_before``): follow the selected
+        criterion to where it is now and show everything else, leaving the field being typed in
+        and edits waiting untouched. A focused field without typing shows the new value."""
+        if selected_id is not None:
+            index = self.document.criterion_index(selected_id)
+            if index is not None and index != self.selected:
+                self.selected = index
+                self.query_one("#ed-form", CriterionForm).index = index  # moved, not newly selected
+        widget = self.typing_in()
+        if isinstance(widget, FieldControl):
+            criterion_id = selected_id if widget.spec.of_criterion else None
+            before = shown_in(base_before, self.document.file, widget.spec, criterion_id, self.selected)
+            if self._untyped(widget, before):
+                self._released_field = widget.id
+        self.call_later(self._sync)
+
+    def selected_id(self) -> str | None:
+        """The id of the selected criterion, or None."""
+        ids = self.document.criterion_ids()
+        return ids[self.selected] if self.selected is not None and self.selected < len(ids) else None
+
+    def select_criterion(self, criterion_id: str) -> bool:
+        """Select a criterion by id (does not post SelectionChanged). False if unknown."""
+        index = self.document.criterion_index(criterion_id)
+        if index is None:
+            return False
+        self._select(index, quiet=True)
+        return True
+
+    def save(self) -> None:
+        """Apply pending typing, write the file atomically, then post Saved (a failure is notified;
+        a file changed on disk since it was read is not written: SaveRefused)."""
+        self.call_later(self._save)
+
+    def saved(self) -> None:
+        """The document was just written (here or by the app after a conflict): show it, post Saved."""
+        self._sync_status()
+        self.post_message(self.Saved(self.document))
+
+    def focus(self, scroll_visible: bool = True) -> EditorPane:
+        """Focus the active tab's main control (the pane itself takes no focus)."""
+        if not self.is_attached:
+            return self
+        if not self.ready:  # still composing (F2 pressed while it mounts): focus once it shows the document
+            self._focus_when_ready = True
+            return self
+        tabs = self.query_one("#ed-tabs", TabbedContent)
+        target: Widget
+        if tabs.active == "ed-tab-yaml":
+            target = self.query_one("#ed-yaml", YamlView)
+        elif tabs.active == "ed-tab-rubric":
+            target = self.query_one("#ed-r-name", Input)
+        else:
+            target = self.query_one("#ed-list", CriteriaList)
+        target.focus(scroll_visible)
+        return self
+
+    def focus_form(self) -> None:
+        """Focus the selected criterion's first field (its outcome, or its id for a check)."""
+        outcome = self.query_one("#ed-f-outcome", FieldArea)
+        if outcome.parent is not None and outcome.parent.parent is not None and outcome.parent.parent.display:
+            outcome.focus()
+        else:
+            self.query_one("#ed-f-id", Input).focus()
+
+    async def flush(self) -> None:
+        """Apply whatever the user typed that is still waiting for its pause."""
+        await self._flush()
+        if self._yaml_timer is not None:
+            await self._apply_yaml()
+
+    @property
+    def pending_fields(self) -> list[str]:
+        """The ids of the fields whose edit waits to be applied (for its pause, enter, or leaving it)."""
+        return list(self._pending)
+
+    @property
+    def waiting_for_pause(self) -> bool:
+        """Whether typed text will be applied when the typing pause ends."""
+        return self._field_timer is not None or self._yaml_timer is not None
+
+    # -- field edits --------------------------------------------------------------------
+    def on_field_edited(self, event: FieldEdited) -> None:
+        """Queue a field's edit (or show why it cannot be applied)."""
+        event.stop()
+        field, key = event.field, event.field.id or ""
+        problem = event.error
+        if problem is None and not event.reverted:
+            problem = cross_check(self.document, self.selected, event.spec, event.value)
+        if event.reverted or problem is not None:
+            self._pending.pop(key, None)
+            field.show_error(problem or "")
+            return
+        field.show_error("")
+        self._pending[key] = event
+        if event.apply_now:
+            self.call_later(self._flush)
+        elif event.spec.live:
+            if self._field_timer is not None:
+                self._field_timer.stop()
+            self._field_timer = self.set_timer(self.field_debounce, self._flush)
+
+    async def _flush(self) -> bool:
+        """Apply every queued field edit; True if the document changed."""
+        if self._field_timer is not None:
+            self._field_timer.stop()
+            self._field_timer = None
+        pending, self._pending = self._pending, {}
+        changed = False
+        for key, edit in pending.items():
+            write = partial(apply_field, self.document, self.selected, edit.spec, edit.value)
+            try:
+                changed |= self._bursts.apply(key, write)
+            except (EditError, IndexError, RubricError) as exc:
+                edit.field.show_error(str(exc))
+            if edit.apply_now:
+                self._bursts.end()  # enter, a pick, a toggle: one step each
+        if changed:
+            await self._after_edit()
+        return changed
+
+    async def _after_edit(self, *, force: bool = False) -> None:
+        await self._sync(force=force)
+        self.post_message(self.Changed(self.document))
+
+    async def on_descendant_blur(self, event: events.DescendantBlur) -> None:
+        widget = event.widget
+        if isinstance(widget, FieldControl):
+            if (widget.id or "") in self._pending:
+                await self._flush()
+            self._bursts.end()
+        elif isinstance(widget, YamlView):
+            if self._yaml_timer is not None:
+                await self._apply_yaml()
+            self._bursts.end()
+
+    def on_tabbed_content_tab_activated(self, event: TabbedContent.TabActivated) -> None:
+        if event.tabbed_content.id != "ed-tabs":
+            return
+        event.stop()
+        if event.pane.id == "ed-tab-yaml" and self.selected is not None and self._yaml_line_for != self.selected:
+            line = self.document.criterion_line(self.selected)
+            if line is not None:
+                self.query_one("#ed-yaml", YamlView).move_cursor((line - 1, 0), center=True)
+                self._yaml_line_for = self.selected
+
+    # -- the YAML view ---------------------------------------------------------------------
+    def on_text_area_changed(self, event: YamlView.Changed) -> None:
+        view = event.text_area
+        if not isinstance(view, YamlView):
+            return
+        event.stop()
+        if self._yaml_timer is not None:
+            self._yaml_timer.stop()
+            self._yaml_timer = None
+        if view.text != self.document.text:
+            self._yaml_timer = self.set_timer(self.yaml_debounce, self._apply_yaml)
+
+    async def _apply_yaml(self) -> None:
+        if self._yaml_timer is not None:
+            self._yaml_timer.stop()
+            self._yaml_timer = None
+        view = self.query_one("#ed-yaml", YamlView)
+        if self._bursts.apply(("yaml", view.burst), partial(self.document.replace_text, view.text)):
+            await self._after_edit(force=True)
+
+    def _cancel_timers(self) -> None:
+        for timer in (self._field_timer, self._yaml_timer):
+            if timer is not None:
+                timer.stop()
+        self._field_timer = self._yaml_timer = None
+
+    # -- undo / redo / save -------------------------------------------------------------------
+    async def action_undo(self) -> None:
+        await self.flush()
+        undone = self.document.undo()
+        if isinstance(undone, UndoStop):
+            self.notify(f"Reached {undone.outside} — ctrl+z again undoes it.", title="Undo", timeout=6)
+        elif undone:
+            await self._after_edit(force=True)
+            outside = self.document.reverted_outside
+            if outside is not None and self.document.dirty:
+                self.notify(f"Undid {outside}: your text now differs from the file on disk, and saving "
+                            "asks before replacing it.", title="Undo", severity="warning", timeout=8)
+        else:
+            self.notify("Nothing to undo.", timeout=2)
+
+    async def action_redo(self) -> None:
+        await self.flush()
+        if self.document.redo():
+            await self._after_edit(force=True)
+        else:
+            self.notify("Nothing to redo.", timeout=2)
+
+    async def action_save(self) -> None:
+        await self._save()
+
+    async def _save(self) -> None:
+        await self.flush()
+        try:
+            self.document.save()
+        except ChangedOnDisk as exc:
+            self.post_message(self.SaveRefused(self.document, exc))
+            return
+        except OSError as exc:
+            self.notify(f"Could not save {self.document.path}: {exc}", severity="error", title="Save failed")
+            return
+        self.saved()
