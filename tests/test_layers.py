@@ -1,5 +1,6 @@
 """The shape of the code, read from the source: every import (also those inside functions) obeys
-the layers, no two modules import each other even lazily, and modules and functions stay small.
+the layers, no two modules hold each other (even lazily, even only for type hints), and
+functions stay short. Modules may be as long as their concept needs: there is no size cap.
 
 ``tests/test_architecture.py`` checks what importing a layer loads at run time; this file reads
 every ``import`` statement, so a lazy import inside a function that would pull Textual into the
@@ -69,10 +70,12 @@ def _type_checking_lines(tree: ast.AST) -> set[int]:
     return lines
 
 
-def imports_of(path: Path) -> set[str]:
-    """Every module ``path`` imports when some code of it runs (lazy imports included)."""
+def imports_of(path: Path, *, typing: bool = False, modules: dict[str, Path] = MODULES) -> set[str]:
+    """Every module ``path`` imports when some code of it runs (lazy imports included); with
+    ``typing``, also those under ``if TYPE_CHECKING:`` (read by type checkers and readers).
+    ``modules``: the modules known by name (to tell ``from pkg import submodule``)."""
     tree = ast.parse(path.read_text(encoding="utf-8"))
-    skip = _type_checking_lines(tree)
+    skip = set() if typing else _type_checking_lines(tree)
     found: set[str] = set()
     for node in ast.walk(tree):
         if getattr(node, "lineno", None) in skip:
@@ -82,20 +85,29 @@ def imports_of(path: Path) -> set[str]:
         elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
             found.add(node.module)
             found.update(f"{node.module}.{alias.name}" for alias in node.names
-                         if f"{node.module}.{alias.name}" in MODULES)  # fmt: skip
+                         if f"{node.module}.{alias.name}" in modules)  # fmt: skip
             # A name read through a lazy package surface is an import of the module defining it.
             lazy = LAZY.get(node.module, {})
             found.update(f"{node.module}.{lazy[alias.name]}" for alias in node.names if alias.name in lazy)
     return found
 
 
-def _internal_graph() -> dict[str, set[str]]:
-    graph = {}
-    for name, path in MODULES.items():
-        deps = {dep for dep in imports_of(path) if dep in MODULES and dep != name}
-        # ``from rubric_studio.tui import labeling`` names the submodule, not the package's __init__.
-        graph[name] = {dep for dep in deps if not (MODULES[dep].name == "__init__.py" and dep in name)}
-    return graph
+def _dependencies(name: str, path: Path, modules: dict[str, Path], typing: bool) -> set[str]:
+    """The modules of ``modules`` that module ``name`` holds (see :func:`_internal_graph`)."""
+    deps = {dep for dep in imports_of(path, typing=typing, modules=modules) if dep in modules and dep != name}
+    if typing and name in LAZY:
+        # A lazy surface's TYPE_CHECKING block restates its ``_EXPORTS`` for type checkers; each
+        # importer of a name already holds the module defining it, so the surface holds none of them.
+        own = {dep for dep in deps if dep.startswith(name + ".")}
+        deps -= own - imports_of(path, modules=modules)
+    # ``from rubric_studio.tui import labeling`` names the submodule, not the package's __init__.
+    return {dep for dep in deps if not (modules[dep].name == "__init__.py" and dep in name)}
+
+
+def _internal_graph(modules: dict[str, Path] = MODULES, *, typing: bool = True) -> dict[str, set[str]]:
+    """Module -> the modules it holds: imports anywhere in it (inside functions too) and, with
+    ``typing``, imports for type hints only (a cycle of those is still two modules that know each other)."""
+    return {name: _dependencies(name, path, modules, typing) for name, path in modules.items()}
 
 
 @pytest.mark.parametrize("package", sorted(FORBIDDEN))
@@ -117,6 +129,7 @@ def test_the_lazy_import_scan_sees_imports_inside_functions(tmp_path: Path):
                       "def f():\n    from rubric_studio.tui import app\n")  # fmt: skip
     assert "rubric_studio.tui" in imports_of(source)
     assert "textual" not in imports_of(source)
+    assert "textual" in imports_of(source, typing=True)
 
 
 def _cycles(graph: dict[str, set[str]]) -> list[list[str]]:
@@ -164,8 +177,25 @@ def _cycles(graph: dict[str, set[str]]) -> list[list[str]]:
     return found
 
 
-def test_no_import_cycles_even_through_lazy_imports():
+def test_no_import_cycles_even_through_lazy_or_typing_only_imports():
     assert _cycles(_internal_graph()) == []
+
+
+def test_a_cycle_of_type_hints_only_is_a_cycle(tmp_path: Path):
+    """Two modules that import each other, one of them only under TYPE_CHECKING, hold each other."""
+    (tmp_path / "a.py").write_text("from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    from pkg.b import B\n"
+                                   "class A:\n    def __init__(self, b: B) -> None:\n        self.b = b\n")
+    (tmp_path / "b.py").write_text("from pkg.a import A\nclass B:\n    a: A\n")
+    modules = {"pkg.a": tmp_path / "a.py", "pkg.b": tmp_path / "b.py"}
+    assert _cycles(_internal_graph(modules)) == [["pkg.a", "pkg.b"]]
+    assert _cycles(_internal_graph(modules, typing=False)) == []
+
+
+def test_a_lazy_surface_restating_its_exports_for_type_checkers_holds_none_of_them():
+    """``core.trust``'s TYPE_CHECKING block names its private modules; only its importers hold them."""
+    graph = _internal_graph()
+    assert not any(dep.startswith("rubric_studio.core.trust.") for dep in graph["rubric_studio.core.trust"])
+    assert "rubric_studio.core.trust._folders" in graph["rubric_studio.interop.agentv._files"]
 
 
 def test_a_name_read_through_a_lazy_package_surface_counts_as_an_import_of_its_module(tmp_path: Path):

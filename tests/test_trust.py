@@ -14,9 +14,14 @@ import pytest
 
 from rubric_studio.cli import main
 from rubric_studio.core.loading import load_rubric
-from rubric_studio.core.trust import UserJudge, provider_switch
-from rubric_studio.engine.api import untrusted_settings
-from rubric_studio.engine.trust_store import load_trust, remember, store_path
+from rubric_studio.core.trust import (
+    UserJudge,
+    load_trust,
+    provider_switch,
+    remember,
+    store_path,
+    untrusted_settings,
+)
 from tests.fakellm import FakeLLM
 
 KEY = "sk-user-secret-key"
@@ -338,7 +343,7 @@ def test_a_corrupt_store_trusts_nothing_and_is_replaced(tmp_path, monkeypatch):
 
 def test_two_studios_trusting_at_once_both_keep_their_entries(tmp_path, monkeypatch):
     """The store is written over exactly the version read: a write in between is not lost."""
-    import rubric_studio.engine.trust_store as store
+    import rubric_studio.core.trust._store as store
 
     first = write_rubric(tmp_path / "a", "  base_url: http://gpu-a:8000/v1\n")
     second = write_rubric(tmp_path / "b", "  base_url: http://gpu-b:8000/v1\n")
@@ -409,7 +414,7 @@ def test_validate_lists_untrusted_settings_at_their_keys(tmp_path, capsys, monke
 
 @pytest.mark.parametrize("text", ["judge: [1, 2]\n", "judge: {model: 5, base_url: ''}\n", "judge: {model: [\n", "- a\n"])
 def test_a_malformed_user_config_is_ignored(text):
-    from rubric_studio.judges.user_config import UserConfig, load_user_config, user_config_path
+    from rubric_studio.core.trust import UserConfig, load_user_config, user_config_path
 
     user_config_path().parent.mkdir(parents=True, exist_ok=True)
     user_config_path().write_text(text)

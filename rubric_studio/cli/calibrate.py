@@ -230,8 +230,7 @@ def gate(min_kappa: float, entry: dict[str, Any] | None, judge: str | None, why_
 # -- several judges ---------------------------------------------------------------
 def _warn_untrusted_judges(rubric, args: Namespace, judges: list[str]) -> None:
     """``warn_untrusted`` for each judge, each distinct line once."""
-    from rubric_studio.core.trust import warning_line
-    from rubric_studio.engine.api import untrusted_settings
+    from rubric_studio.core.trust import untrusted_settings, warning_line
 
     seen: set[str] = set()
     for judge in judges:

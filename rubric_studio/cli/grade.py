@@ -69,8 +69,7 @@ def grader_options(args: Namespace) -> dict:
 
 def warn_untrusted(rubric, args: Namespace) -> None:
     """One line on stderr naming the rubric's settings that are not used because it is not trusted."""
-    from rubric_studio.core.trust import warning_line
-    from rubric_studio.engine.api import untrusted_settings
+    from rubric_studio.core.trust import untrusted_settings, warning_line
 
     blocked = untrusted_settings(rubric, judge=args.judge, base_url=args.base_url, allow_code=args.allow_code)
     if blocked:

@@ -52,7 +52,6 @@ def run(args: Namespace) -> int:
 def _trust(args: Namespace):
     """What the user trusts of the imported file: everything with --allow-code, else what they trusted
     before (the trust store, keyed by the file's path as for a rubric)."""
-    from rubric_studio.core.trust import TRUST_ALL
-    from rubric_studio.engine.trust_store import load_trust
+    from rubric_studio.core.trust import TRUST_ALL, load_trust
 
     return TRUST_ALL if args.allow_code else load_trust(args.file)

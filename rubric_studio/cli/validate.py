@@ -23,8 +23,7 @@ def register(parser: argparse.ArgumentParser) -> None:
 def _trust_review(rubric) -> tuple[list, list]:
     """(untrusted gates, problems to add: a warning per untrusted setting)."""
     from rubric_studio.core.loading import trust_problems
-    from rubric_studio.core.trust import rubric_gates, untrusted
-    from rubric_studio.engine.api import effective_trust, user_choices
+    from rubric_studio.core.trust import effective_trust, rubric_gates, untrusted, user_choices
 
     gates = rubric_gates(rubric, user_choices())
     blocked = untrusted(gates, effective_trust(rubric))

@@ -16,54 +16,11 @@ from typing import Any
 from rubric_studio.core.results import SampleResult
 from rubric_studio.core.rubric import Rubric
 from rubric_studio.core.samples._samples import Sample
-from rubric_studio.core.trust import (
-    NO_TRUST,
-    TRUST_ALL,
-    Gate,
-    Trust,
-    UserJudge,
-    code_gates,
-    rubric_gates,
-    untrusted,
-)
+from rubric_studio.core.trust import Trust, code_trusted, effective_trust, load_user_config
 from rubric_studio.engine.cache import CacheUnavailable, ReplyCache
 from rubric_studio.engine.grader import EventSink, Grader
 from rubric_studio.engine.report import Report, Summary
 from rubric_studio.engine.usage import Usage
-
-
-def user_choices(
-    judge: str | None = None, base_url: str | None = None, env: Mapping[str, str] | None = None
-) -> UserJudge:
-    """The user's own judge choices (:class:`~rubric_studio.core.trust.UserJudge`): flags, user config, environment."""
-    from rubric_studio.judges.config import user_judge
-    from rubric_studio.judges.user_config import load_user_config
-
-    return user_judge(judge, base_url, os.environ if env is None else env, load_user_config())
-
-
-def effective_trust(rubric: Rubric, allow_code: bool = False, trust: Trust | None = None) -> Trust:
-    """What is trusted of ``rubric``: everything with ``allow_code``, else the trust store's
-    values for its path plus ``trust`` (e.g. what the user trusted in this session)."""
-    if allow_code:
-        return TRUST_ALL
-    from rubric_studio.engine.trust_store import load_trust
-
-    return load_trust(rubric.path).plus(trust or NO_TRUST)
-
-
-def untrusted_settings(
-    rubric: Rubric,
-    *,
-    judge: str | None = None,
-    base_url: str | None = None,
-    allow_code: bool = False,
-    trust: Trust | None = None,
-    env: Mapping[str, str] | None = None,
-) -> list[Gate]:
-    """The trust-gated settings of ``rubric`` that will not take effect (what to warn about or offer to trust)."""
-    gates = rubric_gates(rubric, user_choices(judge, base_url, env))
-    return untrusted(gates, effective_trust(rubric, allow_code, trust))
 
 
 def make_grader(
@@ -96,7 +53,6 @@ def make_grader(
     cannot be opened or written (grading goes on without it).
     """
     from rubric_studio.judges import NoJudge, make_judge, resolve_judge
-    from rubric_studio.judges.user_config import load_user_config
 
     base_dir = Path(rubric.path).resolve().parent if rubric.path else None
     trusted = effective_trust(rubric, allow_code, trust)
@@ -156,12 +112,6 @@ def _open_cache(cache_path: str | Path | None, warnings: list[str]) -> ReplyCach
     except CacheUnavailable as exc:
         warnings.append(str(exc))
         return None
-
-
-def code_trusted(rubric: Rubric, trust: Trust) -> bool:
-    """True when ``rubric`` has code checks and ``trust`` covers every one of them."""
-    gates = code_gates(rubric)
-    return trust.everything or (bool(gates) and not untrusted(gates, trust))
 
 
 async def grade_async(

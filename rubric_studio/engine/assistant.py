@@ -104,9 +104,8 @@ def make_assistant(
     yet (``draft``): ``model`` / ``base_url`` as on the command line. Raises JudgeError(kind="config")
     with the reason when no model can be used. ``timeout`` (seconds per call) overrides the
     settings' ``judge.timeout``, as ``--timeout`` does for grading."""
-    from rubric_studio.engine.api import effective_trust
+    from rubric_studio.core.trust import effective_trust, load_user_config
     from rubric_studio.judges import NoJudge, resolve_judge
-    from rubric_studio.judges.user_config import load_user_config
 
     settings = rubric.judge if rubric is not None else None
     base_dir = Path(rubric.path).resolve().parent if rubric is not None and rubric.path else None

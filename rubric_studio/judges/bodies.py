@@ -16,14 +16,14 @@ from typing import TYPE_CHECKING, Any
 from rubric_studio.judges.capabilities import capabilities, sent_parameters
 
 if TYPE_CHECKING:
-    from rubric_studio.judges.base import JudgeConfig, JudgeRequest
+    from rubric_studio.judges.call_shape import CallConfig, CallRequest
 
 TOOL_DESCRIPTION = "Record your judgement of the submission against the criteria, in the required format."
 #: Bumped when the key's make-up changes: older cache entries simply miss.
 KEY_SCHEME = 2
 
 
-def _openai_reply_format(mode: str, request: JudgeRequest) -> dict[str, Any]:
+def _openai_reply_format(mode: str, request: CallRequest) -> dict[str, Any]:
     """The body fields that enforce the reply's shape (``judge.structured_output``)."""
     if mode == "json_schema":
         schema = {"name": request.schema_name, "schema": request.schema, "strict": True}
@@ -38,7 +38,7 @@ def _openai_reply_format(mode: str, request: JudgeRequest) -> dict[str, Any]:
     return {}  # "none": the prompt describes the format; the reply is parsed tolerantly
 
 
-def openai_body(config: JudgeConfig, request: JudgeRequest) -> dict[str, Any]:
+def openai_body(config: CallConfig, request: CallRequest) -> dict[str, Any]:
     """A chat-completions body (no key)."""
     body: dict[str, Any] = {
         "model": config.model,
@@ -54,7 +54,7 @@ def openai_body(config: JudgeConfig, request: JudgeRequest) -> dict[str, Any]:
     return body
 
 
-def anthropic_body(config: JudgeConfig, request: JudgeRequest) -> dict[str, Any]:
+def anthropic_body(config: CallConfig, request: CallRequest) -> dict[str, Any]:
     """A messages-API body (no key): only fields the SDK's ``MessageCreateParams`` declares."""
     prefix = request.cache_prefix
     if 0 < prefix < len(request.user):
@@ -77,12 +77,12 @@ def anthropic_body(config: JudgeConfig, request: JudgeRequest) -> dict[str, Any]
     return body
 
 
-def request_body(config: JudgeConfig, request: JudgeRequest) -> dict[str, Any]:
+def request_body(config: CallConfig, request: CallRequest) -> dict[str, Any]:
     """The body ``config``'s provider is sent for ``request``."""
     return anthropic_body(config, request) if config.provider == "anthropic" else openai_body(config, request)
 
 
-def request_key(config: JudgeConfig, request: JudgeRequest) -> str:
+def request_key(config: CallConfig, request: CallRequest) -> str:
     """The cache key: a hash of the body as sent, the provider and base URL, and the repeat index."""
     payload = {
         "scheme": KEY_SCHEME,

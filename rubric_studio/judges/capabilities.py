@@ -26,7 +26,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from rubric_studio.judges.base import JudgeConfig
+    from rubric_studio.judges.call_shape import CallConfig
 
 OPENAI_OFFICIAL_URL = "https://api.openai.com/v1"
 #: OpenAI's reasoning model families.
@@ -60,11 +60,11 @@ _ANTHROPIC = Capabilities(
 )
 
 
-def _official_openai(config: JudgeConfig) -> bool:
+def _official_openai(config: CallConfig) -> bool:
     return (config.base_url or OPENAI_OFFICIAL_URL).rstrip("/") == OPENAI_OFFICIAL_URL
 
 
-def capabilities(config: JudgeConfig) -> Capabilities:
+def capabilities(config: CallConfig) -> Capabilities:
     """The row of the table for ``config``'s provider, model and endpoint."""
     if config.provider == "anthropic":
         return _ANTHROPIC
@@ -89,14 +89,14 @@ def capabilities(config: JudgeConfig) -> Capabilities:
                         max_tokens_field=tokens_field)  # fmt: skip
 
 
-def sent_parameters(config: JudgeConfig) -> dict[str, object]:
+def sent_parameters(config: CallConfig) -> dict[str, object]:
     """The optional parameters ``config`` sends, with their values (unset ones left out)."""
     table = capabilities(config)
     values = {"temperature": config.temperature, "reasoning_effort": config.reasoning_effort}
     return {name: value for name, value in values.items() if table.sent(name) and value is not None}
 
 
-def dropped_settings(config: JudgeConfig, written: Iterable[str]) -> list[str]:
+def dropped_settings(config: CallConfig, written: Iterable[str]) -> list[str]:
     """One line per parameter the user wrote (``written``: judge setting names) that is not sent."""
     table = capabilities(config)
     lines = []

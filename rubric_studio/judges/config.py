@@ -32,17 +32,17 @@ from rubric_studio.core.trust import (
     KEY_VARS,
     NO_TRUST,
     Trust,
-    UserJudge,
     judge_gates,
     resolve_prompt_path,
     untrusted,
     untrusted_reason,
+    user_judge,
 )
 from rubric_studio.judges.base import JudgeConfig
 
 if TYPE_CHECKING:
     from rubric_studio.core.rubric import JudgeSettings
-    from rubric_studio.judges.user_config import UserConfig
+    from rubric_studio.core.trust import UserConfig
 
 PROVIDERS = ("openai", "anthropic", "ollama", "openai-compatible")
 DEFAULT_MODELS = {"openai": "gpt-4o-mini", "anthropic": "claude-haiku-4-5"}
@@ -106,22 +106,6 @@ def _read_prompt(settings: JudgeSettings | None, base_dir: Path | None) -> str |
             invalid=True,
         )
     return text
-
-
-def user_judge(
-    cli_model: str | None = None,
-    cli_base_url: str | None = None,
-    env: Mapping[str, str] = os.environ,
-    config: UserConfig | None = None,
-) -> UserJudge:
-    """The user's own judge choices: flags, user config file, environment."""
-    return UserJudge(
-        model=cli_model,
-        base_url=cli_base_url,
-        config_model=config.model if config else None,
-        config_base_url=config.base_url if config else None,
-        env=env,
-    )
 
 
 def _model_or_default(model_text: str | None, explicit_url: str | None, env: Mapping[str, str]) -> str | NoJudge:

@@ -19,7 +19,7 @@ import time
 from pathlib import Path
 from typing import NamedTuple
 
-from rubric_studio.judges.userdir import config_dir
+from rubric_studio.core.userdir import config_dir
 
 
 class Price(NamedTuple):

@@ -1,7 +1,5 @@
-"""The per-user config folder and the secret that keys sample fence nonces.
-
-Folder: ``$RUBRIC_STUDIO_HOME`` if set, else ``$XDG_CONFIG_HOME/rubric-studio``, else
-``~/.config/rubric-studio``. The secret makes the fence around a sample unpredictable to
+"""The secret that keys sample fence nonces, kept in the per-user config folder
+(:func:`rubric_studio.core.userdir.config_dir`). The secret makes the fence around a sample unpredictable to
 whoever wrote the sample, yet stable, so identical requests stay identical and cacheable.
 
 Because the fence is part of every request, the secret is part of every cache key: two
@@ -27,6 +25,7 @@ from pathlib import Path
 
 from rubric_studio.core.problems import RubricError
 from rubric_studio.core.textstream import open_regular_file
+from rubric_studio.core.userdir import config_dir
 
 #: Shortest secret accepted: 32 characters (``secrets.token_hex(16)``; ``token_hex(32)`` is advised).
 MIN_SECRET = 32
@@ -36,16 +35,6 @@ SECRET_FILE_LIMIT = 4096
 _SECRETS: dict[Path, bytes] = {}
 _FILE_SECRETS: dict[tuple, bytes | str] = {}  # by file version: the secret, or why not
 _WARNED: set[str] = set()
-
-
-def config_dir() -> Path:
-    """Where per-user files (secret, prices.yaml) live."""
-    home = os.environ.get("RUBRIC_STUDIO_HOME")
-    if home:
-        return Path(home).expanduser()
-    xdg = os.environ.get("XDG_CONFIG_HOME")
-    base = Path(xdg).expanduser() if xdg else Path.home() / ".config"
-    return base / "rubric-studio"
 
 
 def _create(path: Path) -> None:

@@ -13,14 +13,18 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
 from rubric_studio.core.document._document import EditError
 
 if TYPE_CHECKING:
+    from rubric_studio.core.document._document import RubricDocument
+    from rubric_studio.core.labels._labels import Label
+    from rubric_studio.core.rubric import Rubric
+    from rubric_studio.core.samples._samples import Sample
     from rubric_studio.engine.fit._fit import FitResult
+    from rubric_studio.engine.grader import Grader
     from rubric_studio.engine.report import Report
-    from rubric_studio.session.studio import StudioSession
 
 DEFAULT_K = 3
 MAX_K = 10
@@ -55,10 +59,36 @@ def flip_summary(report: Report) -> tuple[str, bool]:
     return f"×{report.repeat}: flip rates {', '.join(parts)} — ambiguous wording? See Agreement (F6).", True
 
 
+class CalibrationContext(Protocol):
+    """What fitting and consistency runs read of a session: its rubric (document and parsed),
+    samples, labels, judge and latest report."""
+
+    @property
+    def document(self) -> RubricDocument: ...
+
+    @property
+    def rubric(self) -> Rubric | None: ...
+
+    @property
+    def samples(self) -> list[Sample]: ...
+
+    @property
+    def labels(self) -> dict[str, Label]: ...
+
+    @property
+    def grader(self) -> Grader | None: ...
+
+    @property
+    def report(self) -> Report | None: ...
+
+    @property
+    def running(self) -> bool: ...
+
+
 class Calibration:
     """Fit and consistency checks of one session."""
 
-    def __init__(self, session: StudioSession) -> None:
+    def __init__(self, session: CalibrationContext) -> None:
         self.session = session
         #: The rubric text whose graded results should be fitted once graded (a fit asked mid-save).
         self.fit_pending: str | None = None

@@ -19,7 +19,7 @@ Versions are also written to the run history beside the cache
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any, Protocol
 
 from rubric_studio.core.agreement import AgreementReport, agreement
 from rubric_studio.engine.versions._versions import (
@@ -34,10 +34,16 @@ from rubric_studio.session.calibration import flip_summary
 from rubric_studio.session.results_model import UP
 
 if TYPE_CHECKING:
+    from pathlib import Path
+
+    from rubric_studio.core.labels._labels import Label
     from rubric_studio.core.results import SampleResult
+    from rubric_studio.core.rubric import Rubric
+    from rubric_studio.engine.grader import Grader
     from rubric_studio.engine.report import Report
     from rubric_studio.engine.versions import RunHistory
-    from rubric_studio.session.studio import StudioSession
+    from rubric_studio.session.calibration import Calibration
+    from rubric_studio.session.results_model import ResultsModel
 
 KEPT_REPORTS = 4  # results of the latest versions kept as flip baselines
 
@@ -125,10 +131,45 @@ class BackgroundStore:
         self._writer.shutdown(wait=True)
 
 
+class VersionsContext(Protocol):
+    """What recording versions reads of a session: the rubric and its file, the samples' fingerprint,
+    the labels, the judge and the options it was built with, the results shown, the calibration."""
+
+    @property
+    def rubric(self) -> Rubric | None: ...
+
+    @property
+    def rubric_path(self) -> Path: ...
+
+    @property
+    def samples_fingerprint(self) -> str: ...
+
+    @property
+    def labels(self) -> dict[str, Label]: ...
+
+    @property
+    def grader(self) -> Grader | None: ...
+
+    @property
+    def grader_options(self) -> dict[str, Any]: ...
+
+    @property
+    def report(self) -> Report | None: ...
+
+    @property
+    def running(self) -> bool: ...
+
+    @property
+    def model(self) -> ResultsModel: ...
+
+    @property
+    def calibration(self) -> Calibration: ...
+
+
 class SessionVersions:
     """The versions of one session, their baselines and their history file."""
 
-    def __init__(self, session: StudioSession, *, persist: bool = True) -> None:
+    def __init__(self, session: VersionsContext, *, persist: bool = True) -> None:
         self.session = session
         store = None
         if persist:

@@ -3,9 +3,8 @@
 from __future__ import annotations
 
 from rubric_studio.core.rubric import JudgeSettings
-from rubric_studio.core.trust import TRUST_ALL, Trust
+from rubric_studio.core.trust import TRUST_ALL, Trust, UserConfig
 from rubric_studio.judges import JudgeConfig, NoJudge, resolve_judge
-from rubric_studio.judges.user_config import UserConfig
 
 
 def test_no_key_no_model_is_no_judge_with_how_to():
@@ -135,7 +134,7 @@ def test_user_config_defaults_come_after_the_rubric_and_flags():
 
 
 def test_a_hostile_user_config_is_ignored_not_a_crash(tmp_path):
-    from rubric_studio.judges.user_config import UserConfig, load_user_config
+    from rubric_studio.core.trust import UserConfig, load_user_config
 
     deep = tmp_path / "config.yaml"
     deep.write_text("judge: " + "[" * 20_000 + "]" * 20_000 + "\n")  # the stdlib-recursive loader overflows

@@ -6,7 +6,7 @@ import json
 from pathlib import Path
 
 from rubric_studio.core.results import Status
-from rubric_studio.engine.trust_store import load_trust
+from rubric_studio.core.trust import load_trust
 from rubric_studio.tui.app import StudioApp
 from rubric_studio.tui.trust_prompt import TrustScreen
 from tests.fakellm import FakeLLM

@@ -122,8 +122,7 @@ def endpoint_refusal(job: Job, chosen_url: str | None = None) -> str | None:
     Job files are data beside the cache, and a team may share that folder: a job's base URL is
     used only when it is the provider's own, the user chose it (``chosen_url`` from
     ``--base-url``, the user config, the environment), or the job carries this user's seal."""
-    from rubric_studio.core.trust import normalize_url
-    from rubric_studio.engine.api import user_choices
+    from rubric_studio.core.trust import normalize_url, user_choices
     from rubric_studio.judges.anthropic import OFFICIAL_BASE_URL as ANTHROPIC_URL
     from rubric_studio.judges.openai import OFFICIAL_BASE_URL as OPENAI_URL
 

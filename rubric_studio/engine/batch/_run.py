@@ -344,7 +344,7 @@ def job_grader(job: Job, rubric: Any, allow_code: bool = False, chosen_url: str 
     """A grader with the judge ``job`` was sent with (key from the environment, as then), its
     cache and repeats, and code checks trusted as for a live run; or a reason there is none
     (no key, or an endpoint the user did not choose: see :func:`endpoint_refusal`)."""
-    from rubric_studio.engine.api import code_trusted, effective_trust
+    from rubric_studio.core.trust import code_trusted, effective_trust
     from rubric_studio.engine.cache import ReplyCache
     from rubric_studio.engine.grader import Grader
     from rubric_studio.judges import NoJudge, make_judge, resolve_judge

@@ -1,4 +1,4 @@
-"""Trust: the settings of a rubric that act only once the user trusts that rubric.
+"""The trust policy: the settings of a rubric that act only once the user trusts that rubric.
 
 A rubric is a file someone else may have written. Opening, validating or grading it must
 never run its code, send the user's key to a host the user did not choose, or put the
@@ -15,27 +15,27 @@ effect only when a :class:`Trust` covers them:
 * ``judge.prompt_path`` resolving, after ``~``, ``..`` and symlinks, outside the rubric's
   folder, or to a file that counts as outside though under it: in a hidden folder below it
   (a rubric saved in HOME naming ``.aws/credentials``), in a credentials folder, or with
-  hard links elsewhere (see :func:`outside_reason`) (value: the resolved path) — its text
-  would go into every request.
+  hard links elsewhere (see :func:`~rubric_studio.core.trust._folders.outside_reason`)
+  (value: the resolved path) — its text would go into every request.
 
 A :class:`Trust` covers a setting by its name and value, so trusting a rubric remembers
 exactly what was trusted: editing criteria text never asks again, while a new base URL,
 a new prompt file or a new command check does. ``--allow-code`` trusts everything of a
 rubric for one run (:data:`TRUST_ALL`). The trust store (a file in the user's config
-folder, :mod:`rubric_studio.engine.trust_store`) keeps what the user trusted per rubric path.
+folder, :mod:`rubric_studio.core.trust._store`) keeps what the user trusted per rubric path.
 
 Pure logic: no file is read here (resolving a path only looks at the file system's names).
 """
 
 from __future__ import annotations
 
-import os
 import shlex
-import stat
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
+
+from rubric_studio.core.trust._folders import prompt_path_reason
 
 if TYPE_CHECKING:
     from rubric_studio.core.rubric import JudgeSettings, Rubric
@@ -181,88 +181,6 @@ def provider_switch(rubric_model: str | None, user: UserJudge) -> bool:
         return False
     chosen = user.provider()
     return chosen is not None and family != chosen
-
-
-#: Names of folders and files that hold credentials: a file with one of them in its path is
-#: never taken as part of a rubric's (or samples) folder, wherever that folder is.
-CREDENTIAL_NAMES = frozenset({
-    ".ssh", ".aws", ".gnupg", ".config", ".docker", ".kube", ".azure", ".netrc", ".git-credentials",
-    ".pgpass", ".npmrc", ".pypirc", ".password-store",
-})  # fmt: skip
-#: Most folder entries looked at to account for a file's hard links (beyond: counted as outside).
-MAX_LINK_SCAN = 10_000
-
-
-def _links_elsewhere(target: Path, info: os.stat_result) -> bool:
-    """True when the regular file ``target`` has a hard link not in its own folder (or may have).
-
-    A hard link is a second name of the same content; from one name there is no way to tell
-    where the others are, short of searching the disk. A link count above one is explained only
-    when every name is found in the file's own folder (two samples saved as one file); else the
-    content may be a file from anywhere (``ln ~/.ssh/id_rsa prompt.txt``) and counts as outside.
-    """
-    if not stat.S_ISREG(info.st_mode) or info.st_nlink <= 1:
-        return False
-    names = 0
-    try:
-        with os.scandir(target.parent) as entries:
-            for count, entry in enumerate(entries):
-                if count >= MAX_LINK_SCAN:
-                    return True
-                if entry.inode() == info.st_ino and entry.stat(follow_symlinks=False).st_dev == info.st_dev:
-                    names += 1
-    except OSError:
-        return True
-    return names < info.st_nlink
-
-
-def outside_reason(target: Path, folder: Path, info: os.stat_result | None = None) -> str | None:
-    """Why the file ``target`` (symlinks resolved) does not count as inside ``folder`` (resolved), or None.
-
-    Outside means: not under the folder; under a hidden (dot) folder or file below it
-    (``.aws/credentials`` of a rubric saved in HOME, ``.git/config``); anywhere under a
-    credentials folder (:data:`CREDENTIAL_NAMES`); or a regular file with hard links
-    elsewhere (:func:`_links_elsewhere`). ``info`` is the file's stat (taken here when None;
-    a file that does not exist has no links).
-    """
-    if not target.is_relative_to(folder):
-        return "is outside the folder"
-    hidden = next((part for part in target.relative_to(folder).parts if part.startswith(".")), None)
-    if hidden is not None:
-        return f"is in the hidden {hidden} below the folder"
-    secret = next((part for part in target.parts if part in CREDENTIAL_NAMES), None)
-    if secret is not None:
-        return f"is in {secret}, where credentials are kept"
-    if info is None:
-        try:
-            info = os.stat(target)
-        except OSError:
-            return None
-    if _links_elsewhere(target, info):
-        return f"has {info.st_nlink} names (hard links), not all in its folder: its content may come from anywhere"
-    return None
-
-
-def resolve_prompt_path(text: str, base_dir: Path | None) -> tuple[Path, bool]:
-    """Where ``judge.prompt_path`` points (``~``, ``..`` and symlinks resolved), and whether
-    that is inside the rubric's folder (``base_dir``; the working directory when None), as
-    :func:`prompt_path_reason` decides."""
-    target, reason = prompt_path_reason(text, base_dir)
-    return target, reason is None
-
-
-def prompt_path_reason(text: str, base_dir: Path | None) -> tuple[Path, str | None]:
-    """Where ``judge.prompt_path`` points and why it counts as outside the rubric's folder
-    (:func:`outside_reason`), None when inside. Nothing is opened. A path that cannot be
-    resolved (a symlink loop, an unknown ``~user``) counts as outside."""
-    folder = Path(base_dir or Path.cwd())
-    try:
-        folder = folder.resolve()
-        target = (folder / Path(text).expanduser()).resolve()
-    except (OSError, RuntimeError, ValueError):
-        return Path(os.path.abspath(folder / text)), "is outside the folder"
-    reason = outside_reason(target, folder)
-    return target, None if reason is None else reason.replace("the folder", "the rubric's folder")
 
 
 def judge_gates(settings: JudgeSettings | None, user: UserJudge, base_dir: Path | None) -> list[Gate]:

@@ -1,4 +1,5 @@
-"""The user's own judge defaults: ``config.yaml`` in the user config folder (optional).
+"""The judge the user chooses, never the rubric: flags, the environment, and the user's own
+judge defaults in ``config.yaml`` in the user config folder (optional).
 
 ::
 
@@ -7,7 +8,7 @@
       base_url: https://llm-proxy.example/v1
 
 What is written here is the user's choice, like ``--judge`` / ``--base-url`` and the
-environment: it needs no trust (see :mod:`rubric_studio.core.trust`), and it selects the
+environment: it needs no trust (see :mod:`rubric_studio.core.trust._policy`), and it selects the
 user's provider, so a rubric naming another provider needs trust. Precedence:
 ``--judge`` > rubric ``judge.model`` > this ``model`` > the key in the environment;
 ``--base-url`` > rubric ``judge.base_url`` (when trusted) > this ``base_url`` >
@@ -18,10 +19,13 @@ shape is ignored with a logged warning.
 from __future__ import annotations
 
 import logging
+import os
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
-from rubric_studio.judges.userdir import config_dir
+from rubric_studio.core.trust._policy import UserJudge
+from rubric_studio.core.userdir import config_dir
 
 
 @dataclass(frozen=True)
@@ -63,3 +67,27 @@ def load_user_config(path: Path | None = None) -> UserConfig:
             log.warning("ignoring judge.%s in %s: expected a string", name, path)
             values[name] = None
     return UserConfig(**values)
+
+
+def user_judge(
+    cli_model: str | None = None,
+    cli_base_url: str | None = None,
+    env: Mapping[str, str] = os.environ,
+    config: UserConfig | None = None,
+) -> UserJudge:
+    """The user's own judge choices: flags, user config file, environment."""
+    return UserJudge(
+        model=cli_model,
+        base_url=cli_base_url,
+        config_model=config.model if config else None,
+        config_base_url=config.base_url if config else None,
+        env=env,
+    )
+
+
+def user_choices(
+    judge: str | None = None, base_url: str | None = None, env: Mapping[str, str] | None = None
+) -> UserJudge:
+    """The user's own judge choices as this run sees them: ``--judge`` / ``--base-url``, the user
+    config file, the environment (``os.environ`` when None)."""
+    return user_judge(judge, base_url, os.environ if env is None else env, load_user_config())

@@ -1,6 +1,6 @@
 """The trust store: which settings of which rubric the user trusted, kept across runs.
 
-File ``trust.json`` in the user config folder (:func:`~rubric_studio.judges.userdir.config_dir`)::
+File ``trust.json`` in the user config folder (:func:`~rubric_studio.core.userdir.config_dir`)::
 
     {"version": 1,
      "rubrics": {"/abs/path/support.yaml": [["judge.base_url", "http://gpu-box:8000/v1"],
@@ -8,7 +8,7 @@ File ``trust.json`` in the user config folder (:func:`~rubric_studio.judges.user
 
 Keyed by the rubric's resolved path; each entry is one (setting, value) pair of
 :class:`~rubric_studio.core.trust.Gate`, so trust holds for exactly the values trusted
-(what they mean: :mod:`rubric_studio.core.trust`). Written atomically, over exactly the
+(what they mean: :mod:`rubric_studio.core.trust._policy`). Written atomically, over exactly the
 version read (two writers never drop each other's entries). A missing, unreadable,
 malformed or out-of-bounds (over 20 MB, nested too deep) file trusts nothing (and is
 replaced by the next write).
@@ -25,8 +25,8 @@ from pathlib import Path
 from rubric_studio.core.atomic import ABSENT, DiskState, disk_state, rewrite_safely
 from rubric_studio.core.files import parse_user_json, read_user_file_state
 from rubric_studio.core.problems import RubricError
-from rubric_studio.core.trust import NO_TRUST, Gate, Trust
-from rubric_studio.judges.userdir import config_dir
+from rubric_studio.core.trust._policy import NO_TRUST, Gate, Trust
+from rubric_studio.core.userdir import config_dir
 
 VERSION = 1
 MAX_ATTEMPTS = 5
