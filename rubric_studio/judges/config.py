@@ -245,7 +245,7 @@ def _provider_settings(provider: Provider, model_text: str, env: Mapping[str, st
     for name, var in provider.settings.items():
         value = _get(env, var)
         if value is None:
-            return NoJudge(f"{model_text}: {var} is not set; a {provider.name} judge needs its {name}", invalid=True)
+            return NoJudge(f"{model_text}: {var} is not set (the {provider.name} provider's {name})", invalid=True)
         values.append((name, value))
     return tuple(values)
 
@@ -268,7 +268,9 @@ def _endpoint(
             return NoJudge(f"{model_text}: {provider.name} needs an endpoint: set {provider.base_url_var}, "
                            "or pass --base-url URL (or set judge.base_url)", invalid=True)  # fmt: skip
         if api_key is None:
-            if base_url is None or provider.key_required:
+            if provider.key_required:
+                return NoJudge(f"{model_text}: {provider.key_var} is not set")
+            if base_url is None:
                 return NoJudge(f"{model_text}: {provider.key_var} is not set; {how_to()}")
             api_key = NO_KEY_PLACEHOLDER
     if base_url is not None:
