@@ -59,5 +59,21 @@ ANTHROPIC = Provider(
     prices=ANTHROPIC_PRICES,
 )
 
+AZURE = Provider(
+    name="azure",
+    summary="Azure OpenAI: a deployment of your resource, through the openai SDK's AzureOpenAI",
+    judge="rubric_studio.judges.azure:AzureJudge",
+    body="rubric_studio.judges.bodies:openai_body",
+    capabilities="rubric_studio.judges.azure:azure_capabilities",
+    batch="rubric_studio.judges.azure:AzureBatches",
+    key_var="AZURE_OPENAI_API_KEY",
+    base_url_var="AZURE_OPENAI_ENDPOINT",
+    needs_base_url=True,
+    key_required=True,
+    model_word="deployment",
+    settings={"api_version": "OPENAI_API_VERSION"},
+    priced_like="openai",
+)
+
 #: In this order: a key set in the environment selects the first provider with a default model.
-BUILTIN = (OPENAI, ANTHROPIC)
+BUILTIN = (OPENAI, ANTHROPIC, AZURE)
