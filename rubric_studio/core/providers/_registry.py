@@ -67,7 +67,8 @@ def _load(point: Any, taken: Mapping[str, str]) -> tuple[Provider | None, str]:
     except Exception as exc:  # any failure of third-party code: skip it, say why
         return None, f"it failed to load ({type(exc).__name__}: {exc})"
     if not isinstance(found, Provider):
-        return None, f"it names a {type(found).__name__}, not a rubric_studio.core.providers.Provider"
+        what = f"the class {found.__name__}" if isinstance(found, type) else f"a {type(found).__name__}"
+        return None, f"it names {what}, not a rubric_studio.core.providers.Provider"
     for name in found.names:
         if not _NAME.match(name):
             return None, f"provider name {name!r} must be lower-case letters, digits and '-'"
