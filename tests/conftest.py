@@ -94,8 +94,11 @@ def _isolated_user_dirs(tmp_path_factory: pytest.TempPathFactory, monkeypatch: p
     monkeypatch.setenv("RUBRIC_STUDIO_HOME", str(home / "config"))
     monkeypatch.setenv("RUBRIC_STUDIO_CACHE", str(home / "cache" / "judge-cache.sqlite"))
     monkeypatch.setenv("XDG_CACHE_HOME", str(home / "cache"))
-    for name in ("OPENAI_API_KEY", "ANTHROPIC_API_KEY", "OPENAI_BASE_URL", "ANTHROPIC_BASE_URL"):
-        monkeypatch.delenv(name, raising=False)
+    from rubric_studio.core.providers._builtin import BUILTIN
+
+    for provider in BUILTIN:  # every built-in provider's key, endpoint and settings
+        for name in (provider.key_var, provider.base_url_var, *provider.settings.values()):
+            monkeypatch.delenv(name, raising=False)
 
 
 @pytest.fixture

@@ -4,8 +4,12 @@ OpenAI: ``POST /v1/files`` (multipart upload of the JSONL), ``POST /v1/batches``
 ``GET /v1/batches/{id}``, ``POST /v1/batches/{id}/cancel``, ``GET /v1/files/{id}/content``.
 Anthropic: ``POST /v1/messages/batches``, ``GET /v1/messages/batches/{id}``,
 ``POST /v1/messages/batches/{id}/cancel``, ``GET /v1/messages/batches/{id}/results``.
+Azure OpenAI: OpenAI's routes under ``/openai`` instead of ``/v1`` (``?api-version=`` and an
+``api-key`` header), live calls at ``/openai/deployments/{deployment}/chat/completions``.
 Live calls (``/v1/chat/completions``, ``/v1/messages``) are answered too, so a batch run and
-a live run can share one base URL.
+a live run can share one base URL. ``seen`` keeps every request as sent (method, path, query,
+headers); ``uploads`` the form fields of each file upload (``purpose``); each batch its
+``endpoint``.
 
 Each request line is answered by :func:`tests.fakellm.keyword_brain` (or ``brain=``) in the
 live reply shapes. Scriptable (attributes, changeable between runs):
@@ -90,6 +94,8 @@ class FakeBatches:
         self.files: dict[str, bytes] = {}
         self.batches: dict[str, dict[str, Any]] = {}
         self.log: list[tuple[str, str]] = []
+        self.seen: list[tuple[str, str, str, dict[str, str]]] = []
+        self.uploads: list[dict[str, str]] = []
         self.lines_submitted = 0
         self.live_calls = 0
         self.lock = threading.RLock()
@@ -270,9 +276,14 @@ class _Handler(BaseHTTPRequestHandler):
         self.wfile.write(data)
 
     def _path(self, method: str) -> str:
-        path = self.path.split("?")[0].rstrip("/")
+        """The route asked for, Azure's ``/openai/…`` read as OpenAI's ``/v1/…`` (as sent: in ``seen``)."""
+        raw, _, query = self.path.partition("?")
+        raw = raw.rstrip("/")
+        path = re.sub(r"^/openai/deployments/[^/]+/chat/completions$", "/v1/chat/completions", raw)
+        path = re.sub(r"^/openai/", "/v1/", path)
         with self.fake.lock:
             self.fake.log.append((method, path))
+            self.fake.seen.append((method, raw, query, {k.lower(): v for k, v in self.headers.items()}))
         return path
 
     def _hangs(self, method: str, path: str) -> bool:
@@ -306,7 +317,10 @@ class _Handler(BaseHTTPRequestHandler):
         if path == "/v1/files":
             message = email.message_from_bytes(b"Content-Type: " + self.headers["content-type"].encode() + b"\r\n\r\n" + raw)
             content = next(part.get_payload(decode=True) for part in message.get_payload() if part.get_filename())
+            form = {part.get_param("name", header="content-disposition"): part.get_payload()
+                    for part in message.get_payload() if not part.get_filename()}  # fmt: skip
             with fake.lock:
+                fake.uploads.append(form)
                 file_id = f"file-{len(fake.files) + 1}"
                 fake.files[file_id] = content
             return self._send(200, {"id": file_id, "object": "file", "bytes": len(content), "created_at": 0,
@@ -332,6 +346,7 @@ class _Handler(BaseHTTPRequestHandler):
             return self._send(500, {"error": {"type": "api_error", "message": "the batch could not be created"}})
         if path == "/v1/batches":
             batch["input"], batch["metadata"] = request["input_file_id"], request.get("metadata")
+            batch["endpoint"] = request.get("endpoint")
             return self._send(200, fake.openai_view(batch))
         return self._send(200, fake.anthropic_view(batch))
 

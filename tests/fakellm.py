@@ -1,6 +1,7 @@
 """A fake LLM server for tests and benchmarks: real HTTP on 127.0.0.1, two APIs, scriptable.
 
-Speaks the OpenAI chat-completions API (``POST /v1/chat/completions``) and the Anthropic
+Speaks the OpenAI chat-completions API (``POST /v1/chat/completions``, also under Azure's
+``/openai/deployments/{deployment}/chat/completions``) and the Anthropic
 messages API (``POST /v1/messages``), so the real SDKs talk to it unmodified; a request with
 ``stream: true`` is answered as server-sent events over chunked encoding, as the real APIs do
 (tools built on streaming clients, e.g. AgentV's judge, read nothing else). Every request is
@@ -263,9 +264,10 @@ _ERROR_TYPES = {400: "invalid_request_error", 401: "authentication_error", 403: 
 
 
 def _key_of(headers: dict[str, str]) -> str | None:
-    """The API key a client sent: ``x-api-key`` or ``Authorization: Bearer`` (either API)."""
-    if "x-api-key" in headers:
-        return headers["x-api-key"]
+    """The API key a client sent: ``x-api-key``, Azure's ``api-key`` or ``Authorization: Bearer``."""
+    for name in ("x-api-key", "api-key"):
+        if name in headers:
+            return headers[name]
     auth = headers.get("authorization", "")
     return auth[7:] if auth.startswith("Bearer ") else None
 
@@ -279,6 +281,8 @@ class Recorded:
     headers: dict[str, str]
     body: Any
     at: float
+    #: The query string (Azure's ``api-version=…``), "" when none.
+    query: str = ""
 
     @property
     def api_key(self) -> str | None:
@@ -361,7 +365,7 @@ class _Handler(BaseHTTPRequestHandler):
         path = self.path.split("?")[0].rstrip("/")
         api = "openai" if path.endswith("/chat/completions") else "anthropic" if path.endswith("/messages") else "?"
         headers = {k.lower(): v for k, v in self.headers.items()}
-        fake._record(Recorded(api, path, headers, body, time.time()))
+        fake._record(Recorded(api, path, headers, body, time.time(), self.path.partition("?")[2]))
         if api == "?" or not isinstance(body, dict):
             return self._send(404 if api == "?" else 400, {"error": {"message": f"cannot handle {path}"}})
         if fake.api_key is not None and _key_of(headers) != fake.api_key:

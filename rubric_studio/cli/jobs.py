@@ -91,9 +91,12 @@ async def through_batch_api(args: Namespace, grader: Any, rubric: Any, samples: 
 
     if grader.judge is None:
         return grader  # no judge: the run says why its judge cells are unjudged
-    if grader.config.alias == "ollama":
+    from rubric_studio.judges.providers import no_batch_api
+
+    no_batch = no_batch_api(grader.config)
+    if no_batch is not None:
         await grader.aclose()
-        return fail_usage("ollama has no Batch API: grade without --batch-api")
+        return fail_usage(no_batch)
     inputs = Inputs(rubric, resolved(rubric.path), resolved(samples_path), args.extract, grader.repeat,
                     grader.dispatch.reuse_batch)
     run, plan = _batch_run(grader, rubric, samples, inputs)
@@ -196,7 +199,7 @@ def _client(job: Any, chosen_url: str | None) -> Any:
     keyed = resolve_judge(None, cli_model=job.label, cli_base_url=job.config.base_url)
     if isinstance(keyed, NoJudge):
         return f"cannot reach {job.label}: {keyed.reason}"
-    return batch_client(make_judge(replace(job.config, api_key=keyed.api_key)))
+    return batch_client(make_judge(replace(job.config, api_key=keyed.api_key, extra=keyed.extra)))
 
 
 async def _status(store: Any, job_id: str | None, chosen_url: str | None) -> int:

@@ -25,10 +25,11 @@ from typing import Any
 
 from rubric_studio.core.agreement import Agreement, AgreementReport, agreement
 from rubric_studio.core.labels._labels import Label
+from rubric_studio.core.providers import names as provider_names
+from rubric_studio.core.providers import normalize_name
 from rubric_studio.core.rubric import Rubric
 from rubric_studio.core.samples._samples import Sample
 from rubric_studio.engine.report import Report
-from rubric_studio.judges.config import PROVIDERS
 
 
 def parse_judges(text: str) -> list[str]:
@@ -37,9 +38,9 @@ def parse_judges(text: str) -> list[str]:
     for raw in text.split(","):
         spec = raw.strip()
         provider, sep, model = spec.partition(":")
-        if not sep or not model.strip() or provider.strip().lower() not in PROVIDERS:
+        if not sep or not model.strip() or normalize_name(provider) not in provider_names():
             raise ValueError(
-                f"--judges: {spec!r} is not provider:model with a provider among {', '.join(PROVIDERS)}"
+                f"--judges: {spec!r} is not provider:model with a provider among {', '.join(provider_names())}"
                 if spec else "--judges: an empty entry; expected provider:model,provider:model,..."
             )
         if spec in specs:

@@ -9,7 +9,8 @@ The pieces, in the order the engine uses them::
         outcome = await judge_request(judge, request, rubric, sample)   # cells, tokens, cost
 
 Importing this package does not import the ``openai`` or ``anthropic`` SDKs (a test
-enforces it): :func:`make_judge` imports the provider module it needs.
+enforces it): :func:`make_judge` imports the registered provider's module it needs
+(:mod:`rubric_studio.core.providers`).
 """
 
 from __future__ import annotations
@@ -53,17 +54,12 @@ __all__ = [
 
 
 def make_judge(config: JudgeConfig) -> Judge:
-    """The provider for ``config``. Raises JudgeError(kind="config").
+    """The judge of ``config``'s registered provider. Raises JudgeError(kind="config").
 
     Imports no SDK: the provider imports it and builds its client on the first request,
     so a fully cached run never pays for the import.
     """
-    if config.provider == "openai":
-        from rubric_studio.judges.openai import OpenAIJudge
+    from rubric_studio.judges.providers import definition, resolve
 
-        return OpenAIJudge(config)
-    if config.provider == "anthropic":
-        from rubric_studio.judges.anthropic import AnthropicJudge
-
-        return AnthropicJudge(config)
-    raise JudgeError("config", f"unknown judge provider {config.provider!r}; expected openai or anthropic")
+    judge: Judge = resolve(definition(config).judge)(config)
+    return judge

@@ -93,7 +93,7 @@ class JudgeError(Exception):
 class JudgeConfig:
     """A fully resolved judge: provider, model, endpoint and call parameters."""
 
-    provider: str  # "openai" | "anthropic"
+    provider: str  # a registered provider's name (rubric_studio.core.providers): "openai", "anthropic", …
     model: str
     base_url: str | None = None
     api_key: str | None = field(default=None, repr=False)
@@ -116,6 +116,13 @@ class JudgeConfig:
     alias: str | None = None
     #: Multiplier on list prices (0.5 for the providers' Batch APIs). Not part of identity().
     price_factor: float = 1.0
+    #: The provider's further settings, read from the environment like the key (Azure's
+    #: ``api_version``): (name, value) pairs. Transport, like the key: not part of identity().
+    extra: tuple[tuple[str, str], ...] = ()
+
+    def setting(self, name: str) -> str | None:
+        """One of the provider's further settings (:attr:`extra`), or None."""
+        return dict(self.extra).get(name)
 
     @property
     def label(self) -> str:

@@ -27,9 +27,9 @@ import json
 import time
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field, replace
-from typing import Any
+from typing import Any, Protocol
 
-from rubric_studio.judges.base import JudgeError, JudgeReply
+from rubric_studio.judges.base import JudgeConfig, JudgeError, JudgeReply, JudgeRequest
 from rubric_studio.judges.retry import wall_clock, with_retries
 from rubric_studio.judges.sdk_errors import map_sdk_error
 
@@ -90,15 +90,6 @@ def line_error(kind: str, message: str, *, raw: str | None = None, requests: int
     return error
 
 
-def encode_line(provider: str, custom_id: str, body: dict[str, Any]) -> bytes:
-    """One request as it goes into the batch: an OpenAI JSONL line, or an Anthropic ``requests`` entry."""
-    if provider == "openai":
-        entry = {"custom_id": custom_id, "method": "POST", "url": "/v1/chat/completions", "body": body}
-    else:
-        entry = {"custom_id": custom_id, "params": body}
-    return json.dumps(entry, ensure_ascii=False).encode() + b"\n"
-
-
 def split(sizes: Sequence[tuple[str, int]], limits: tuple[int, int]) -> list[list[str]]:
     """Custom ids in chunks of at most ``limits`` = (requests, bytes), given each line's size.
     A line too large for any batch must be left out by the caller (see :func:`too_large`)."""
@@ -125,10 +116,35 @@ def _room(limits: tuple[int, int]) -> int:
     return max_bytes - ENVELOPE_BYTES if max_bytes > 2 * ENVELOPE_BYTES else max_bytes
 
 
+class BatchJudge(Protocol):
+    """What a Batch API client uses of the live judge: its config, endpoint, key variable, SDK
+    client, body builder and reply reader (an :class:`~rubric_studio.judges.sdk_judge.SDKJudge`)."""
+
+    config: JudgeConfig
+    base_url: str
+    key_var: str
+
+    @property
+    def sdk(self) -> Any: ...
+
+    @property
+    def client(self) -> Any: ...
+
+    def body(self, request: JudgeRequest) -> dict[str, Any]: ...
+
+    def _reply(self, response: Any, latency: float, body: dict[str, Any],
+               request: JudgeRequest | None = None) -> JudgeReply: ...
+
+    async def aclose(self) -> None: ...
+
+
 class BatchClient:
     """One provider's Batch API for a live judge (its config, endpoint, key and reply reader)."""
 
-    def __init__(self, judge: Any, deadline: float | None = None):
+    #: The key of this API's (requests, bytes) per batch in :data:`LIMITS`.
+    limits_key = ""
+
+    def __init__(self, judge: BatchJudge, deadline: float | None = None):
         self.judge = judge
         self.config = judge.config
         self.where = judge.base_url
@@ -183,6 +199,15 @@ class BatchClient:
             raise
         return value
 
+    @property
+    def limits(self) -> tuple[int, int]:
+        """(requests, bytes) one batch may hold."""
+        return LIMITS[self.limits_key]
+
+    def encode(self, custom_id: str, body: dict[str, Any]) -> bytes:
+        """One request as it goes into a batch (one JSONL line)."""
+        raise NotImplementedError
+
     def reply(self, response: Any) -> JudgeReply:
         """A result's message read exactly as a live reply (raises JudgeError like a live call)."""
         return self.judge._reply(response, 0.0, {})
@@ -206,6 +231,14 @@ class BatchClient:
 class OpenAIBatches(BatchClient):
     """OpenAI Batch: a JSONL file of chat-completion requests, results as output and error files."""
 
+    limits_key = "openai"
+    #: The endpoint each line is sent to, in the lines and in the create call.
+    completions_url = "/v1/chat/completions"
+
+    def encode(self, custom_id: str, body: dict[str, Any]) -> bytes:
+        entry = {"custom_id": custom_id, "method": "POST", "url": self.completions_url, "body": body}
+        return json.dumps(entry, ensure_ascii=False).encode() + b"\n"
+
     async def submit(self, job_id: str, lines: list[bytes]) -> str:
         payload = b"".join(lines)
         files, batches = self.client.files, self.client.batches
@@ -213,7 +246,7 @@ class OpenAIBatches(BatchClient):
             file=(f"{job_id}.jsonl", payload), purpose="batch", timeout=self.timeout()), "uploading the batch file",
             transfer=True)
         batch = await self.call(lambda: batches.create(
-            input_file_id=uploaded.id, endpoint="/v1/chat/completions", completion_window="24h",
+            input_file_id=uploaded.id, endpoint=self.completions_url, completion_window="24h",
             metadata={"rubric_studio_job": job_id}, timeout=self.timeout()), "creating the batch", retry=False)  # fmt: skip
         return batch.id
 
@@ -291,6 +324,11 @@ def _openai_line_error(error: dict[str, Any]) -> JudgeError:
 class AnthropicBatches(BatchClient):
     """Anthropic Message Batches: the requests in the create call, results as JSONL."""
 
+    limits_key = "anthropic"
+
+    def encode(self, custom_id: str, body: dict[str, Any]) -> bytes:
+        return json.dumps({"custom_id": custom_id, "params": body}, ensure_ascii=False).encode() + b"\n"
+
     async def submit(self, job_id: str, lines: list[bytes]) -> str:
         requests = [json.loads(line) for line in lines]
         batches = self.client.messages.batches
@@ -344,6 +382,13 @@ def _anthropic_line_error(result: Any) -> JudgeError:
     return line_error("request", f"{status or ''} {kind}: {message}".strip())
 
 
-def batch_client(judge: Any, deadline: float | None = None) -> BatchClient:
-    """The Batch API of ``judge``'s provider; ``deadline``: seconds from now the whole run may take."""
-    return (OpenAIBatches if judge.config.provider == "openai" else AnthropicBatches)(judge, deadline)
+def batch_client(judge: BatchJudge, deadline: float | None = None) -> BatchClient:
+    """The Batch API of ``judge``'s registered provider; ``deadline``: seconds from now the whole
+    run may take. JudgeError(kind="config") when the provider has none (never another's protocol)."""
+    from rubric_studio.judges.providers import definition, no_batch_api, resolve
+
+    why = no_batch_api(judge.config)
+    if why is not None:
+        raise JudgeError("config", why)
+    client: BatchClient = resolve(definition(judge.config).batch or "")(judge, deadline)
+    return client

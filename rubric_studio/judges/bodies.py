@@ -78,8 +78,11 @@ def anthropic_body(config: CallConfig, request: CallRequest) -> dict[str, Any]:
 
 
 def request_body(config: CallConfig, request: CallRequest) -> dict[str, Any]:
-    """The body ``config``'s provider is sent for ``request``."""
-    return anthropic_body(config, request) if config.provider == "anthropic" else openai_body(config, request)
+    """The body ``config``'s provider is sent for ``request`` (its registered body builder)."""
+    from rubric_studio.core.providers import code
+
+    body: dict[str, Any] = code(config.provider, "body")(config, request)
+    return body
 
 
 def request_key(config: CallConfig, request: CallRequest) -> str:

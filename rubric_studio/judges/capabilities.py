@@ -1,4 +1,7 @@
-"""Which optional call parameters each provider (and model family) accepts: one table.
+"""Which optional call parameters each provider (and model family) accepts: one table per provider.
+
+Each registered provider names its row function (``Provider.capabilities``); this module
+holds the built-in ones and :func:`capabilities`, which asks the registry.
 
 A rubric's ``judge.temperature`` and ``judge.reasoning_effort`` are sent only where the
 provider takes them; the request body (:mod:`rubric_studio.judges.bodies`), the cache key
@@ -65,9 +68,20 @@ def _official_openai(config: CallConfig) -> bool:
 
 
 def capabilities(config: CallConfig) -> Capabilities:
-    """The row of the table for ``config``'s provider, model and endpoint."""
-    if config.provider == "anthropic":
-        return _ANTHROPIC
+    """The row of the table for ``config``'s provider, model and endpoint (the registered provider's)."""
+    from rubric_studio.core.providers import code
+
+    row: Capabilities = code(config.provider, "capabilities")(config)
+    return row
+
+
+def anthropic_capabilities(config: CallConfig) -> Capabilities:
+    """The Anthropic messages API: neither optional parameter (see the module docstring)."""
+    return _ANTHROPIC
+
+
+def openai_capabilities(config: CallConfig) -> Capabilities:
+    """OpenAI's reasoning models, its other models, or an OpenAI-compatible server."""
     official = _official_openai(config)
     # Reasoning models reject max_tokens; many compatible servers only know max_tokens.
     tokens_field = "max_completion_tokens" if official else "max_tokens"

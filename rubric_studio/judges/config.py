@@ -2,9 +2,11 @@
 
 Precedence: ``--judge`` over ``judge.model`` over the user config's ``judge.model`` over
 the provider whose key is set; ``--base-url`` over ``judge.base_url`` over the user
-config's ``judge.base_url`` over ``OPENAI_BASE_URL`` / ``ANTHROPIC_BASE_URL``. Providers:
+config's ``judge.base_url`` over the provider's base-URL variable (``OPENAI_BASE_URL`` …).
+Providers and their aliases come from the registry (:mod:`rubric_studio.core.providers`):
 ``openai``, ``anthropic``, ``ollama`` (the openai provider at http://localhost:11434/v1,
-no key) and ``openai-compatible`` (the openai provider at a base URL you give; key optional).
+no key), ``openai-compatible`` (the openai provider at a base URL you give; key optional)
+and any registered by a plugin.
 
 Trust (:mod:`rubric_studio.core.trust`): a rubric's ``judge.base_url``, a provider switch
 in its ``judge.model`` and a ``prompt_path`` outside its folder are used only when
@@ -27,9 +29,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from rubric_studio.core.providers import Alias, Provider, find, get, key_order, names
 from rubric_studio.core.trust import (
-    BASE_URL_VARS,
-    KEY_VARS,
     NO_TRUST,
     Trust,
     judge_gates,
@@ -44,12 +45,15 @@ if TYPE_CHECKING:
     from rubric_studio.core.rubric import JudgeSettings
     from rubric_studio.core.trust import UserConfig
 
-PROVIDERS = ("openai", "anthropic", "ollama", "openai-compatible")
-DEFAULT_MODELS = {"openai": "gpt-4o-mini", "anthropic": "claude-haiku-4-5"}
-PROVIDER_DEFAULT_OUTPUT = {"openai": "json_schema", "anthropic": "tool"}
-OLLAMA_BASE_URL = "http://localhost:11434/v1"
 NO_KEY_PLACEHOLDER = "not-needed"  # OpenAI-compatible servers usually ignore the key
-HOW_TO = "set OPENAI_API_KEY or ANTHROPIC_API_KEY, pass --judge openai:gpt-4o-mini, or --base-url URL for a local server"
+
+
+def how_to() -> str:
+    """How to configure a judge, in a few words (the providers a set key selects)."""
+    keys = [get(name) for name in key_order()]
+    example = f"{keys[0].name}:{keys[0].default_model}" if keys and keys[0] else "PROVIDER:MODEL"
+    return (f"set {' or '.join(p.key_var for p in keys if p)}, pass --judge {example}, "
+            "or --base-url URL for a local server")
 
 
 @dataclass(frozen=True)
@@ -112,29 +116,29 @@ def _model_or_default(model_text: str | None, explicit_url: str | None, env: Map
     """The ``provider:model`` asked for, else the default model of the provider whose key is set."""
     if model_text is not None:
         return model_text
-    if _get(env, KEY_VARS["openai"]):
-        return f"openai:{DEFAULT_MODELS['openai']}"
-    if _get(env, KEY_VARS["anthropic"]):
-        return f"anthropic:{DEFAULT_MODELS['anthropic']}"
+    for provider in filter(None, map(get, key_order())):
+        if _get(env, provider.key_var):
+            return f"{provider.name}:{provider.default_model}"
     if explicit_url:
         return NoJudge(
             f"a base URL ({explicit_url}) but no model: pass --judge openai-compatible:MODEL (or set judge.model)",
             invalid=True,
         )
-    return NoJudge(f"no judge configured: {HOW_TO}")
+    return NoJudge(f"no judge configured: {how_to()}")
 
 
-def _provider_and_model(model_text: str) -> tuple[str, str] | NoJudge:
-    """(provider as written, model) of ``provider:model``, the provider one of :data:`PROVIDERS`."""
+def _provider_and_model(model_text: str) -> tuple[Provider, Alias | None, str] | NoJudge:
+    """(provider, alias as written or None, model) of ``provider:model``, the provider a registered one."""
     split = _split_model(model_text)
     if split is None:
         return NoJudge(f'judge model {model_text!r}: expected "provider:model", e.g. openai:gpt-4o-mini', invalid=True)
     written, model = split
-    if written not in PROVIDERS:
+    found = find(written)
+    if found is None:
         return NoJudge(
-            f"unknown judge provider {written!r} in {model_text!r}; expected one of {', '.join(PROVIDERS)}", invalid=True
+            f"unknown judge provider {written!r} in {model_text!r}; expected one of {', '.join(names())}", invalid=True
         )
-    return written, model
+    return found[0], found[1], model
 
 
 def _call_settings(settings: JudgeSettings | None) -> dict[str, Any]:
@@ -181,12 +185,14 @@ def resolve_judge(
     split = _provider_and_model(model_text)
     if isinstance(split, NoJudge):
         return split
-    written, model = split
-    provider = "anthropic" if written == "anthropic" else "openai"
-    endpoint = _endpoint(written, provider, model_text, explicit_url, env)
+    provider, alias, model = split
+    endpoint = _endpoint(provider, alias, model_text, explicit_url, env)
     if isinstance(endpoint, NoJudge):
         return endpoint
     base_url, api_key = endpoint
+    extra = _provider_settings(provider, model_text, env)
+    if isinstance(extra, NoJudge):
+        return extra
     prompt = _read_prompt(settings, base_dir)
     if isinstance(prompt, NoJudge):
         return prompt
@@ -195,43 +201,61 @@ def resolve_judge(
     if isinstance(structured, NoJudge):
         return structured
     return JudgeConfig(
-        provider=provider,
+        provider=provider.name,
         model=model,
         base_url=base_url,
         api_key=api_key,
         prompt_template=prompt,
-        alias=written if written in ("ollama", "openai-compatible") else None,
+        alias=alias.name if alias else None,
         structured_output=structured,
+        extra=extra,
         **params,
     )
 
 
-def _structured_output(provider: str, mode: str | None) -> str | None | NoJudge:
+def _structured_output(provider: Provider, mode: str | None) -> str | None | NoJudge:
     """``judge.structured_output`` for ``provider``; None when it is the provider's default."""
-    if mode is None or mode == PROVIDER_DEFAULT_OUTPUT[provider]:
+    if mode is None or mode == provider.structured_output:
         return None
-    if provider == "anthropic" and mode not in ("tool", "none"):
-        return NoJudge(f"judge.structured_output {mode!r}: an anthropic judge supports tool or none", invalid=True)
+    if mode not in provider.structured_outputs:
+        supported = " or ".join(provider.structured_outputs)
+        return NoJudge(f"judge.structured_output {mode!r}: an {provider.name} judge supports {supported}", invalid=True)
     return mode
 
 
+def _provider_settings(provider: Provider, model_text: str, env: Mapping[str, str]) -> tuple[tuple[str, str], ...] | NoJudge:
+    """The provider's further settings from the environment (Azure's api_version), all required."""
+    values = []
+    for name, var in provider.settings.items():
+        value = _get(env, var)
+        if value is None:
+            return NoJudge(f"{model_text}: {var} is not set (the {provider.name} provider's {name})", invalid=True)
+        values.append((name, value))
+    return tuple(values)
+
+
 def _endpoint(
-    written: str, provider: str, model_text: str, explicit_url: str | None, env: Mapping[str, str]
+    provider: Provider, alias: Alias | None, model_text: str, explicit_url: str | None, env: Mapping[str, str]
 ) -> tuple[str | None, str] | NoJudge:
     """(base URL, key) for the provider. ``explicit_url`` is the user's, or a rubric's the user trusted."""
-    if written == "ollama":
-        base_url, api_key = explicit_url or OLLAMA_BASE_URL, "ollama"
+    if alias is not None and alias.keyless:
+        base_url, api_key = explicit_url or alias.default_base_url, alias.name
     else:
-        base_url = explicit_url or _get(env, BASE_URL_VARS[provider])
-        api_key = _get(env, KEY_VARS[provider])
-        if written == "openai-compatible" and base_url is None:
+        base_url = explicit_url or _get(env, provider.base_url_var)
+        api_key = _get(env, provider.key_var)
+        if alias is not None and alias.needs_base_url and base_url is None:
             return NoJudge(
-                f"{model_text}: openai-compatible needs a base URL: pass --base-url http://HOST:PORT/v1 or set judge.base_url",
+                f"{model_text}: {alias.name} needs a base URL: pass --base-url http://HOST:PORT/v1 or set judge.base_url",
                 invalid=True,
             )
+        if provider.needs_base_url and base_url is None:
+            return NoJudge(f"{model_text}: {provider.name} needs an endpoint: set {provider.base_url_var}, "
+                           "or pass --base-url URL (or set judge.base_url)", invalid=True)  # fmt: skip
         if api_key is None:
+            if provider.key_required:
+                return NoJudge(f"{model_text}: {provider.key_var} is not set")
             if base_url is None:
-                return NoJudge(f"{model_text}: {KEY_VARS[provider]} is not set; {HOW_TO}")
+                return NoJudge(f"{model_text}: {provider.key_var} is not set; {how_to()}")
             api_key = NO_KEY_PLACEHOLDER
     if base_url is not None:
         base_url = base_url.strip().rstrip("/")

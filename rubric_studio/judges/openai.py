@@ -71,6 +71,11 @@ class OpenAIJudge(SDKJudge):
         return sdk.types.chat.ChatCompletion
 
     @property
+    def wire_url(self) -> str:
+        """The URL a request is sent to (shown with the request in the inspector)."""
+        return f"{self.base_url}/chat/completions"
+
+    @property
     def official(self) -> bool:
         return self.base_url == OFFICIAL_BASE_URL
 
@@ -103,7 +108,7 @@ class OpenAIJudge(SDKJudge):
 
     def _reply(self, response: Any, latency: float, body: dict[str, Any],
                request: JudgeRequest | None = None) -> JudgeReply:
-        wire = {"url": f"{self.base_url}/chat/completions", "request": body, "response": response}
+        wire = {"url": self.wire_url, "request": body, "response": response}
         if not getattr(response, "choices", None):
             raise JudgeError("malformed", f"{self.base_url} sent a reply with no choices", raw=_dump(response))
         usage = response.usage

@@ -1,7 +1,8 @@
 """What judge calls cost: a built-in USD price table the user can extend or override.
 
 Prices are USD per 1M tokens (input, output), list prices for standard (non-batch,
-uncached) calls. Dated model names match their family by prefix at a ``-`` / ``@`` /
+uncached) calls; the built-in ones are each registered provider's ``prices``
+(:mod:`rubric_studio.core.providers`). Dated model names match their family by prefix at a ``-`` / ``@`` /
 ``:`` boundary, the longest prefix winning (``gpt-4o-mini-2024-07-18`` → gpt-4o-mini).
 
 User table: ``prices.yaml`` in the config folder (``$RUBRIC_STUDIO_HOME`` or
@@ -19,6 +20,7 @@ import time
 from pathlib import Path
 from typing import NamedTuple
 
+from rubric_studio.core.providers import find, get
 from rubric_studio.core.userdir import config_dir
 
 
@@ -27,40 +29,16 @@ class Price(NamedTuple):
     output: float  # USD per 1M output tokens
 
 
-# Built-in list prices, as of 2025-11 (USD per 1M tokens). Check the providers' pages;
-# override anything here in prices.yaml.
-BUILTIN: dict[str, Price] = {
-    # OpenAI
-    "gpt-5": Price(1.25, 10.0),
-    "gpt-5.1": Price(1.25, 10.0),
-    "gpt-5-mini": Price(0.25, 2.0),
-    "gpt-5-nano": Price(0.05, 0.40),
-    "gpt-4.1": Price(2.0, 8.0),
-    "gpt-4.1-mini": Price(0.40, 1.60),
-    "gpt-4.1-nano": Price(0.10, 0.40),
-    "gpt-4o": Price(2.50, 10.0),
-    "gpt-4o-mini": Price(0.15, 0.60),
-    "gpt-4-turbo": Price(10.0, 30.0),
-    "gpt-3.5-turbo": Price(0.50, 1.50),
-    "o1": Price(15.0, 60.0),
-    "o1-mini": Price(1.10, 4.40),
-    "o3": Price(2.0, 8.0),
-    "o3-mini": Price(1.10, 4.40),
-    "o4-mini": Price(1.10, 4.40),
-    # Anthropic (aliases like claude-sonnet-4-5 and dated ids like claude-sonnet-4-5-20250929)
-    "claude-opus-4": Price(15.0, 75.0),
-    "claude-opus-4-1": Price(15.0, 75.0),
-    "claude-opus-4-5": Price(5.0, 25.0),
-    "claude-sonnet-4": Price(3.0, 15.0),
-    "claude-sonnet-4-5": Price(3.0, 15.0),
-    "claude-haiku-4-5": Price(1.0, 5.0),
-    "claude-3-7-sonnet": Price(3.0, 15.0),
-    "claude-3-5-sonnet": Price(3.0, 15.0),
-    "claude-3-5-haiku": Price(0.80, 4.0),
-    "claude-3-opus": Price(15.0, 75.0),
-    "claude-3-haiku": Price(0.25, 1.25),
-}
-PRICED_PROVIDERS = ("openai", "anthropic", "openai-compatible")
+def builtin_prices(provider: str) -> dict[str, Price]:
+    """The built-in list prices for a provider name as written (its registered ``prices``, or
+    those of the provider it is ``priced_like``); none for a keyless local alias (ollama)."""
+    found = find(provider)
+    if found is None or (found[1] is not None and found[1].keyless):
+        return {}
+    source = get(found[0].priced_like) if found[0].priced_like else found[0]
+    return {model: Price(*price) for model, price in (source.prices if source else {}).items()}
+
+
 _BOUNDARY = ("-", "@", ":")
 _user_cache: dict[Path, tuple[float, dict[str, Price]]] = {}
 _checked: dict[Path, tuple[float, dict[str, Price]]] = {}  # path -> (when last stat-ed, its table)
@@ -143,9 +121,7 @@ def price_for(provider: str, model: str) -> Price | None:
         found = _match(user, f"{provider}:{model}") or _match(user, model) or user.get(f"{provider}:*")
         if found is not None:
             return found
-    if provider not in PRICED_PROVIDERS:
-        return None
-    return _match(BUILTIN, model)
+    return _match(builtin_prices(provider), model)
 
 
 def cost_usd(provider: str, model: str, input_tokens: int, output_tokens: int) -> float | None:

@@ -36,16 +36,14 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from rubric_studio.core.trust._folders import prompt_path_reason
+# From the provider registry: KEY_VARS / BASE_URL_VARS (provider -> variable), KEY_FAMILY (which
+# user key a written provider uses: ``openai-compatible`` runs on the openai key and base URL;
+# ``ollama`` uses no key at all) and KEYLESS (names that carry no user key).
+from rubric_studio.core.providers import BASE_URL_VARS, KEY_FAMILY, KEY_VARS, KEYLESS
 
 if TYPE_CHECKING:
     from rubric_studio.core.rubric import JudgeSettings, Rubric
 
-KEY_VARS = {"openai": "OPENAI_API_KEY", "anthropic": "ANTHROPIC_API_KEY"}
-BASE_URL_VARS = {"openai": "OPENAI_BASE_URL", "anthropic": "ANTHROPIC_BASE_URL"}
-#: Which user key a written provider uses: ``openai-compatible`` runs on the openai key and
-#: base URL; ``ollama`` uses no key at all (a placeholder, to http://localhost:11434/v1).
-KEY_FAMILY = {"openai": "openai", "openai-compatible": "openai", "anthropic": "anthropic", "ollama": "ollama"}
-KEYLESS = frozenset({"ollama"})
 HOW_TO_TRUST = 'trust this rubric (--allow-code, or "Trust this rubric" in the studio)'
 
 
@@ -74,7 +72,7 @@ class UserJudge:
             family = provider_family(model) if model else None
             if family is not None:  # a malformed model string selects nothing (its judge is refused anyway)
                 return family
-        for family in ("openai", "anthropic"):
+        for family in KEY_VARS:  # registration order: openai, anthropic, …
             if self.env_value(KEY_VARS[family]):
                 return family
         return None

@@ -102,9 +102,14 @@ class Job:
         return {"format": 1, **asdict(self)}
 
 
+#: What a job never keeps of a judge: the key, and the provider settings read from the
+#: environment with it (``jobs wait`` reads both again).
+_FROM_ENVIRONMENT = ("api_key", "extra")
+
+
 def judge_fields(config: JudgeConfig) -> dict[str, Any]:
-    """What a job keeps of a judge: everything but the key."""
-    return {f.name: getattr(config, f.name) for f in fields(config) if f.name != "api_key"}
+    """What a job keeps of a judge: everything but the key (and what comes with it)."""
+    return {f.name: getattr(config, f.name) for f in fields(config) if f.name not in _FROM_ENVIRONMENT}
 
 
 def endpoint_seal(job_id: str, config: JudgeConfig) -> str:
@@ -122,12 +127,12 @@ def endpoint_refusal(job: Job, chosen_url: str | None = None) -> str | None:
     Job files are data beside the cache, and a team may share that folder: a job's base URL is
     used only when it is the provider's own, the user chose it (``chosen_url`` from
     ``--base-url``, the user config, the environment), or the job carries this user's seal."""
+    from rubric_studio.core.providers import registered
     from rubric_studio.core.trust import normalize_url, user_choices
-    from rubric_studio.judges.anthropic import OFFICIAL_BASE_URL as ANTHROPIC_URL
-    from rubric_studio.judges.openai import OFFICIAL_BASE_URL as OPENAI_URL
 
     url = job.config.base_url
-    if url is None or normalize_url(url) in (OPENAI_URL, ANTHROPIC_URL, ANTHROPIC_URL + "/v1"):
+    official = {normalize_url(p.official_url) for p in registered() if p.official_url}
+    if url is None or normalize_url(url) in official | {u + "/v1" for u in official}:
         return None
     if hmac.compare_digest(job.endpoint_seal, endpoint_seal(job.id, job.config)):
         return None
@@ -162,10 +167,13 @@ _JUDGE_TYPES: dict[str, tuple[type, ...]] = {
 def _judge(data: Any, where: str) -> dict[str, Any]:
     if not isinstance(data, dict):
         raise JobFileError(f"{where}: field 'judge': expected an object")
-    known = {f.name for f in fields(JudgeConfig)} - {"api_key"}
+    from rubric_studio.core.providers import registered
+
+    known = {f.name for f in fields(JudgeConfig)} - set(_FROM_ENVIRONMENT)
     judge = {name: value for name, value in data.items() if name in known}
-    if judge.get("provider") not in ("openai", "anthropic") or not isinstance(judge.get("model"), str):
-        raise JobFileError(f"{where}: field 'judge': expected a provider (openai or anthropic) and a model")
+    providers = [p.name for p in registered() if p.batch]
+    if judge.get("provider") not in providers or not isinstance(judge.get("model"), str):
+        raise JobFileError(f"{where}: field 'judge': expected a provider ({' or '.join(providers)}) and a model")
     for name, value in judge.items():
         kinds = _JUDGE_TYPES.get(name, (str, type(None)))
         if not isinstance(value, kinds) or isinstance(value, bool):

@@ -23,7 +23,7 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from rubric_studio.engine.batch._jobs import (
     Job,
@@ -41,7 +41,14 @@ from rubric_studio.engine.batch._replies import (
     missing_result,
     not_in_a_job,
 )
-from rubric_studio.judges.base import JudgeError, JudgeReply, JudgeRequest
+from rubric_studio.judges.base import JudgeConfig, JudgeError, JudgeReply, JudgeRequest
+
+if TYPE_CHECKING:
+    from rubric_studio.core.rubric import Rubric
+    from rubric_studio.core.samples import Sample
+    from rubric_studio.engine.dispatch import RequestResult, Work
+    from rubric_studio.engine.usage import Usage
+    from rubric_studio.judges.batch_api import BatchJudge
 
 __all__ = ["BatchRun", "Collected", "Inputs", "Planned", "PrefetchedJudge", "job_grader", "plan_requests",
            "poll_interval", "resolved"]
@@ -51,6 +58,23 @@ POLL_START, POLL_MAX, POLL_GROWTH = 5.0, 60.0, 1.5
 POLL_ENV = "RUBRIC_STUDIO_BATCH_POLL"
 #: Status polls that may fail in a row (rate limits, 5xx, network) before waiting gives up.
 POLL_FAILURES_TO_STOP = 10
+
+
+class CacheLookup(Protocol):
+    """The part of a grader's dispatcher planning reads: what the memo or cache already answers."""
+
+    def lookup(self, key: str, request: Any, rubric: Rubric, sample: Sample, usage: Usage, *,
+               remember: bool = True) -> RequestResult | None: ...
+
+
+class PlanningGrader(Protocol):
+    """What :func:`plan_requests` uses of a grader (an :class:`~rubric_studio.engine.grader.Grader`):
+    its resolved judge, its dispatcher, and the requests a live run would build."""
+
+    config: JudgeConfig | None
+    dispatch: CacheLookup
+
+    def _judge_work(self, rubric: Rubric, samples: list[Sample]) -> Work | None: ...
 
 
 @dataclass
@@ -75,25 +99,26 @@ class Inputs:
     reuse_batch: bool = True
 
 
-def plan_requests(grader: Any, rubric: Any, samples: Sequence[Any]) -> dict[str, Planned]:
+def plan_requests(grader: PlanningGrader, rubric: Rubric, samples: Sequence[Sample]) -> dict[str, Planned]:
     """The requests (by cache key) a live run of ``grader`` would send now, grouped as it would
     group them (batch mode: the uncached criteria of a sample and repeat in one request)."""
     from rubric_studio.engine.usage import Usage
     from rubric_studio.judges.prompts import batch_request
 
     work = grader._judge_work(rubric, list(samples))
-    if work is None:
+    if work is None or grader.config is None:
         return {}
+    config = grader.config
     usage = Usage()
     missing = [key for key, request in work.requests.items()
                if grader.dispatch.lookup(key, request, rubric, work.sample_for(key), usage, remember=False) is None]  # fmt: skip
     planned: dict[str, Planned] = {}
-    for group in work.groups(missing, batch=grader.config.mode == "batch"):
+    for group in work.groups(missing, batch=config.mode == "batch"):
         sample, first = work.sample_for(group[0]), work.requests[group[0]]
         request = first if len(group) == 1 else batch_request(
-            sample, [rubric.criterion(work.requests[key].criterion_ids[0]) for key in group], grader.config,
+            sample, [rubric.criterion(work.requests[key].criterion_ids[0]) for key in group], config,
             first.repeat_index)  # fmt: skip
-        key = request.cache_key(grader.config)
+        key = request.cache_key(config)
         planned[key] = Planned(key, request, sample)
     return planned
 
@@ -110,7 +135,7 @@ def poll_interval() -> float | None:
 class BatchRun:
     """The jobs that answer one run's planned requests: resumed, submitted, waited for, collected."""
 
-    def __init__(self, store: JobStore, judge: Any, plan: dict[str, Planned], inputs: Inputs,
+    def __init__(self, store: JobStore, judge: BatchJudge, plan: dict[str, Planned], inputs: Inputs,
                  deadline: float | None = None):
         """``deadline``: seconds from now that submitting, waiting and collecting may take in all."""
         from rubric_studio.judges.batch_api import batch_client
@@ -139,10 +164,10 @@ class BatchRun:
     async def submit(self, keys: Sequence[str], limits: tuple[int, int] | None = None) -> Job | None:
         """Submit ``keys`` as a new job, in batches within the provider's limits; each batch is
         saved in the job file the moment the provider accepts it. None if nothing was accepted."""
-        from rubric_studio.judges.batch_api import LIMITS, line_error, split
+        from rubric_studio.judges.batch_api import line_error, split
 
         config, inputs = self.judge.config, self.inputs
-        limits = limits or LIMITS[config.provider]
+        limits = limits or self.client.limits
         unwritable = self._unwritable()
         if unwritable:  # a batch that cannot be recorded could be paid for twice: send nothing
             self.unsent.update({key: line_error("request", f"not submitted: {unwritable}", requests=0) for key in keys})
@@ -172,13 +197,13 @@ class BatchRun:
     def _encode(self, keys: Sequence[str], limits: tuple[int, int]) -> tuple[dict[str, bytes], dict[str, RequestRef]]:
         """Each request as its batch line (the live judge's body), by custom id, and what it answers.
         A request too large for any batch is not submitted (said in :attr:`unsent`)."""
-        from rubric_studio.judges.batch_api import encode_line, line_error, too_large
+        from rubric_studio.judges.batch_api import line_error, too_large
 
         lines: dict[str, bytes] = {}
         refs: dict[str, RequestRef] = {}
         for number, key in enumerate(keys):
             planned, custom_id = self.plan[key], f"r{number}"
-            line = encode_line(self.judge.config.provider, custom_id, self.judge.body(planned.request))
+            line = self.client.encode(custom_id, self.judge.body(planned.request))
             if too_large(len(line), limits):
                 self.unsent[key] = line_error(
                     "request", f"not submitted: this request ({len(line) / 1e6:.1f} MB) is larger than a batch may be "

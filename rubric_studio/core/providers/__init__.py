@@ -1,0 +1,80 @@
+"""Judge providers as data: one :class:`Provider` per provider, built in or from an entry point.
+
+The core reads the declarative part (names, key and base-URL variables, defaults, prices);
+the judges layer resolves the ``"module:attr"`` references to code when a judge is made.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from rubric_studio._lazy import lazy_exports
+
+if TYPE_CHECKING:
+    from rubric_studio.core.providers._registry import (
+        BASE_URL_VARS,
+        GROUP,
+        KEY_FAMILY,
+        KEY_VARS,
+        KEYLESS,
+        builtin_names,
+        code,
+        family,
+        find,
+        forget_plugins,
+        get,
+        key_order,
+        load,
+        markdown_table,
+        names,
+        normalize_name,
+        registered,
+    )
+    from rubric_studio.core.providers._spec import STRUCTURED_OUTPUTS, Alias, Provider
+
+#: Public name -> the private module that defines it.
+_EXPORTS = {
+    "Alias": "_spec",
+    "BASE_URL_VARS": "_registry",
+    "builtin_names": "_registry",
+    "code": "_registry",
+    "family": "_registry",
+    "find": "_registry",
+    "forget_plugins": "_registry",
+    "get": "_registry",
+    "GROUP": "_registry",
+    "KEY_FAMILY": "_registry",
+    "key_order": "_registry",
+    "KEY_VARS": "_registry",
+    "KEYLESS": "_registry",
+    "load": "_registry",
+    "markdown_table": "_registry",
+    "names": "_registry",
+    "normalize_name": "_registry",
+    "Provider": "_spec",
+    "registered": "_registry",
+    "STRUCTURED_OUTPUTS": "_spec",
+}
+__all__ = [
+    "Alias",
+    "BASE_URL_VARS",
+    "builtin_names",
+    "code",
+    "family",
+    "find",
+    "forget_plugins",
+    "get",
+    "GROUP",
+    "KEY_FAMILY",
+    "key_order",
+    "KEY_VARS",
+    "KEYLESS",
+    "load",
+    "markdown_table",
+    "names",
+    "normalize_name",
+    "Provider",
+    "registered",
+    "STRUCTURED_OUTPUTS",
+]
+__getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)

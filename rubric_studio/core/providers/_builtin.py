@@ -1,0 +1,79 @@
+"""The built-in judge providers. A new provider is one module with its code plus one entry here
+(or, outside this package, one entry point in the ``rubric_studio.providers`` group).
+
+Prices are list prices as of 2025-11, USD per 1M tokens (input, output), for standard
+(non-batch, uncached) calls; check the providers' pages, and override any in ``prices.yaml``.
+"""
+
+from __future__ import annotations
+
+from rubric_studio.core.providers._spec import Alias, Provider
+
+OPENAI_PRICES = {
+    "gpt-5": (1.25, 10.0), "gpt-5.1": (1.25, 10.0), "gpt-5-mini": (0.25, 2.0), "gpt-5-nano": (0.05, 0.40),
+    "gpt-4.1": (2.0, 8.0), "gpt-4.1-mini": (0.40, 1.60), "gpt-4.1-nano": (0.10, 0.40),
+    "gpt-4o": (2.50, 10.0), "gpt-4o-mini": (0.15, 0.60), "gpt-4-turbo": (10.0, 30.0), "gpt-3.5-turbo": (0.50, 1.50),
+    "o1": (15.0, 60.0), "o1-mini": (1.10, 4.40), "o3": (2.0, 8.0), "o3-mini": (1.10, 4.40), "o4-mini": (1.10, 4.40),
+}  # fmt: skip
+#: Aliases like claude-sonnet-4-5 and dated ids like claude-sonnet-4-5-20250929.
+ANTHROPIC_PRICES = {
+    "claude-opus-4": (15.0, 75.0), "claude-opus-4-1": (15.0, 75.0), "claude-opus-4-5": (5.0, 25.0),
+    "claude-sonnet-4": (3.0, 15.0), "claude-sonnet-4-5": (3.0, 15.0), "claude-haiku-4-5": (1.0, 5.0),
+    "claude-3-7-sonnet": (3.0, 15.0), "claude-3-5-sonnet": (3.0, 15.0), "claude-3-5-haiku": (0.80, 4.0),
+    "claude-3-opus": (15.0, 75.0), "claude-3-haiku": (0.25, 1.25),
+}  # fmt: skip
+
+OPENAI = Provider(
+    name="openai",
+    summary="OpenAI chat completions, or any OpenAI-compatible server at a base URL",
+    judge="rubric_studio.judges.openai:OpenAIJudge",
+    body="rubric_studio.judges.bodies:openai_body",
+    capabilities="rubric_studio.judges.capabilities:openai_capabilities",
+    batch="rubric_studio.judges.batch_api:OpenAIBatches",
+    key_var="OPENAI_API_KEY",
+    base_url_var="OPENAI_BASE_URL",
+    default_model="gpt-4o-mini",
+    official_url="https://api.openai.com/v1",
+    prices=OPENAI_PRICES,
+    aliases=(
+        Alias("ollama", "a local Ollama server (http://localhost:11434/v1 unless --base-url), no key",
+              default_base_url="http://localhost:11434/v1", keyless=True, batch=False),
+        Alias("openai-compatible", "any OpenAI-compatible server (vLLM, llama.cpp, LM Studio …) at --base-url; "
+              "key optional", needs_base_url=True),
+    ),
+)  # fmt: skip
+
+ANTHROPIC = Provider(
+    name="anthropic",
+    summary="Anthropic messages API (or an Anthropic-compatible endpoint)",
+    judge="rubric_studio.judges.anthropic:AnthropicJudge",
+    body="rubric_studio.judges.bodies:anthropic_body",
+    capabilities="rubric_studio.judges.capabilities:anthropic_capabilities",
+    batch="rubric_studio.judges.batch_api:AnthropicBatches",
+    key_var="ANTHROPIC_API_KEY",
+    base_url_var="ANTHROPIC_BASE_URL",
+    default_model="claude-haiku-4-5",
+    official_url="https://api.anthropic.com",
+    structured_output="tool",
+    structured_outputs=("tool", "none"),
+    prices=ANTHROPIC_PRICES,
+)
+
+AZURE = Provider(
+    name="azure",
+    summary="Azure OpenAI: a deployment of your resource, through the openai SDK's AzureOpenAI",
+    judge="rubric_studio.judges.azure:AzureJudge",
+    body="rubric_studio.judges.bodies:openai_body",
+    capabilities="rubric_studio.judges.azure:azure_capabilities",
+    batch="rubric_studio.judges.azure:AzureBatches",
+    key_var="AZURE_OPENAI_API_KEY",
+    base_url_var="AZURE_OPENAI_ENDPOINT",
+    needs_base_url=True,
+    key_required=True,
+    model_word="deployment",
+    settings={"api_version": "OPENAI_API_VERSION"},
+    priced_like="openai",
+)
+
+#: In this order: a key set in the environment selects the first provider with a default model.
+BUILTIN = (OPENAI, ANTHROPIC, AZURE)

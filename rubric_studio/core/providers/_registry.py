@@ -1,0 +1,191 @@
+"""The registry of judge providers: the built-ins, then third-party ones from entry points.
+
+Every list of providers the product shows or checks is read from here: the ``provider:model``
+names (``--judge`` help, "expected one of …"), the key and base-URL variables trust looks at,
+the default judge a set key selects, prices, and the docs' provider table.
+
+A third-party provider (a house gateway as a pip package) registers through the entry-point
+group :data:`GROUP`, naming a :class:`Provider`::
+
+    [project.entry-points."rubric_studio.providers"]
+    gateway = "house_gateway:PROVIDER"
+
+Entry points are read once, on first use (never at import). A plugin that fails to load, is
+not a Provider, or reuses a name already taken (a plugin never replaces a built-in) is skipped
+with one warning naming it and why.
+"""
+
+from __future__ import annotations
+
+import importlib
+import logging
+import re
+from collections.abc import Callable, Iterator, Mapping
+from dataclasses import replace
+from importlib.metadata import entry_points
+from typing import Any
+
+from rubric_studio.core.providers._builtin import BUILTIN
+from rubric_studio.core.providers._spec import Alias, Provider
+
+GROUP = "rubric_studio.providers"
+_NAME = re.compile(r"^[a-z][a-z0-9-]*$")
+_plugins: tuple[Provider, ...] | None = None
+_loaded: dict[str, Any] = {}
+
+
+def registered() -> tuple[Provider, ...]:
+    """Every provider: the built-ins, then the plugins (loaded on the first call)."""
+    global _plugins
+    if _plugins is None:
+        _plugins = tuple(_load_plugins())
+    return BUILTIN + _plugins
+
+
+def forget_plugins() -> None:
+    """Read the entry points again on next use (after installing a plugin in a running process)."""
+    global _plugins
+    _plugins = None
+
+
+def _load_plugins() -> Iterator[Provider]:
+    taken = {name: "built-in" for provider in BUILTIN for name in provider.names}
+    for point in entry_points(group=GROUP):
+        provider, problem = _load(point, taken)
+        if provider is None:
+            logging.getLogger(__name__).warning("warning: provider plugin %r (%s) skipped: %s", point.name,
+                                                point.value, problem)  # fmt: skip
+            continue
+        taken.update({name: provider.origin for name in provider.names})
+        yield provider
+
+
+def _load(point: Any, taken: Mapping[str, str]) -> tuple[Provider | None, str]:
+    """The provider an entry point names, or None and why it cannot be used."""
+    try:
+        found = point.load()
+    except Exception as exc:  # any failure of third-party code: skip it, say why
+        return None, f"it failed to load ({type(exc).__name__}: {exc})"
+    if not isinstance(found, Provider):
+        what = f"the class {found.__name__}" if isinstance(found, type) else f"a {type(found).__name__}"
+        return None, f"it names {what}, not a rubric_studio.core.providers.Provider"
+    for name in found.names:
+        if not _NAME.match(name):
+            return None, f"provider name {name!r} must be lower-case letters, digits and '-'"
+        if name in taken:
+            return None, f"the name {name!r} is taken by a {taken[name]} provider, which a plugin cannot replace"
+    dist = getattr(getattr(point, "dist", None), "name", None)
+    return replace(found, origin=f"plugin {dist or point.value}"), ""
+
+
+def normalize_name(text: str) -> str:
+    """A provider name as written (``OpenAI``, ``openai_compatible``) in its registered form."""
+    return text.strip().lower().replace("_", "-")
+
+
+def find(written: str) -> tuple[Provider, Alias | None] | None:
+    """The provider (and alias) a ``provider:`` name refers to, or None."""
+    name = normalize_name(written)
+    for provider in registered():
+        if name == provider.name:
+            return provider, None
+        alias = provider.alias(name)
+        if alias is not None:
+            return provider, alias
+    return None
+
+
+def get(name: str) -> Provider | None:
+    """The provider of a resolved judge (``JudgeConfig.provider``: a provider's own name)."""
+    return next((provider for provider in registered() if provider.name == name), None)
+
+
+def load(reference: str) -> Any:
+    """The object a ``"module:attr"`` reference names, imported on first use (like an entry point)."""
+    if reference not in _loaded:
+        module, _, attr = reference.partition(":")
+        _loaded[reference] = getattr(importlib.import_module(module), attr)
+    return _loaded[reference]
+
+
+def code(name: str, part: str) -> Any:
+    """The ``part`` (``judge``, ``batch``, ``body``, ``capabilities``) of the provider ``name``,
+    loaded. ValueError for a provider not registered or a part it does not have."""
+    provider = get(name)
+    reference = getattr(provider, part, None) if provider is not None else None
+    if not reference:
+        raise ValueError(f"judge provider {name!r} has no {part}; registered: {', '.join(names())}")
+    return load(reference)
+
+
+def names() -> tuple[str, ...]:
+    """Every name ``provider:model`` accepts, aliases included."""
+    return tuple(name for provider in registered() for name in provider.names)
+
+
+def builtin_names() -> tuple[str, ...]:
+    """The names of the built-in providers and aliases (no plugin is loaded: for ``--help``)."""
+    return tuple(name for provider in BUILTIN for name in provider.names)
+
+
+def key_order() -> tuple[str, ...]:
+    """Providers a set key selects when no model is named, in order (those with a default model)."""
+    return tuple(provider.name for provider in registered() if provider.default_model)
+
+
+def family(written: str) -> str | None:
+    """Whose key a ``provider:`` name spends: the provider's own, or the keyless alias's (none)."""
+    found = find(written)
+    if found is None:
+        return None
+    provider, alias = found
+    return alias.name if alias is not None and alias.keyless else provider.name
+
+
+class RegistryView(Mapping[str, Any]):
+    """A read-only mapping computed from the registered providers when used (so plugins count too)."""
+
+    def __init__(self, build: Callable[[tuple[Provider, ...]], dict[str, Any]]):
+        self._build = build
+
+    def _data(self) -> dict[str, Any]:
+        return self._build(registered())
+
+    def __getitem__(self, key: str) -> Any:
+        return self._data()[key]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._data())
+
+    def __len__(self) -> int:
+        return len(self._data())
+
+    def __repr__(self) -> str:
+        return f"RegistryView({self._data()!r})"
+
+
+#: provider -> the variable holding the user's key.
+KEY_VARS = RegistryView(lambda all_: {p.name: p.key_var for p in all_})
+#: provider -> the variable holding a base URL (endpoint) the user chose.
+BASE_URL_VARS = RegistryView(lambda all_: {p.name: p.base_url_var for p in all_})
+#: written provider name -> whose key it spends (:func:`family`).
+KEY_FAMILY = RegistryView(lambda all_: {name: family(name) for p in all_ for name in p.names})
+#: names that never carry a user key (``ollama``).
+KEYLESS = RegistryView(lambda all_: {a.name: True for p in all_ for a in p.aliases if a.keyless})
+
+
+def markdown_table() -> str:
+    """The docs' provider table (README "Judges"), one row per name."""
+    rows = ["| `--judge` | What | Key | Base URL / endpoint | Default model | Batch API |",
+            "|---|---|---|---|---|---|"]  # fmt: skip
+    for provider in registered():
+        extra = "".join(f", `{var}`" for var in provider.settings.values())
+        endpoint = f"`{provider.base_url_var}`" + (" (required)" if provider.needs_base_url else "")
+        rows.append(f"| `{provider.name}:<{provider.model_word}>` | {provider.summary} | `{provider.key_var}`{extra} | "
+                    f"{endpoint} | {provider.default_model or '—'} | {'yes' if provider.batch else 'no'} |")
+        for alias in provider.aliases:
+            key = "none" if alias.keyless else f"`{provider.key_var}` (optional)"
+            where = alias.default_base_url or "`--base-url` (required)"
+            batch = "yes" if provider.batch and alias.batch else "no"
+            rows.append(f"| `{alias.name}:<{provider.model_word}>` | {alias.summary} | {key} | {where} | — | {batch} |")
+    return "\n".join(rows)
