@@ -35,11 +35,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from rubric_studio.core.trust._folders import prompt_path_reason
 # From the provider registry: KEY_VARS / BASE_URL_VARS (provider -> variable), KEY_FAMILY (which
 # user key a written provider uses: ``openai-compatible`` runs on the openai key and base URL;
 # ``ollama`` uses no key at all) and KEYLESS (names that carry no user key).
 from rubric_studio.core.providers import BASE_URL_VARS, KEY_FAMILY, KEY_VARS, KEYLESS
+from rubric_studio.core.trust._folders import prompt_path_reason
 
 if TYPE_CHECKING:
     from rubric_studio.core.rubric import JudgeSettings, Rubric
