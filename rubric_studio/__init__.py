@@ -9,7 +9,11 @@ The public Python API lives here and is imported lazily, so that
     result = score_text(rubric, "Thanks for reaching out ...", input="Where is my refund?")
     print(result.total, result.passed)  # total is None while a judged criterion is unjudged
 
-    report = await rubric_studio.grade_async(rubric, samples)  # judges + checks
+    report = rubric_studio.grade(rubric, ["first output", "second output"])  # judges + checks
+    rubric_studio.agreement(rubric, report, {"1": "pass", "2": "fail"}).overall.kappa
+
+``grade`` also runs inside a running event loop (a Jupyter cell); ``await grade_async(...)``
+where you can await.
 """
 
 from __future__ import annotations
@@ -34,24 +38,40 @@ _EXPORTS = {
     "score_text": "rubric_studio.core.checks._grade",
     "grade_async": "rubric_studio.engine.api",
     "grade": "rubric_studio.engine.api",
+    "Report": "rubric_studio.engine.report",
+    "as_samples": "rubric_studio.core.samples._coerce",
+    "agreement": "rubric_studio._api",
+    "fit": "rubric_studio._api",
+    "improve": "rubric_studio._api",
+    "compare_judges": "rubric_studio._api",
+    "JudgeComparison": "rubric_studio._api",
+    "export": "rubric_studio._api",
+    "import_rubric": "rubric_studio.interop",
+    "FORMATS": "rubric_studio.interop",
 }
 
 __all__ = [  # noqa: RUF022 - grouped by topic
     "load_rubric", "parse_rubric", "Rubric", "Criterion", "RubricError", "Problem",
     "load_samples", "Sample", "load_labels",
     "ScoreResult", "CriterionResult", "SampleResult",
-    "score_text", "grade", "grade_async", "__version__",
+    "score_text", "grade", "grade_async", "Report", "as_samples",
+    "agreement", "fit", "improve", "compare_judges", "JudgeComparison",
+    "export", "import_rubric", "FORMATS", "__version__",
 ]
 
 if TYPE_CHECKING:  # pragma: no cover
+    from rubric_studio._api import JudgeComparison, agreement, compare_judges, export, fit, improve
     from rubric_studio.core.checks import score_text
     from rubric_studio.core.labels._labels import load_labels
     from rubric_studio.core.loading import load_rubric, parse_rubric
     from rubric_studio.core.problems import Problem, RubricError
     from rubric_studio.core.results import CriterionResult, SampleResult, ScoreResult
     from rubric_studio.core.rubric import Criterion, Rubric
+    from rubric_studio.core.samples._coerce import as_samples
     from rubric_studio.core.samples._samples import Sample, load_samples
     from rubric_studio.engine.api import grade, grade_async
+    from rubric_studio.engine.report import Report
+    from rubric_studio.interop import FORMATS, import_rubric
 
 
 def __getattr__(name: str) -> Any:

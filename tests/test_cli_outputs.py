@@ -64,7 +64,7 @@ def test_json_report_over_several_chunks_equals_the_whole_report(tmp_path, no_ke
     samples = _many_samples(tmp_path, 600)
     main(["grade", rubric_path, str(samples), "--format", "json", "--no-cache"])
     streamed = capsys.readouterr().out
-    report = grade(load_rubric(rubric_path), load_samples(samples).samples, use_cache=False)
+    report = grade(load_rubric(rubric_path), load_samples(samples).samples, cache=False)
     whole = json.dumps(report.to_dict(), indent=2, ensure_ascii=False) + "\n"
     assert streamed.count('\n      "id": "s') == 600
     assert _normalised(streamed, rubric_path) == _normalised(whole, rubric_path)

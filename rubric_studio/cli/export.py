@@ -13,17 +13,13 @@ import argparse
 import sys
 from argparse import Namespace
 
-EXPORT_TARGETS = ("agentv", "promptfoo", "letta", "docent", "healthbench", "markdown")
-#: The targets whose export carries the samples beside the rubric as its test cases.
-SAMPLE_TARGETS = ("promptfoo", "agentv")
-#: The targets whose samples go in a companion file beside the export (so they need -o FILE).
-COMPANION_TARGETS = ("agentv",)
-
 
 def register(parser: argparse.ArgumentParser) -> None:
     parser.description = "Write a rubric in another eval tool's format."
     parser.add_argument("rubric", metavar="RUBRIC")
-    parser.add_argument("--to", required=True, choices=EXPORT_TARGETS)
+    from rubric_studio.cli._formats import format_names
+
+    parser.add_argument("--to", required=True, choices=format_names("export"))
     parser.add_argument("--agentv-version", choices=("4", "5"), default="5",
                         help="AgentV layout: 5 (default, the newest) or 4 (the 4.x line on npm)")
     parser.add_argument("--no-samples", action="store_true",
@@ -35,7 +31,7 @@ def run(args: Namespace) -> int:
     from rubric_studio.cli.common import echo, print_problems, write_output
     from rubric_studio.core.loading import load_rubric
     from rubric_studio.core.problems import RubricError
-    from rubric_studio.interop import ExportRefused, export_rubric
+    from rubric_studio.interop import FORMATS, ExportRefused, export_rubric
 
     try:
         rubric = load_rubric(args.rubric)
@@ -44,7 +40,7 @@ def run(args: Namespace) -> int:
         return 2
     try:
         options = _options(args)
-        if args.to in SAMPLE_TARGETS and not args.no_samples:
+        if FORMATS[args.to].samples and not args.no_samples:
             options.update(_sample_options(args))
         result = export_rubric(rubric, args.to, **options)
     except RubricError as exc:  # the samples beside the rubric are unreadable
@@ -73,18 +69,18 @@ def _sample_options(args: Namespace) -> dict[str, object]:
 
     from rubric_studio.cli.common import echo
     from rubric_studio.core.discovery import find_samples_for
+    from rubric_studio.interop import FORMATS
 
+    info = FORMATS[args.to]
     to_stdout = args.output is None or args.output == "-"
-    if args.to in COMPANION_TARGETS and to_stdout:
+    if info.companion_name is not None and to_stdout:
         if find_samples_for(args.rubric) is not None:
             echo("note: the samples beside the rubric go in a replay file beside the eval; give -o FILE to "
                  "export them as the tests (one example test written)", sys.stderr)
         return {}
     samples = _samples_beside(args.rubric)
-    if args.to in COMPANION_TARGETS and samples:
-        from rubric_studio.interop.agentv import fixtures_name
-
-        return {"samples": samples, "samples_file": fixtures_name(Path(args.output).name)}
+    if info.companion_name is not None and samples:
+        return {"samples": samples, "samples_file": info.companion_for(Path(args.output).name)}
     return {"samples": samples}
 
 

@@ -126,25 +126,13 @@ async def _run_whole(args: Namespace, rubric, samples_path: Path, options: dict,
         say_warnings(grader)
 
 
-async def _graded_chunks(grader, rubric, samples, on_event, *, chunk: int = 256):
-    """Grade ``samples`` ``chunk`` at a time, yielding each chunk's report: memory stays flat."""
-    batch: list = []
-    for sample in samples:
-        batch.append(sample)
-        if len(batch) >= chunk:
-            yield await grader.run(rubric, batch, on_event)
-            batch = []
-    if batch:
-        yield await grader.run(rubric, batch, on_event)
-
-
 async def _run_streaming(args: Namespace, rubric, samples_path: Path, options: dict) -> int:
     """``--format jsonl`` and ``--format json``: each chunk of samples is written as soon as it
     is graded, and dropped (100,000 samples in constant memory)."""
     from rubric_studio.cli.progress import progress_bar
     from rubric_studio.cli.report import JsonlSink, JsonSink, streamed_output
     from rubric_studio.core.samples._samples import Sample, iter_samples
-    from rubric_studio.engine.api import make_grader
+    from rubric_studio.engine.api import make_grader, stream_grade
 
     def only_samples():
         for item in iter_samples(samples_path, extractor=args.extract, follow_links=args.allow_code):
@@ -160,7 +148,7 @@ async def _run_streaming(args: Namespace, rubric, samples_path: Path, options: d
         with streamed_output(args.output, replace_atomically=args.format == "json") as out:
             sink = (JsonSink if args.format == "json" else JsonlSink)(out, rubric)
             with progress_bar(args, None, streaming=True) as bar:
-                async for report in _graded_chunks(grader, rubric, only_samples(), bar):
+                async for report in stream_grade(grader, rubric, only_samples(), on_event=bar):
                     sink.add(report, grader.last_stopped)
                     if bar is not None:
                         bar.chunk_done(len(report.samples))

@@ -12,13 +12,13 @@ import sys
 from argparse import Namespace
 from pathlib import Path
 
-IMPORT_SOURCES = ("auto", "agentv", "promptfoo", "letta", "docent", "healthbench")
-
 
 def register(parser: argparse.ArgumentParser) -> None:
     parser.description = "Read a rubric written for another eval tool."
     parser.add_argument("file", metavar="FILE")
-    parser.add_argument("--from", dest="source", default="auto", choices=IMPORT_SOURCES)
+    from rubric_studio.cli._formats import format_names
+
+    parser.add_argument("--from", dest="source", default="auto", choices=["auto", *format_names("import")])
     parser.add_argument("-o", "--output", metavar="FILE")
     parser.add_argument("--allow-code", action="store_true",
                         help="trust FILE for this run: read a prompt file it names outside its folder (without "

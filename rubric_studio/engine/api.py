@@ -8,19 +8,19 @@ from __future__ import annotations
 
 import asyncio
 import os
-from collections.abc import AsyncIterator, Iterable, Mapping
+from collections.abc import AsyncIterator, Callable, Coroutine, Iterable, Mapping
 from dataclasses import replace
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
-from rubric_studio.core.results import SampleResult
 from rubric_studio.core.rubric import Rubric
 from rubric_studio.core.samples._samples import Sample
 from rubric_studio.core.trust import Trust, code_trusted, effective_trust, load_user_config
 from rubric_studio.engine.cache import CacheUnavailable, ReplyCache
 from rubric_studio.engine.grader import EventSink, Grader
-from rubric_studio.engine.report import Report, Summary
-from rubric_studio.engine.usage import Usage
+from rubric_studio.engine.report import Report
+
+T = TypeVar("T")
 
 
 def make_grader(
@@ -114,44 +114,118 @@ def _open_cache(cache_path: str | Path | None, warnings: list[str]) -> ReplyCach
         return None
 
 
+def check_judge_text(judge: str | None) -> None:
+    """Raise ValueError when ``judge`` (a ``judge=`` argument) is not ``provider:model`` with a known provider:
+    the grader would otherwise leave every judge cell unjudged with the reason, easy to miss in a notebook."""
+    if judge is None:
+        return
+    from rubric_studio.core.providers import names, normalize_name
+
+    providers = names()
+    provider, sep, model = str(judge).partition(":")
+    if not sep or not provider.strip() or not model.strip():
+        example = f"openai:{judge.strip()}" if judge.strip() and not sep else "openai:gpt-4o-mini"
+        raise ValueError(f"judge={judge!r} names no provider: write provider:model, e.g. {example} "
+                         f"(providers: {', '.join(providers)})")
+    if normalize_name(provider) not in providers:
+        raise ValueError(f"judge={judge!r}: unknown provider {provider.strip()!r}; expected one of {', '.join(providers)}")
+
+
 async def grade_async(
-    rubric: Rubric, samples: Iterable[Sample], *, on_event: EventSink | None = None, **options: Any
+    rubric: Rubric,
+    samples: Iterable[Sample | str | Mapping[str, Any]],
+    *,
+    judge: str | None = None,
+    base_url: str | None = None,
+    concurrency: int | None = None,
+    timeout: float | None = None,
+    deadline: float | None = None,
+    repeat: int = 1,
+    cache: bool = True,
+    cache_path: str | Path | None = None,
+    allow_code: bool = False,
+    batch: bool = False,
+    reuse_batch: bool | None = None,
+    on_event: EventSink | None = None,
 ) -> Report:
-    """Grade ``samples`` with ``rubric`` (checks and judges); options as :func:`make_grader`."""
-    grader = make_grader(rubric, **options)
+    """Grade ``samples`` with ``rubric``: checks, and the judge criteria when a judge is set up.
+
+    ``samples`` are :class:`Sample` objects, output strings (ids ``"1"``, ``"2"``, ... by position)
+    or mappings with the keys of a samples file record (:func:`~rubric_studio.core.samples.as_samples`);
+    a malformed one is a ValueError naming its index. ``judge`` is ``provider:model`` (ValueError
+    otherwise) and, with ``base_url``, overrides the rubric's ``judge:``; else the user config and
+    the environment choose, as on the command line. ``concurrency``, ``timeout`` and ``deadline``
+    (seconds) override the rubric's ``judge.*``; ``repeat`` judges each cell K times;
+    ``cache=False`` skips the reply cache (``cache_path`` moves it); ``allow_code`` trusts the
+    rubric's code checks and gated settings; ``batch`` sends the judge calls through the provider's
+    batch API; ``on_event`` receives progress events. Judges that cannot be reached leave their
+    cells ``unjudged`` with the reason in :attr:`Report.judge_note`.
+    """
+    from rubric_studio.core.samples import as_samples
+
+    check_judge_text(judge)
+    items = as_samples(samples)
+    grader = make_grader(rubric, judge=judge, base_url=base_url, concurrency=concurrency, timeout=timeout,
+                         deadline=deadline, repeat=repeat, use_cache=cache, cache_path=cache_path,
+                         allow_code=allow_code, batch=batch, reuse_batch=reuse_batch)
     try:
-        return await grader.run(rubric, list(samples), on_event)
+        return await grader.run(rubric, items, on_event)
     finally:
         await grader.aclose()
 
 
-def grade(rubric: Rubric, samples: Iterable[Sample], **options: Any) -> Report:
-    """Synchronous :func:`grade_async`."""
-    return asyncio.run(grade_async(rubric, samples, **options))
+def grade(
+    rubric: Rubric,
+    samples: Iterable[Sample | str | Mapping[str, Any]],
+    *,
+    judge: str | None = None,
+    base_url: str | None = None,
+    concurrency: int | None = None,
+    timeout: float | None = None,
+    deadline: float | None = None,
+    repeat: int = 1,
+    cache: bool = True,
+    cache_path: str | Path | None = None,
+    allow_code: bool = False,
+    batch: bool = False,
+    reuse_batch: bool | None = None,
+    on_event: EventSink | None = None,
+) -> Report:
+    """:func:`grade_async` for code without an event loop, and for code inside one that cannot await
+    (a Jupyter cell): there the run goes to a worker thread with its own loop, and this call waits."""
+    options = dict(judge=judge, base_url=base_url, concurrency=concurrency, timeout=timeout, deadline=deadline,
+                   repeat=repeat, cache=cache, cache_path=cache_path, allow_code=allow_code, batch=batch,
+                   reuse_batch=reuse_batch, on_event=on_event)
+    return run_blocking(lambda: grade_async(rubric, samples, **options))
+
+
+def run_blocking(make: Callable[[], Coroutine[Any, Any, T]]) -> T:
+    """Run the coroutine ``make()`` to its end and return its result, from synchronous code.
+
+    Without a running loop, ``asyncio.run``. With one (Jupyter runs cells inside its loop), that
+    loop cannot be re-entered, so a worker thread runs the coroutine on a loop of its own. The
+    coroutine is created where it runs, so none is left un-awaited if starting fails."""
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        return asyncio.run(make())
+    from concurrent.futures import ThreadPoolExecutor
+
+    with ThreadPoolExecutor(max_workers=1, thread_name_prefix="rubric-studio-sync") as pool:
+        return pool.submit(lambda: asyncio.run(make())).result()
 
 
 async def stream_grade(
-    grader: Grader, rubric: Rubric, samples: Iterable[Sample], *, chunk: int = 256
-) -> AsyncIterator[tuple[list[SampleResult], Summary, Usage]]:
-    """Grade in chunks, yielding each chunk's results; memory stays flat.
-
-    Yields ``(results, running_summary, running_usage)`` after every chunk.
-    """
-    summary = Summary()
-    usage = Usage()
+    grader: Grader, rubric: Rubric, samples: Iterable[Sample], *, chunk: int = 256,
+    on_event: EventSink | None = None,
+) -> AsyncIterator[Report]:
+    """Grade ``samples`` ``chunk`` at a time, yielding each chunk's report as soon as it is graded:
+    memory stays flat over any number of samples. Sum the chunks' ``summary`` / ``usage`` for the totals."""
     batch: list[Sample] = []
-
-    async def flush() -> tuple[list[SampleResult], Summary, Usage]:
-        report = await grader.run(rubric, batch)
-        assert report.summary is not None
-        summary.add(report.summary)
-        usage.merge(report.usage)
-        batch.clear()
-        return report.samples, summary, usage
-
     for sample in samples:
         batch.append(sample)
         if len(batch) >= chunk:
-            yield await flush()
+            yield await grader.run(rubric, batch, on_event)
+            batch = []
     if batch:
-        yield await flush()
+        yield await grader.run(rubric, batch, on_event)

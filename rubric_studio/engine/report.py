@@ -126,6 +126,22 @@ class Report:
         return rates
 
     @property
+    def passed(self) -> bool:
+        """Every sample passes and no cell errored (what exit code 0 means): ``assert report.passed``."""
+        return self.exit_code() == 0
+
+    @property
+    def failed(self) -> list[SampleResult]:
+        """The samples that did not pass: failed, or without a final verdict (error, unjudged, pending)."""
+        return [s for s in self.samples if s.verdict is not Verdict.PASS]
+
+    def to_json(self, indent: int | None = 2) -> str:
+        """The JSON text ``grade --format json`` writes for this report (without its final newline)."""
+        import json
+
+        return json.dumps(self.to_dict(), indent=indent, ensure_ascii=False)
+
+    @property
     def errored_cells(self) -> int:
         return sum(1 for s in self.samples for c in s.criteria if c.status is Status.ERROR)
 

@@ -1,8 +1,9 @@
 """Import and export rubrics for the eval tools people already run (BRIEF §6).
 
 One module per format (:mod:`.agentv`, :mod:`.promptfoo`, :mod:`.letta`,
-:mod:`.docent`, :mod:`.healthbench`, :mod:`.markdown`); each module's docstring
-says how the tool scores and how our meaning is kept. Anything a target cannot
+:mod:`.docent`, :mod:`.healthbench`, :mod:`.markdown`), each registered once in
+:data:`FORMATS` (:mod:`._formats`; plugins add theirs through the ``rubric_studio.formats``
+entry points); each module's docstring says how the tool scores and how our meaning is kept. Anything a target cannot
 express comes back as a warning naming the criterion — never dropped silently.
 
 The studio and the CLI call just these::
@@ -19,7 +20,6 @@ problems carry file, line and column.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from pathlib import Path
 
 from rubric_studio.core.files import read_user_file
@@ -27,63 +27,19 @@ from rubric_studio.core.problems import Problem, RubricError
 from rubric_studio.core.rubric import Rubric
 from rubric_studio.core.trust import NO_TRUST, Trust
 from rubric_studio.interop._common import ExportRefused, Source, Warnings
+from rubric_studio.interop._formats import (
+    ENTRY_POINT_GROUP,
+    FORMATS,
+    ExportResult,
+    FormatInfo,
+    FormatPluginWarning,
+    FormatRegistry,
+    ImportResult,
+)
 from rubric_studio.interop.native import rubric_to_yaml
 
-__all__ = ["FORMATS", "ExportRefused", "ExportResult", "FormatInfo", "ImportResult", "export_rubric",
-           "import_rubric", "rubric_to_yaml"]
-
-
-@dataclass(frozen=True)
-class FormatInfo:
-    """What a format is and which directions it supports."""
-
-    name: str
-    title: str
-    can_export: bool
-    can_import: bool
-    suffix: str
-    description: str
-
-
-FORMATS: dict[str, FormatInfo] = {
-    "agentv": FormatInfo("agentv", "AgentV", True, True, ".eval.yaml",
-                         "AgentV eval file: assert strings and llm-rubric criteria"),
-    "promptfoo": FormatInfo("promptfoo", "promptfoo", True, True, ".promptfooconfig.yaml",
-                            "promptfoo config: llm-rubric and deterministic asserts"),
-    "letta": FormatInfo("letta", "Letta evals", True, True, ".suite.yaml",
-                        "Letta evals suite with a model_judge grader"),
-    "docent": FormatInfo("docent", "Docent", True, True, ".docent.json",
-                         "Docent rubric: rubric_text, output_schema, judge_model"),
-    "healthbench": FormatInfo("healthbench", "HealthBench", True, True, ".healthbench.jsonl",
-                              "HealthBench rubric items (criterion, points, tags)"),
-    "markdown": FormatInfo("markdown", "Markdown", True, False, ".md", "review table for pull requests"),
-}
-
-
-@dataclass
-class ExportResult:
-    """A rubric written for another tool."""
-
-    text: str
-    warnings: list[str] = field(default_factory=list)
-    suggested_suffix: str = ""
-    #: Companion files the exported file names, by name relative to it (AgentV's replay fixtures).
-    files: dict[str, str] = field(default_factory=dict)
-
-
-@dataclass
-class ImportResult:
-    """A rubric read from another tool's file."""
-
-    rubric: Rubric
-    warnings: list[str] = field(default_factory=list)
-    detected: str = ""
-
-
-def _module(name: str):
-    from importlib import import_module
-
-    return import_module(f"rubric_studio.interop.{name}")
+__all__ = ["ENTRY_POINT_GROUP", "FORMATS", "ExportRefused", "ExportResult", "FormatInfo", "FormatPluginWarning",
+           "FormatRegistry", "ImportResult", "export_rubric", "import_rubric", "rubric_to_yaml"]
 
 
 def export_rubric(rubric: Rubric, target: str, **options: object) -> ExportResult:
@@ -92,9 +48,8 @@ def export_rubric(rubric: Rubric, target: str, **options: object) -> ExportResul
     when the target cannot hold the rubric. Write :attr:`ExportResult.files` beside the exported file."""
     info = FORMATS.get(target)
     if info is None or not info.can_export:
-        raise ValueError(f"unknown export target {target!r}; expected one of: {', '.join(FORMATS)}")
-    text, warnings, *rest = _module(target).export(rubric, **options)
-    return ExportResult(text, list(warnings), info.suffix, dict(rest[0]) if rest else {})
+        raise ValueError(f"unknown export target {target!r}; expected one of: {', '.join(FORMATS.exporters())}")
+    return info.export(rubric, **options)
 
 
 def _read(path_or_text: str | Path, name: str | None) -> tuple[str, str, Path | None]:
@@ -115,7 +70,7 @@ def import_rubric(path_or_text: str | Path, source: str = "auto", *, name: str |
     from rubric_studio.interop import detect
 
     if source != "auto" and (source not in FORMATS or not FORMATS[source].can_import):
-        importable = [name for name, info in FORMATS.items() if info.can_import]
+        importable = FORMATS.importers()
         raise ValueError(f"unknown import source {source!r}; expected auto or one of: {', '.join(importable)}")
     text, file, base_dir = _read(path_or_text, name)
     if not text.strip():
@@ -125,9 +80,9 @@ def import_rubric(path_or_text: str | Path, source: str = "auto", *, name: str |
     if fmt == "auto":
         detect.refuse_unknown_suffix(file)
         fmt = detect.detect_text(text, file) or ""
-    if fmt == "healthbench":
-        rubric = _module("healthbench").import_(Source(text, file, base_dir=base_dir), warn)
-        return ImportResult(rubric, warn.items, "healthbench")
+    if fmt and FORMATS[fmt].reads_text:
+        rubric = FORMATS[fmt].import_(Source(text, file, base_dir=base_dir), warn)
+        return ImportResult(rubric, warn.items, fmt)
     parsed = Source.parse_yaml(text, file, base_dir, trust)
     if not fmt:
         fmt = detect.detect_data(parsed.data, file)
@@ -136,5 +91,5 @@ def import_rubric(path_or_text: str | Path, source: str = "auto", *, name: str |
 
         warn.add("this is already a rubric-studio rubric; nothing to convert")
         return ImportResult(parse_rubric(text, file, base_dir=base_dir), warn.items, "native")
-    rubric = _module(fmt).import_(parsed, warn)
+    rubric = FORMATS[fmt].import_(parsed, warn)
     return ImportResult(rubric, warn.items, fmt)

@@ -90,26 +90,46 @@ def _name_scores(file: str) -> tuple[int, int]:
 def refuse_unknown_suffix(file: str) -> None:
     """Refuse a file whose suffix no supported tool reads as a rubric (``.py``, ``.md``, ``.txt``...)
     with a message that says what import reads, instead of a YAML syntax error."""
+    from rubric_studio.interop._formats import FORMATS
+
     suffix = PurePath(file).suffix.lower()
-    if suffix and suffix not in IMPORTABLE_SUFFIXES:
+    registered = {PurePath(FORMATS[name].suffix).suffix.lower() for name in FORMATS.importers()}
+    if suffix and suffix not in IMPORTABLE_SUFFIXES and suffix not in registered:
         raise RubricError([Problem(file, 1, 1, f"not a rubric file of a tool rubric-studio imports ({suffix}): "
                                                "expected .yaml/.yml (AgentV, promptfoo, Letta), .json (Docent, "
                                                "HealthBench) or .jsonl (HealthBench); pass --from FORMAT to read "
                                                "it as that format anyway")])
 
 
+def is_healthbench(data: Any, file: str = "") -> bool:
+    """HealthBench: a list of ``criterion`` items, one item, or an example row with ``rubrics``."""
+    if isinstance(data, list):
+        return bool(data) and all(isinstance(d, dict) and "criterion" in d for d in data)
+    return isinstance(data, dict) and ("criterion" in data and "points" in data or isinstance(data.get("rubrics"), list))
+
+
+def is_docent(data: Any, file: str = "") -> bool:
+    """Docent: a mapping with ``rubric_text``."""
+    return isinstance(data, dict) and "rubric_text" in data
+
+
+def is_letta(data: Any, file: str = "") -> bool:
+    """Letta evals: a suite with ``graders`` (or a legacy ``grader`` / ``gate`` with a ``dataset``)."""
+    return isinstance(data, dict) and (isinstance(data.get("graders"), dict) or isinstance(data.get("grader"), dict)
+                                       or "gate" in data and "dataset" in data)
+
+
 def detect_data(data: Any, file: str) -> str:
-    """The format of parsed YAML/JSON ``data``; RubricError when it cannot tell."""
-    if isinstance(data, list) and data and all(isinstance(d, dict) and "criterion" in d for d in data):
-        return "healthbench"
+    """The format of parsed YAML/JSON ``data``; RubricError when it cannot tell.
+
+    A format whose content has a signature of its own (its registered detector) wins; then a
+    native rubric; AgentV and promptfoo, which look alike, are told apart by points."""
+    from rubric_studio.interop._formats import FORMATS
+
+    for name, info in FORMATS.items():
+        if info.detect(data, file):
+            return name
     if isinstance(data, dict):
-        if "rubric_text" in data:
-            return "docent"
-        if "criterion" in data and "points" in data or isinstance(data.get("rubrics"), list):
-            return "healthbench"
-        if isinstance(data.get("graders"), dict) or isinstance(data.get("grader"), dict) or (
-                "gate" in data and "dataset" in data):
-            return "letta"
         if "name" in data and isinstance(data.get("criteria"), list) and "tests" not in data:
             return "native"
         agentv, promptfoo = _scores(data)

@@ -36,6 +36,7 @@ from rubric_studio.interop._common import (
     slugify,
     split_judge_model,
 )
+from rubric_studio.interop._formats import ExportResult
 from rubric_studio.interop._output import dump_json
 from rubric_studio.interop._text import parse_criteria_text, render_criteria_text
 
@@ -127,7 +128,7 @@ def _judge_model(rubric: Rubric, warn: Warnings) -> dict[str, Any] | None:
     return out
 
 
-def export(rubric: Rubric) -> tuple[str, list[str]]:
+def export(rubric: Rubric) -> ExportResult:
     warn = Warnings()
     common_export_warnings(rubric, warn, "Docent", judge_fields=("reasoning_effort", "base_url"))
     for criterion in rubric.criteria:
@@ -140,7 +141,7 @@ def export(rubric: Rubric) -> tuple[str, list[str]]:
     judge_model = _judge_model(rubric, warn)
     if judge_model:
         data["judge_model"] = judge_model
-    return dump_json(data), warn.items
+    return ExportResult(dump_json(data), warn.items)
 
 
 # -- import ------------------------------------------------------------------

@@ -32,12 +32,13 @@ from rubric_studio.interop._common import (
     refuse_without_judged,
     slugify,
 )
+from rubric_studio.interop._formats import ExportResult
 
 CONTRADICTION = "Does not contradict the following (not mentioning it at all is fine): "
 CORRECTNESS = "Positively states the following: "
 
 
-def export(rubric: Rubric) -> tuple[str, list[str]]:
+def export(rubric: Rubric) -> ExportResult:
     refuse_without_judged(rubric, "a HealthBench file (judged statements)")
     warn = Warnings()
     common_export_warnings(rubric, warn, "HealthBench", threshold=False,
@@ -73,7 +74,7 @@ def export(rubric: Rubric) -> tuple[str, list[str]]:
         lines.append(json.dumps({"criterion": text, "points": num(criterion.weight), "tags": list(criterion.tags)},
                                 ensure_ascii=False))
     warn.add("criterion ids are not part of HealthBench items; import names criteria after their text")
-    return "\n".join(lines) + "\n", warn.items
+    return ExportResult("\n".join(lines) + "\n", warn.items)
 
 
 # -- import ------------------------------------------------------------------

@@ -14,6 +14,7 @@ from __future__ import annotations
 from rubric_studio.core.rubric import Criterion, Rubric
 from rubric_studio.core.safe_text import markdown_code, markdown_text
 from rubric_studio.interop._common import band_label, bands_to_ranges, num, positive_weight
+from rubric_studio.interop._formats import ExportResult
 
 
 def _cell(text: str) -> str:
@@ -55,7 +56,7 @@ def _criterion(criterion: Criterion) -> str:
     return text
 
 
-def export(rubric: Rubric) -> tuple[str, list[str]]:
+def export(rubric: Rubric) -> ExportResult:
     lines = [f"# Rubric: {markdown_text(rubric.name)}", ""]
     if rubric.description.strip():
         lines += [_cell(rubric.description), ""]
@@ -76,7 +77,7 @@ def export(rubric: Rubric) -> tuple[str, list[str]]:
         lines.append(f"| {markdown_code(criterion.key)} | {_criterion(criterion)} | {num(criterion.weight)} | "
                      f"{'yes' if criterion.required else ''} | {_scoring(criterion)} |")
     lines += _examples(rubric)
-    return "\n".join(lines) + "\n", []
+    return ExportResult("\n".join(lines) + "\n")
 
 
 def _examples(rubric: Rubric) -> list[str]:

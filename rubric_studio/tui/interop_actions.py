@@ -103,7 +103,7 @@ def _exported(app: StudioHost, plan: FilePlan) -> None:
 
 # -- import -----------------------------------------------------------------------------
 def ask_import(app: StudioHost) -> None:
-    formats = ", ".join(info.title for info in FORMATS.values() if info.can_import)
+    formats = ", ".join(FORMATS[name].title for name in FORMATS.importers())
 
     def validate(text: str) -> str | None:
         if not text:
@@ -169,12 +169,13 @@ def _imported(app: StudioHost, source: Path, plan: FilePlan) -> None:
 
 def commands(app: StudioHost) -> Iterable[SystemCommand]:
     stem = app.session.rubric_path.stem
-    for name, info in FORMATS.items():
-        if info.can_export:
-            yield SystemCommand(
-                f"Export rubric as {info.title}",
-                f"{info.description} → {stem}{info.suffix} beside the rubric; warnings listed",
-                lambda n=name: export_as(app, n),
-            )
-    yield SystemCommand("Import rubric from file…", "Read an AgentV / promptfoo / Letta / Docent / HealthBench file "
-                        "and write it as a rubric (<stem>.imported.yaml)", lambda: ask_import(app))
+    for name in FORMATS.exporters():
+        info = FORMATS[name]
+        yield SystemCommand(
+            f"Export rubric as {info.title}",
+            f"{info.description} → {stem}{info.suffix} beside the rubric; warnings listed",
+            lambda n=name: export_as(app, n),
+        )
+    titles = " / ".join(FORMATS[name].title for name in FORMATS.importers())
+    yield SystemCommand("Import rubric from file…", f"Read an {titles} file and write it as a rubric "
+                        "(<stem>.imported.yaml)", lambda: ask_import(app))

@@ -9,11 +9,13 @@ from typing import TYPE_CHECKING
 from rubric_studio._lazy import lazy_exports
 
 if TYPE_CHECKING:
+    from rubric_studio.core.samples._coerce import as_samples
     from rubric_studio.core.samples._csv import MAX_RECOVERIES, iter_csv_records
     from rubric_studio.core.samples._samples import TEXT_SUFFIXES, Sample, iter_samples, load_samples
 
 #: Public name -> the private module that defines it.
 _EXPORTS = {
+    "as_samples": "_coerce",
     "iter_csv_records": "_csv",
     "iter_samples": "_samples",
     "load_samples": "_samples",
@@ -21,5 +23,5 @@ _EXPORTS = {
     "Sample": "_samples",
     "TEXT_SUFFIXES": "_samples",
 }
-__all__ = ["iter_csv_records", "iter_samples", "load_samples", "MAX_RECOVERIES", "Sample", "TEXT_SUFFIXES"]
+__all__ = ["as_samples", "iter_csv_records", "iter_samples", "load_samples", "MAX_RECOVERIES", "Sample", "TEXT_SUFFIXES"]
 __getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)

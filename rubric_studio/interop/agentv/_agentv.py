@@ -53,6 +53,7 @@ from rubric_studio.interop._common import (
     split_judge_model,
     threshold_with_negations,
 )
+from rubric_studio.interop._formats import ExportResult
 from rubric_studio.interop._output import dump_yaml, flow, prepare
 from rubric_studio.interop.agentv import _samples as _agentv_samples
 from rubric_studio.interop.agentv import _v4 as _agentv4
@@ -209,9 +210,9 @@ def _threshold(rubric: Rubric, exported: list[Criterion], warn: Warnings) -> int
 
 
 def export(rubric: Rubric, *, agentv_version: int = 5, samples: list[Sample] | None = None,
-           samples_file: str | None = None) -> tuple[str, list[str], dict[str, str]]:
-    """(the eval file for AgentV ``agentv_version`` - 5, the newest, or 4: see :mod:`._agentv4` -,
-    warnings, companion files by name). ``samples`` become its tests, their outputs replayed as
+           samples_file: str | None = None) -> ExportResult:
+    """The eval file for AgentV ``agentv_version`` (5, the newest, or 4: see :mod:`._agentv4`), its
+    warnings and companion files by name. ``samples`` become its tests, their outputs replayed as
     written from a fixtures file (``samples_file``, beside the eval; see :mod:`._agentv_samples`)."""
     if agentv_version not in (4, 5):
         raise ValueError(f"agentv_version must be 4 or 5, not {agentv_version!r}")
@@ -244,7 +245,7 @@ def export(rubric: Rubric, *, agentv_version: int = 5, samples: list[Sample] | N
                   "The suite-level `assertions` list below is the rubric; it applies to every test.\n"
                   + (judge_lines + "\n" if judge_lines else "")
                   + ("" if samples else "Add your cases to `tests`."))
-        return dump_yaml(data, header.rstrip("\n")), warn.items, files
+        return ExportResult(dump_yaml(data, header.rstrip("\n")), warn.items, files=files)
     if samples:
         run = (f"The tests are the graded samples; provider {_agentv_samples.SAMPLES_TARGET} answers each with\n"
                f"its output as written, from {fixtures_file} (keep it beside this file). Run:\n"
@@ -253,7 +254,7 @@ def export(rubric: Rubric, *, agentv_version: int = 5, samples: list[Sample] | N
         run = "Add your target to `providers` and your cases to `tests`."
     header = (f"AgentV eval exported by rubric-studio from rubric {rubric.name!r}.\n"
               "The suite-level `assert` list below is the rubric; it applies to every test.\n" + run)
-    return dump_yaml(data, header), warn.items, files
+    return ExportResult(dump_yaml(data, header), warn.items, files=files)
 
 
 def _judge_provider(rubric: Rubric) -> dict[str, Any] | None:

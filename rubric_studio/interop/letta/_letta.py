@@ -43,6 +43,7 @@ from rubric_studio.interop._common import (
     slugify,
     split_judge_model,
 )
+from rubric_studio.interop._formats import ExportResult
 from rubric_studio.interop._output import dump_yaml
 from rubric_studio.interop._text import parse_criteria_text, render_criteria_text
 from rubric_studio.interop.letta._vars import RubricVars
@@ -74,7 +75,7 @@ def prompt_for(rubric: Rubric, warn: Warnings) -> str:
             f"Response to grade:\n{{submission}}\n\n{reply}\n")
 
 
-def export(rubric: Rubric) -> tuple[str, list[str]]:
+def export(rubric: Rubric) -> ExportResult:
     warn = Warnings()
     common_export_warnings(rubric, warn, "Letta evals",
                            judge_fields=("temperature", "timeout", "max_retries", "concurrency"))
@@ -112,7 +113,7 @@ def export(rubric: Rubric) -> tuple[str, list[str]]:
     header = (f"Letta evals suite exported by rubric-studio from rubric {rubric.name!r}.\n"
               "Point `dataset` at your JSONL/CSV (input, ground_truth) and configure `target`.\n"
               "Run: letta-evals run <this file>")
-    return dump_yaml(data, header), warn.items
+    return ExportResult(dump_yaml(data, header), warn.items)
 
 
 # -- import ------------------------------------------------------------------

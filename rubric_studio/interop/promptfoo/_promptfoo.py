@@ -47,6 +47,7 @@ from rubric_studio.interop._common import (
     slugify,
     split_judge_model,
 )
+from rubric_studio.interop._formats import ExportResult
 from rubric_studio.interop._output import dump_yaml
 from rubric_studio.interop.promptfoo._build import BANDS_INTRO, CONTRADICTION, CORRECTNESS, GRADING_PROMPT
 from rubric_studio.interop.promptfoo._read import import_
@@ -222,7 +223,7 @@ def _tests(samples: list[Sample] | None) -> list[dict[str, Any]]:
     return tests
 
 
-def export(rubric: Rubric, *, samples: list[Sample] | None = None) -> tuple[str, list[str]]:
+def export(rubric: Rubric, *, samples: list[Sample] | None = None) -> ExportResult:
     """The promptfoo config; ``samples`` become its tests (their outputs graded as written)."""
     warn = Warnings()
     common_export_warnings(rubric, warn, "promptfoo", judge_fields=("base_url", "temperature", "concurrency"))
@@ -243,4 +244,4 @@ def export(rubric: Rubric, *, samples: list[Sample] | None = None) -> tuple[str,
               f"promptfoo config exported by rubric-studio from rubric {rubric.name!r}.\n"
               "The echo provider grades the text in vars.output; swap in your own providers and prompts\n"
               "to grade live outputs. Run: npx promptfoo@latest eval -c <this file>")
-    return dump_yaml(data, header), warn.items
+    return ExportResult(dump_yaml(data, header), warn.items)
