@@ -67,7 +67,7 @@ def test_a_judge_without_provider_is_a_value_error_with_the_fix():
     rubric = rs.load_rubric(CHECKS)
     with pytest.raises(ValueError, match=r"write provider:model, e\.g\. openai:gpt-4o-mini"):
         rs.grade(rubric, ["x"], judge="gpt-4o-mini")
-    with pytest.raises(ValueError, match=r"unknown provider 'opnai'; expected one of openai, anthropic"):
+    with pytest.raises(ValueError, match=r"unknown provider 'opnai'; expected one of openai, ollama, openai-compatible, anthropic, azure"):
         rs.grade(rubric, ["x"], judge="opnai:gpt-4o-mini")
 
 
