@@ -18,6 +18,7 @@ from rubric_studio.core.checks._checks import (
 from rubric_studio.core.checks._code import command_check, python_check
 from rubric_studio.core.checks._definition import CannotExport, CheckType, EditorField
 from rubric_studio.core.checks._eval import Evaluator
+from rubric_studio.core.checks._json_path import JSON_PATH
 from rubric_studio.core.checks._spec import (
     CommandCheck,
     JsonCheck,
@@ -86,4 +87,4 @@ COMMAND = CheckType(
 )
 
 #: Every built-in type, in the order the editor offers them.
-BUILTIN: tuple[CheckType, ...] = (LENGTH, KEYWORDS, REGEX, JSON, PYTHON, COMMAND)
+BUILTIN: tuple[CheckType, ...] = (LENGTH, KEYWORDS, REGEX, JSON, PYTHON, COMMAND, JSON_PATH)
