@@ -13,9 +13,9 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from pydantic import BaseModel, ValidationError
+from pydantic import ValidationError
 
-from rubric_studio.core.checks import CHECK_TYPES
+from rubric_studio.core.checks import CHECK_TYPES, check_type
 from rubric_studio.core.files import read_prompt_file, read_user_file
 from rubric_studio.core.problems import Problem, RubricError
 from rubric_studio.core.rubric import (
@@ -46,21 +46,10 @@ def _fields_at(loc: tuple[Any, ...]) -> list[str]:
     if len(parent) == 2 and parent[0] == "criteria":
         return _FIELDS_BY_CONTEXT["criterion"]
     if len(parent) >= 3 and parent[0] == "criteria" and parent[2] == "check":
-        from rubric_studio.core.checks import _spec as checkspec
-
-        models: dict[str, type[BaseModel]] = {
-            "length": checkspec.LengthCheck,
-            "keywords": checkspec.KeywordsCheck,
-            "regex": checkspec.RegexCheck,
-            "json": checkspec.JsonCheck,
-            "python": checkspec.PythonCheck,
-            "command": checkspec.CommandCheck,
-        }
         tag = parent[3] if len(parent) > 3 else None
-        model = models.get(tag) if isinstance(tag, str) else None
-        if model is not None:
-            names = [f.alias or n for n, f in model.model_fields.items() if n not in ("type", "timeout")]
-            return ["type", *names, "timeout"]
+        definition = check_type(tag) if isinstance(tag, str) else None
+        if definition is not None:
+            return ["type", *definition.params, "timeout"]
     return []
 
 
@@ -139,7 +128,9 @@ def _message(error: dict[str, Any], loc: tuple[Any, ...]) -> str:
         return f"{_describe(loc[:-1])}: a key is null (~ or nothing before the colon); keys are names such as 'outcome'"
     if kind == "union_tag_invalid":
         got = error.get("ctx", {}).get("tag")
-        return f"{where}: unknown check type {got!r}; expected one of: {', '.join(CHECK_TYPES)}"
+        guess = difflib.get_close_matches(str(got), CHECK_TYPES, n=1, cutoff=0.6)
+        hint = f" — did you mean {guess[0]!r}?" if guess else ""
+        return f"{where}: unknown check type {got!r}{hint}; expected one of: {', '.join(CHECK_TYPES)}"
     if kind == "union_tag_not_found":
         return f"{where}: a check needs a 'type' (one of: {', '.join(CHECK_TYPES)})"
     text = error["msg"]

@@ -9,7 +9,8 @@ become a ``javascript`` assertion that computes our formula and starts with a
 ``// rubric-studio: {...}`` marker so that import restores the original check
 (that JavaScript is written by :mod:`._checks_js`).
 ``python`` / ``command`` checks run the author's code with our calling
-convention; they are never exported (a warning says so).
+convention; they are never exported (a warning says so). Which exporter a check uses, or
+why it has none, comes from its type's registered definition (:mod:`rubric_studio.core.checks`).
 
 ``dialect`` is ``"promptfoo"`` (negation by a ``not-`` type prefix, regex without
 flags) or ``"agentv"`` (negation by ``negate: true``, ``regex`` with ``flags``).
@@ -18,9 +19,10 @@ flags) or ``"agentv"`` (negation by ``negate: true``, ``regex`` with ``flags``).
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 from typing import Any
 
-from rubric_studio.core.checks import JsonCheck, KeywordsCheck, RegexCheck
+from rubric_studio.core.checks import CannotExport, JsonCheck, KeywordsCheck, RegexCheck, definition_of
 from rubric_studio.core.files import parse_user_json
 from rubric_studio.core.problems import RubricError
 from rubric_studio.core.rubric import Criterion
@@ -35,7 +37,8 @@ from rubric_studio.interop._checks_js import (
 )
 from rubric_studio.interop._common import Warnings, num
 
-__all__ = ["MARKER", "absorb_keywords", "export_check", "import_check", "joinable_keywords", "js_regex"]
+__all__ = ["MARKER", "CheckExport", "absorb_keywords", "export_check", "import_check", "joinable_keywords",
+           "js_regex"]
 
 
 def _negated(kind: str, dialect: str, base: dict[str, Any]) -> dict[str, Any]:
@@ -103,29 +106,67 @@ def _json_assertions(criterion: Criterion, check: JsonCheck, dialect: str, targe
     return [assertion]
 
 
+@dataclass(frozen=True)
+class CheckExport:
+    """What a check type's exporter gets beside its spec: the criterion, the target, and the helpers
+    an exporter needs (warnings naming the criterion, a ``javascript`` assertion that computes the
+    score and restores the check on import, regex syntax in JavaScript's dialect)."""
+
+    criterion: Criterion
+    dialect: str  # "promptfoo" | "agentv"
+    warn: Warnings
+
+    @property
+    def target(self) -> str:
+        return "promptfoo" if self.dialect == "promptfoo" else "AgentV"
+
+    @property
+    def weight(self) -> int | float:
+        """The assertion weight (a penalty's weight is positive; the assertion is negated instead)."""
+        return num(abs(self.criterion.weight))
+
+    def warning(self, message: str) -> None:
+        self.warn.criterion(self.criterion.key, message)
+
+    def javascript(self, body: str) -> list[dict[str, Any]]:
+        """A ``javascript`` assertion from ``body``, which sets ``score`` (0-1) and ``reason`` from ``text``."""
+        return _javascript_assertion(self.criterion, body)
+
+    def js_regex(self, pattern: str) -> str:
+        return js_regex(pattern, self.criterion.key, self.warn)
+
+
+def length_export(out: CheckExport, check: Any) -> list[dict[str, Any]]:
+    return out.javascript(length_js(check))
+
+
+def keywords_export(out: CheckExport, check: KeywordsCheck) -> list[dict[str, Any]]:
+    return _keywords_assertions(out.criterion, check, out.dialect, out.target, out.warn)
+
+
+def regex_export(out: CheckExport, check: RegexCheck) -> list[dict[str, Any]]:
+    return _regex_assertions(out.criterion, check, out.dialect, out.warn)
+
+
+def json_export(out: CheckExport, check: JsonCheck) -> list[dict[str, Any]]:
+    return _json_assertions(out.criterion, check, out.dialect, out.target, out.warn)
+
+
 def export_check(criterion: Criterion, dialect: str, warn: Warnings) -> list[dict[str, Any]]:
     """Assertions for one check criterion, weights set; empty (with a warning) when not exportable.
 
-    Each assertion passes exactly when its part of the check is met, so a
-    required criterion can gate with them (one per word when split).
+    The check type's registered definition gives the exporter for ``dialect``, or the reason it
+    has none (which becomes the warning). Each assertion passes exactly when its part of the
+    check is met, so a required criterion can gate with them (one per word when split).
     """
     check = criterion.check
     assert check is not None
-    target = "promptfoo" if dialect == "promptfoo" else "AgentV"
-    if check.type in ("python", "command"):
-        warn.criterion(criterion.key, f"{check.type} check runs your own code with rubric-studio's calling "
-                                      f"convention; not exported to {target} - add an equivalent {target} "
-                                      "assertion by hand")
+    out = CheckExport(criterion, dialect, warn)
+    exporter = definition_of(check).exporter(dialect)
+    if isinstance(exporter, CannotExport):
+        out.warning(exporter.reason.format(type=check.type, target=out.target))
         return []
-    if check.type == "length":
-        return _javascript_assertion(criterion, length_js(check))
-    if check.type == "keywords":
-        return _keywords_assertions(criterion, check, dialect, target, warn)
-    if check.type == "regex":
-        return _regex_assertions(criterion, check, dialect, warn)
-    if check.type == "json":
-        return _json_assertions(criterion, check, dialect, target, warn)
-    return []  # pragma: no cover - every check type is handled above
+    return exporter(out, check)
 
 
 # -- import ----------------------------------------------------------------------

@@ -1,4 +1,5 @@
-"""Deterministic checks: their specifications (the ``check:`` block), evaluators, bounded JSON Schema,
+"""Deterministic checks: the registry of check types (one definition each: spec, evaluator, editor
+fields, exports), their specifications (the ``check:`` block), evaluators, bounded JSON Schema,
 and the author's own code checks (run only when the rubric is trusted).
 """
 
@@ -9,41 +10,77 @@ from typing import TYPE_CHECKING
 from rubric_studio._lazy import lazy_exports
 
 if TYPE_CHECKING:
-    from rubric_studio.core.checks._checks import CheckRunner, falloff
+    from rubric_studio.core.checks._checks import CheckRunner, falloff, json_value
+    from rubric_studio.core.checks._definition import (
+        TIMEOUT_FIELD,
+        CannotExport,
+        CheckType,
+        EditorField,
+        definition_of,
+    )
     from rubric_studio.core.checks._grade import score_text
     from rubric_studio.core.checks._jsonschema import schema_problem
-    from rubric_studio.core.checks._spec import (
+    from rubric_studio.core.checks._registry import (
         CHECK_TYPES,
+        ENTRY_POINT_GROUP,
         CheckSpec,
-        JsonCheck,
-        KeywordsCheck,
-        LengthCheck,
-        RegexCheck,
+        LiveMapping,
+        LiveSequence,
+        check_type,
+        check_types,
+        register,
     )
+    from rubric_studio.core.checks._spec import CheckModel, JsonCheck, KeywordsCheck, LengthCheck, RegexCheck
 
 #: Public name -> the private module that defines it.
 _EXPORTS = {
-    "CHECK_TYPES": "_spec",
+    "CannotExport": "_definition",
+    "TIMEOUT_FIELD": "_definition",
+    "CHECK_TYPES": "_registry",
+    "check_type": "_registry",
+    "check_types": "_registry",
+    "CheckModel": "_spec",
     "CheckRunner": "_checks",
-    "CheckSpec": "_spec",
+    "CheckSpec": "_registry",
+    "CheckType": "_definition",
+    "definition_of": "_definition",
+    "EditorField": "_definition",
+    "ENTRY_POINT_GROUP": "_registry",
+    "LiveMapping": "_registry",
+    "LiveSequence": "_registry",
     "falloff": "_checks",
     "JsonCheck": "_spec",
+    "json_value": "_checks",
     "KeywordsCheck": "_spec",
     "LengthCheck": "_spec",
     "RegexCheck": "_spec",
+    "register": "_registry",
     "schema_problem": "_jsonschema",
     "score_text": "_grade",
 }
 __all__ = [
+    "CannotExport",
     "CHECK_TYPES",
+    "check_type",
+    "check_types",
+    "CheckModel",
     "CheckRunner",
     "CheckSpec",
+    "CheckType",
+    "definition_of",
+    "EditorField",
+    "ENTRY_POINT_GROUP",
+    "LiveMapping",
+    "LiveSequence",
     "falloff",
     "JsonCheck",
+    "json_value",
     "KeywordsCheck",
     "LengthCheck",
     "RegexCheck",
+    "register",
     "schema_problem",
     "score_text",
+    "TIMEOUT_FIELD",
 ]
 __getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)

@@ -14,11 +14,11 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import regex
 
-from rubric_studio.core.checks._code import command_check, python_check
+from rubric_studio.core.checks._definition import definition_of
 from rubric_studio.core.checks._eval import CheckFailure, CheckTimeout, Evaluator, TextView
 from rubric_studio.core.checks._jsonschema import (
     SchemaTimeout,
@@ -26,19 +26,14 @@ from rubric_studio.core.checks._jsonschema import (
     describe_failure,
     validation_errors,
 )
-from rubric_studio.core.checks._spec import (
-    CommandCheck,
-    JsonCheck,
-    KeywordsCheck,
-    LengthCheck,
-    PythonCheck,
-    RegexCheck,
-)
+from rubric_studio.core.checks._spec import JsonCheck, KeywordsCheck, LengthCheck, RegexCheck
 from rubric_studio.core.numbers import EPSILON
 from rubric_studio.core.results import CriterionResult, Evidence, Status
-from rubric_studio.core.rubric import Criterion, Rubric
 from rubric_studio.core.samples._samples import Sample
 from rubric_studio.core.values import max_int_digits
+
+if TYPE_CHECKING:
+    from rubric_studio.core.rubric import Criterion, Rubric
 
 __all__ = [
     "UNTRUSTED_REASON",
@@ -49,6 +44,7 @@ __all__ = [
     "TextView",
     "compile_check",
     "falloff",
+    "json_value",
 ]
 
 UNTRUSTED_REASON = ("custom code check not run: this rubric is not trusted "
@@ -72,7 +68,7 @@ def _bounds_text(low: int | None, high: int | None, unit: str) -> str:
     return f"min {low} {unit}"
 
 
-def _length(spec: LengthCheck) -> Evaluator:
+def length_evaluator(spec: LengthCheck) -> Evaluator:
     chars = (spec.min_chars, spec.max_chars) if spec.min_chars is not None or spec.max_chars is not None else None
     words = (spec.min_words, spec.max_words) if spec.min_words is not None or spec.max_words is not None else None
     chars_note = f" chars ({_bounds_text(*chars, 'chars')})" if chars else ""
@@ -94,7 +90,7 @@ def _length(spec: LengthCheck) -> Evaluator:
     return evaluate
 
 
-def _keywords(spec: KeywordsCheck) -> Evaluator:
+def keywords_evaluator(spec: KeywordsCheck) -> Evaluator:
     required = spec.required is not None
     words = list(spec.required if required else spec.forbidden or [])
     flags = 0 if spec.case_sensitive else regex.IGNORECASE
@@ -137,7 +133,7 @@ def _keywords(spec: KeywordsCheck) -> Evaluator:
     return evaluate
 
 
-def _regex(spec: RegexCheck) -> Evaluator:
+def regex_evaluator(spec: RegexCheck) -> Evaluator:
     pattern = spec.compiled()
 
     def evaluate(view: TextView) -> tuple[float, str, list[Evidence]]:
@@ -169,15 +165,19 @@ def _parse_json_text(text: str) -> tuple[Any, str | None]:
         raise CheckFailure(f"JSON has a number with more than {max_int_digits()} digits; cannot check it") from None
 
 
-def _json(spec: JsonCheck) -> Evaluator:
+def json_value(text: str) -> tuple[Any, str | None]:
+    """The JSON value of an output (bare, or alone in a ``` code fence), or (None, why it is not JSON).
+
+    Bounded as every JSON check is: too deep a nesting or too long a number raises CheckFailure."""
+    fenced = _FENCE.match(text)
+    return _parse_json_text(fenced.group(1) if fenced else text)
+
+
+def json_evaluator(spec: JsonCheck) -> Evaluator:
     validator = bounded_validator(spec.json_schema) if spec.json_schema is not None else None
 
     def evaluate(view: TextView) -> tuple[float, str, list[Evidence]]:
-        text = view.text
-        fenced = _FENCE.match(text)
-        if fenced:
-            text = fenced.group(1)
-        value, not_json = _parse_json_text(text)
+        value, not_json = json_value(view.text)
         if not_json is not None:
             return 0.0, not_json, []
         if validator is None:
@@ -201,21 +201,11 @@ def _json(spec: JsonCheck) -> Evaluator:
 
 
 def compile_check(criterion: Criterion, base_dir: Path | None = None) -> Evaluator:
-    """The evaluator for one check criterion."""
+    """The evaluator for one check criterion, built by its check type's registered definition."""
     spec = criterion.check
-    if isinstance(spec, LengthCheck):
-        return _length(spec)
-    if isinstance(spec, KeywordsCheck):
-        return _keywords(spec)
-    if isinstance(spec, RegexCheck):
-        return _regex(spec)
-    if isinstance(spec, JsonCheck):
-        return _json(spec)
-    if isinstance(spec, PythonCheck):
-        return python_check(spec, base_dir)
-    if isinstance(spec, CommandCheck):
-        return command_check(spec, base_dir)
-    raise TypeError(f"criterion {criterion.id!r} has no deterministic check")
+    if spec is None:
+        raise TypeError(f"criterion {criterion.id!r} has no deterministic check")
+    return definition_of(spec).evaluator(spec, base_dir)
 
 
 class CheckRunner:

@@ -1,13 +1,13 @@
 """Deterministic check specifications (the ``check:`` block of a criterion).
 
-Each check type is a pydantic model with ``extra="forbid"``; :data:`CheckSpec` is
-their union, discriminated by ``type``. What each one computes is in
-:mod:`rubric_studio.core.checks._checks`.
+Each check type is a pydantic model derived from :class:`CheckModel`, with ``extra="forbid"``;
+the registry (:mod:`rubric_studio.core.checks._registry`) picks the model by ``type``. What each
+one computes is in :mod:`rubric_studio.core.checks._checks`.
 """
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 import regex
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
@@ -17,8 +17,13 @@ from rubric_studio.core.numbers import MAX_LENGTH, Integer, Number
 REGEX_FLAGS = {"i": regex.IGNORECASE, "m": regex.MULTILINE, "s": regex.DOTALL, "x": regex.VERBOSE}
 
 
-class _Spec(BaseModel):
+class CheckModel(BaseModel):
+    """The base of every check spec: ``type`` (a ``Literal`` of the type's name in each model) and ``timeout``."""
+
     model_config = ConfigDict(extra="forbid", frozen=True)
+
+    if TYPE_CHECKING:  # each model declares its own ``type: Literal[...]`` (first, as files write it)
+        type: str
 
     #: Seconds one evaluation may take before the cell ends in ``error``.
     timeout: Number = Field(default=2.0, gt=0, le=600)
@@ -29,7 +34,7 @@ class _Spec(BaseModel):
         return False
 
 
-class LengthCheck(_Spec):
+class LengthCheck(CheckModel):
     """Length in characters or words (whitespace-separated tokens).
 
     Inside [min, max] the score is 1; above max it falls linearly to 0 at 1.5 × max,
@@ -56,7 +61,7 @@ class LengthCheck(_Spec):
         return self
 
 
-class KeywordsCheck(_Spec):
+class KeywordsCheck(CheckModel):
     """Substring presence: ``required`` (fraction present) or ``forbidden`` (1 − fraction present)."""
 
     type: Literal["keywords"]
@@ -77,7 +82,7 @@ class KeywordsCheck(_Spec):
         return self
 
 
-class RegexCheck(_Spec):
+class RegexCheck(CheckModel):
     """A regular expression searched anywhere in the text; met when (not) found per ``expect_match``."""
 
     type: Literal["regex"]
@@ -108,7 +113,7 @@ class RegexCheck(_Spec):
         return regex.compile(self.pattern, flag_bits | regex.VERSION0)
 
 
-class JsonCheck(_Spec):
+class JsonCheck(CheckModel):
     """The text parses as JSON (code fences allowed) and, optionally, matches a JSON Schema."""
 
     type: Literal["json"]
@@ -134,7 +139,7 @@ class JsonCheck(_Spec):
         return self
 
 
-class PythonCheck(_Spec):
+class PythonCheck(CheckModel):
     """``module:function`` called with the sample; returns a score, a bool or ``(score, reason)``.
 
     Runs only in a trusted rubric (``--allow-code``). The module is looked up beside
@@ -149,7 +154,7 @@ class PythonCheck(_Spec):
         return True
 
 
-class CommandCheck(_Spec):
+class CommandCheck(CheckModel):
     """An external program given the sample on stdin that prints a score (0–1) on stdout.
 
     Runs only in a trusted rubric. A non-zero exit or unparsable output is an error.
@@ -163,10 +168,3 @@ class CommandCheck(_Spec):
     def runs_code(self) -> bool:
         return True
 
-
-CheckSpec = Annotated[
-    LengthCheck | KeywordsCheck | RegexCheck | JsonCheck | PythonCheck | CommandCheck,
-    Field(discriminator="type"),
-]
-
-CHECK_TYPES = ("length", "keywords", "regex", "json", "python", "command")

@@ -8,8 +8,10 @@ edits read the same way (``id`` first, ``tags`` last). Shared by every part of
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from typing import Any
 
+from rubric_studio.core.checks import LiveMapping, LiveSequence, check_types
 from rubric_studio.core.problems import RubricStudioError
 from rubric_studio.core.rubric import JudgeSettings
 
@@ -28,20 +30,15 @@ __all__ = [
 CRITERION_ORDER = ("id", "outcome", "check", "weight", "required", "operator", "score_ranges", "min_score", "tags")
 RUBRIC_ORDER = ("name", "description", "pass_threshold", "on_error", "judge", "criteria")
 JUDGE_ORDER = tuple(JudgeSettings.model_fields)
-CHECK_FIELDS: dict[str, tuple[str, ...]] = {
-    "length": ("min_chars", "max_chars", "min_words", "max_words"),
-    "keywords": ("required", "forbidden", "case_sensitive", "whole_words"),
-    "regex": ("pattern", "expect_match", "flags"),
-    "json": ("schema",),
-    "python": ("function",),
-    "command": ("command",),
-}
-"""Parameters of each check type, in the order the editor shows (and writes) them."""
-CHECK_ORDER = ("type", *dict.fromkeys(k for fields in CHECK_FIELDS.values() for k in fields), "timeout")
+CHECK_FIELDS: Mapping[str, tuple[str, ...]] = LiveMapping(lambda: {t.name: t.params for t in check_types()})
+"""Parameters of each check type (from its registered definition), in the order the editor shows (and writes) them."""
+CHECK_ORDER: Sequence[str] = LiveSequence(
+    lambda: ("type", *dict.fromkeys(k for t in check_types() for k in t.params), "timeout"))
 """Order of the keys of a ``check:`` mapping."""
 JUDGE_ONLY = ("outcome", "operator", "score_ranges")
 """Keys a criterion loses when it becomes a check."""
-CHECK_DEFAULTS: dict[str, dict[str, Any]] = {"length": {"max_words": 200}}
+CHECK_DEFAULTS: Mapping[str, dict[str, Any]] = LiveMapping(
+    lambda: {t.name: dict(t.defaults) for t in check_types() if t.defaults})
 """Parameters a new check of that type starts with (a length check needs a bound)."""
 NEW_OUTCOME = "Describe what a good answer does"
 """The outcome of a criterion added without data."""

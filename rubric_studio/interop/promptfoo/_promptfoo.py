@@ -31,6 +31,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from rubric_studio.core.checks import definition_of
 from rubric_studio.core.rubric import Criterion, Rubric
 from rubric_studio.core.samples._samples import Sample
 from rubric_studio.interop import _checks
@@ -65,7 +66,7 @@ def _is_binary(criterion: Criterion) -> bool:
     """True when a met criterion always scores 1 (so a passing test knows its score)."""
     if criterion.check is None:
         return criterion.kind == "checklist"
-    if criterion.check.type in ("regex", "json"):
+    if definition_of(criterion.check).binary:
         return True
     return criterion.effective_min_score >= 1.0
 

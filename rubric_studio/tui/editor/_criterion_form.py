@@ -16,7 +16,8 @@ from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.css.query import NoMatches
 from textual.widgets import Button, Input, Select, Static
 
-from rubric_studio.core.checks import CHECK_TYPES
+from rubric_studio.core.checks import CHECK_TYPES, EditorField
+from rubric_studio.core.checks import check_type as registered_check_type
 from rubric_studio.core.document._document import CHECK_FIELDS, EditError, RubricDocument
 from rubric_studio.core.rubric import DEFAULT_ANALYTIC_MIN_SCORE
 from rubric_studio.tui.editor._fields import FieldSpec, number_text
@@ -27,6 +28,7 @@ from rubric_studio.tui.editor._specs import (
     KIND_ICONS,
     KIND_NAMES,
     NEW_BAND_TEXT,
+    check_field_rows,
     check_type_of,
     criterion_kind,
     next_band,
@@ -43,14 +45,6 @@ from rubric_studio.tui.editor._widgets import (
 
 __all__ = ["CriterionForm", "ScoreRangesEditor"]
 
-_CHECK_HINTS = {
-    "length": "words: whitespace tokens; 0 at 1.5 × max",
-    "keywords": "substrings, one per line",
-    "regex": "searched anywhere; flags from imsx",
-    "json": "parses as JSON; optional JSON Schema",
-    "python": "module:function; trusted rubrics only",
-    "command": "sample on stdin, 0-1 on stdout; trusted only",
-}
 
 
 class ScoreRangesEditor(Vertical):
@@ -208,11 +202,12 @@ class CriterionForm(VerticalScroll):
         for name in CHECK_FIELDS:
             self.query_one(f"#ed-check-{name}").display = is_check and check_type == name
         self.query_one("#ed-check-none").display = is_check and check_type not in CHECK_FIELDS
-        if is_check and check_type in CHECK_FIELDS:
+        definition = registered_check_type(check_type) if is_check and check_type else None
+        if definition is not None:
             self.query_one("#ed-check-title", Static).update(
-                f"[b]{check_type} check[/b] [dim]{_CHECK_HINTS[check_type]}[/dim]"
+                f"[b]{escape(definition.name)} check[/b] [dim]{escape(definition.hint)}[/dim]"
             )
-            self.query_one("#ed-c-timeout", Input).placeholder = "10" if check_type == "command" else "2"
+            self.query_one("#ed-c-timeout", Input).placeholder = f"{definition.default_timeout:g}"
 
     def _show_min_score_hint(self, data: dict[str, Any]) -> None:
         if "check" in data:
@@ -264,24 +259,26 @@ class CriterionForm(VerticalScroll):
                              hint_id="ed-f-min_score-hint")
 
     def _check_params(self) -> ComposeResult:
-        """The parameters of every check type, one group each (the form shows one)."""
-        with Vertical(id="ed-check-keywords", classes="ed-group"):
-            modes = [("forbidden: 1 − fraction present", "forbidden"), ("required: fraction present", "required")]
-            yield from field_row("mode", FieldSelect(KEYWORDS_MODE, modes, "forbidden", id="ed-c-mode",
-                                                     allow_blank=False))
-            yield from field_row("keywords", FieldArea(CHECK_SPECS["words"], id="ed-c-words"), tall=True)
-            for key in ("case_sensitive", "whole_words"):
-                spec = CHECK_SPECS[key]
-                yield from field_row(spec.label, FieldCheck(spec, "", False, id=f"ed-c-{key}"))
-        for check_type, keys in CHECK_FIELDS.items():
-            if check_type == "keywords":
-                continue
-            with Vertical(id=f"ed-check-{check_type}", classes="ed-group"):
-                for key in keys:
-                    spec = CHECK_SPECS[key]
-                    if spec.kind == "bool":
-                        yield from field_row(spec.label, FieldCheck(spec, "", bool(spec.default), id=f"ed-c-{key}"))
-                    elif spec.kind == "json":
-                        yield from field_row(spec.label, FieldArea(spec, id=f"ed-c-{key}"), tall=True)
-                    else:
-                        yield from field_row(spec.label, FieldInput(spec, id=f"ed-c-{key}"))
+        """The parameters of every registered check type, one group each (the form shows one)."""
+        rows = check_field_rows()
+        for name in CHECK_FIELDS:
+            with Vertical(id=f"ed-check-{name}", classes="ed-group"):
+                for _type, control, field, spec in (row for row in rows if row[0] == name):
+                    yield from _check_control(control, field, spec)
+
+
+def _check_control(control: str, field: EditorField, spec: FieldSpec) -> ComposeResult:
+    """The row(s) of one check parameter: a words list comes after its required/forbidden switch."""
+    if spec.kind == "words":
+        modes = [("forbidden: 1 − fraction present", "forbidden"), ("required: fraction present", "required")]
+        yield from field_row("mode", FieldSelect(KEYWORDS_MODE, modes, "forbidden", id="ed-c-mode", allow_blank=False))
+        yield from field_row(spec.label, FieldArea(spec, id=control), tall=True)
+    elif spec.kind == "bool":
+        yield from field_row(spec.label, FieldCheck(spec, "", bool(spec.default), id=control), field.hint)
+    elif spec.kind in ("json", "json-value"):
+        yield from field_row(spec.label, FieldArea(spec, id=control), tall=True)
+    elif spec.kind in ("choice", "yes-no"):
+        options = [(choice, choice) for choice in (field.choices or ("true", "false"))]
+        yield from field_row(spec.label, FieldSelect(spec, options, Select.NULL, id=control, prompt="-"), field.hint)
+    else:
+        yield from field_row(spec.label, FieldInput(spec, id=control), field.hint)

@@ -31,7 +31,7 @@ class FieldSpec:
 
     scope: str  # criterion | check | check-type | keywords-mode | range-lower | range-text | rubric | judge
     key: str
-    kind: str  # text outcome id int float bool choice tags words json pattern model command function flags
+    kind: str  # text outcome id int float bool choice yes-no tags words json json-value pattern model command function flags
     label: str = ""
     row: int | None = None  # the score-range row (bands sorted by lower bound) it edits
     minimum: float | None = None
@@ -65,6 +65,8 @@ def display_value(spec: FieldSpec, value: Any, *, blank: Any = None) -> Any:
         return bool(spec.default) if value is None else bool(value)
     if spec.kind == "choice":
         return blank if value is None else str(value)
+    if spec.kind == "yes-no":
+        return blank if value is None else "true" if value is True else "false" if value is False else str(value)
     if value is None:
         return ""
     if spec.kind == "tags":
@@ -73,6 +75,8 @@ def display_value(spec: FieldSpec, value: Any, *, blank: Any = None) -> Any:
         return "\n".join(str(v) for v in value) if isinstance(value, list) else str(value)
     if spec.kind == "json":
         return json.dumps(value, indent=2) if isinstance(value, dict | list) else str(value)
+    if spec.kind == "json-value":
+        return json.dumps(value, indent=2, ensure_ascii=False)
     if spec.kind == "command" and isinstance(value, list):
         return shlex.join(str(v) for v in value)
     if spec.kind in ("int", "float"):
@@ -97,6 +101,8 @@ def parse_field(spec: FieldSpec, raw: Any, *, current: Any = None, blank: Any = 
         if raw is blank or raw is None or raw == "":
             return None
         return None if spec.default is not None and raw == spec.default and current is None else raw
+    if spec.kind == "yes-no":
+        return None if raw is blank or raw is None or raw == "" else raw == "true"
     text = raw if isinstance(raw, str) else str(raw)
     stripped = text.strip()
     if not stripped:
@@ -170,6 +176,13 @@ def _parse_json(spec: FieldSpec, text: str, current: Any) -> dict[str, Any]:
     return value
 
 
+def _parse_json_value(spec: FieldSpec, text: str, current: Any) -> Any:
+    try:
+        return json.loads(text.strip())
+    except json.JSONDecodeError as exc:
+        raise ValueError(f"not JSON: {exc.msg} (line {exc.lineno}, column {exc.colno})") from None
+
+
 def _parse_pattern(spec: FieldSpec, text: str, current: Any) -> str:
     import regex  # the checks' own regex engine; imported when a pattern is first typed
 
@@ -220,6 +233,7 @@ _PARSERS: dict[str, Callable[[FieldSpec, str, Any], Any]] = {
     "tags": _parse_tags,
     "words": _parse_words,
     "json": _parse_json,
+    "json-value": _parse_json_value,
     "pattern": _parse_pattern,
     "model": _parse_model,
     "function": _parse_function,

@@ -9,9 +9,10 @@ Nothing here touches Textual.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
-from rubric_studio.core.checks import CHECK_TYPES
+from rubric_studio.core.checks import CHECK_TYPES, TIMEOUT_FIELD, EditorField, LiveMapping, check_types
 from rubric_studio.tui.editor._fields import FieldSpec, display_value
 
 __all__ = [
@@ -23,6 +24,7 @@ __all__ = [
     "KIND_NAMES",
     "NEW_BAND_TEXT",
     "RUBRIC_SPECS",
+    "check_field_rows",
     "check_type_of",
     "criterion_kind",
     "field_display",
@@ -51,22 +53,31 @@ CRITERION_SPECS: dict[str, FieldSpec] = {
     "tags": FieldSpec("criterion", "tags", "tags", "tags"),
 }
 
-CHECK_SPECS: dict[str, FieldSpec] = {
-    "min_chars": FieldSpec("check", "min_chars", "int", "min chars", minimum=0),
-    "max_chars": FieldSpec("check", "max_chars", "int", "max chars", minimum=1),
-    "min_words": FieldSpec("check", "min_words", "int", "min words", minimum=0),
-    "max_words": FieldSpec("check", "max_words", "int", "max words", minimum=1),
-    "words": FieldSpec("check", "words", "words", "keywords"),
-    "case_sensitive": FieldSpec("check", "case_sensitive", "bool", "match case", default=False),
-    "whole_words": FieldSpec("check", "whole_words", "bool", "whole words", default=False),
-    "pattern": FieldSpec("check", "pattern", "pattern", "pattern", required=True),
-    "expect_match": FieldSpec("check", "expect_match", "bool", "expect match", default=True),
-    "flags": FieldSpec("check", "flags", "flags", "flags"),
-    "schema": FieldSpec("check", "schema", "json", "schema"),
-    "function": FieldSpec("check", "function", "function", "function", required=True),
-    "command": FieldSpec("check", "command", "command", "command", required=True),
-    "timeout": FieldSpec("check", "timeout", "float", "timeout", above=0, maximum=600),
-}
+
+
+def _check_spec(field: EditorField) -> FieldSpec:
+    return FieldSpec("check", field.key, field.kind, field.label, minimum=field.minimum, maximum=field.maximum,
+                     above=field.above, required=field.required, default=field.default)
+
+
+def check_field_rows() -> list[tuple[str, str, EditorField, FieldSpec]]:
+    """Every check type's editor fields from the registry, in order: (check type, control id, field, spec).
+
+    A parameter's control is ``ed-c-<key>``; a later type that reuses a key gets ``ed-c-<type>-<key>``."""
+    rows: list[tuple[str, str, EditorField, FieldSpec]] = []
+    taken: set[str] = set()
+    for definition in check_types():
+        for field in definition.fields:
+            control = f"ed-c-{field.key}" if field.key not in taken else f"ed-c-{definition.name}-{field.key}"
+            taken.add(field.key)
+            rows.append((definition.name, control, field, _check_spec(field)))
+    return rows
+
+
+CHECK_SPECS: Mapping[str, FieldSpec] = LiveMapping(lambda: {
+    **{spec.key: spec for _type, control, _field, spec in check_field_rows() if control == f"ed-c-{spec.key}"},
+    "timeout": _check_spec(TIMEOUT_FIELD)})
+"""The check parameters' fields by key (the first type to declare a key defines it), and the timeout."""
 KEYWORDS_MODE = FieldSpec("keywords-mode", "mode", "choice", "mode")
 
 RUBRIC_SPECS: dict[str, FieldSpec] = {
