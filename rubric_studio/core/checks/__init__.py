@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING
 from rubric_studio._lazy import lazy_exports
 
 if TYPE_CHECKING:
-    from rubric_studio.core.checks._checks import CheckRunner, falloff, json_value
+    from rubric_studio.core.checks._checks import falloff, json_value
     from rubric_studio.core.checks._definition import (
         TIMEOUT_FIELD,
         CannotExport,
@@ -30,6 +30,7 @@ if TYPE_CHECKING:
         check_types,
         register,
     )
+    from rubric_studio.core.checks._runner import CheckRunner
     from rubric_studio.core.checks._spec import CheckModel, JsonCheck, KeywordsCheck, LengthCheck, RegexCheck
 
 #: Public name -> the private module that defines it.
@@ -40,7 +41,7 @@ _EXPORTS = {
     "check_type": "_registry",
     "check_types": "_registry",
     "CheckModel": "_spec",
-    "CheckRunner": "_checks",
+    "CheckRunner": "_runner",
     "CheckSpec": "_registry",
     "CheckType": "_definition",
     "definition_of": "_definition",

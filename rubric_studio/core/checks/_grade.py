@@ -7,7 +7,7 @@ the rubric model, the checks and scoring, so none of those needs to import the o
 
 from __future__ import annotations
 
-from rubric_studio.core.checks._checks import CheckRunner
+from rubric_studio.core.checks._runner import CheckRunner
 from rubric_studio.core.results import CriterionResult, ScoreResult, Status
 from rubric_studio.core.rubric import Rubric
 from rubric_studio.core.samples._samples import Sample
