@@ -9,8 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from rubric_studio.core.checks import score_text
-from rubric_studio.core.checks._checks import CheckRunner, falloff
+from rubric_studio.core.checks import CheckRunner, falloff, score_text
 from rubric_studio.core.loading import parse_rubric
 from rubric_studio.core.problems import RubricError
 from rubric_studio.core.results import Status
