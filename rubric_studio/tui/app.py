@@ -27,7 +27,7 @@ import contextlib
 import functools
 from collections.abc import Iterable, Mapping
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from rich.text import Text
 from textual import events, work
@@ -70,8 +70,14 @@ from rubric_studio.tui.statusbar import RunHeader, RunState, StatusBar, StatusSt
 from rubric_studio.tui.trust_prompt import TrustFlow
 
 if TYPE_CHECKING:
+    from textual.notifications import SeverityLevel
+    from textual.widget import Widget
+
     from rubric_studio.core.labels import Label
+    from rubric_studio.core.rubric import Rubric
     from rubric_studio.engine.report import Report
+    from rubric_studio.session.studio import GradingTicket
+    from rubric_studio.tui.calibration import AgreementPanel
     from rubric_studio.tui.editor import EditorPane
 
 EDITOR_DELAY = 0.3  # seconds after mount at the latest
@@ -133,7 +139,7 @@ def _parses(text: str, file: str) -> bool:
     return True
 
 
-def _widgets_gone(app: Any) -> bool:
+def _widgets_gone(app: App[int]) -> bool:
     """True while the app is closing: its message loop stopped or its screen unmounted."""
     try:
         return not app.is_running or not app.screen.is_mounted
@@ -189,7 +195,7 @@ class StudioApp(App[int]):
         self._watched_samples: Path | None = None
         self._editor_mounted = False
         self._document_reload_pending = False
-        self._graded_disk: tuple[str, Any] = ("", None)
+        self._graded_disk: tuple[str, object] = ("", None)  # the disk text graded, and its state
         self.labeler = Labeler(self)
         self.save_flow = SaveFlow(self)
         self.calibration = CalibrationFlow(self)
@@ -216,7 +222,7 @@ class StudioApp(App[int]):
         yield StatusBar(id="status")
         yield Footer(compact=True)
 
-    def _agreement_widget(self) -> Any:
+    def _agreement_widget(self) -> Widget:
         """The calibration panel (fed by ``calibration.publish``), or a note if it cannot load."""
         try:
             from rubric_studio.tui.calibration import AgreementPanel
@@ -224,7 +230,7 @@ class StudioApp(App[int]):
             return Static(f"Agreement panel unavailable: {exc}", id="agreement-view", markup=False)
         return AgreementPanel(id="agreement-view")
 
-    def notify(self, message: str, *, title: str = "", severity: Any = "information",
+    def notify(self, message: str, *, title: str = "", severity: SeverityLevel = "information",
                timeout: float | None = None, markup: bool = True) -> None:
         """Show a notification with its text as it is.
 
@@ -305,12 +311,12 @@ class StudioApp(App[int]):
             self.post_message(SamplesLoaded(await asyncio.to_thread(self.session.read_samples), initial))
 
     @work(group="grader", exclusive=True, exit_on_error=False)
-    async def _build_grader(self, rubric: Any) -> None:
+    async def _build_grader(self, rubric: Rubric) -> None:
         """Resolve the judge (imports its SDK) off the UI thread."""
         self.post_message(GraderReady(*await asyncio.to_thread(self.session.build_grader, rubric)))
 
     @work(group="grade", exclusive=True, exit_on_error=False)
-    async def _grade(self, ticket: Any) -> None:
+    async def _grade(self, ticket: GradingTicket) -> None:
         try:
             await self.session.grade(ticket, lambda event: self.post_engine_event(ticket.run, event))
         except asyncio.CancelledError:
@@ -394,7 +400,7 @@ class StudioApp(App[int]):
         if not self.apply_saved_rubric(disk):
             await self._reload_document()
 
-    def _outside_edit_meets_edits(self, disk: str, state: Any) -> None:
+    def _outside_edit_meets_edits(self, disk: str, state: object) -> None:
         """An outside edit while the user has unsaved edits or is typing: it merges around them
         when it touches other lines and not the field being typed in; else nothing is merged and
         the user decides (a dialog, or while typing a notice: a dialog would take their keys)."""
@@ -445,18 +451,18 @@ class StudioApp(App[int]):
 
     # -- the editor --------------------------------------------------------------------
     @_tolerate_shutdown
-    def on_editor_pane_changed(self, message: Any) -> None:
+    def on_editor_pane_changed(self, message: EditorPane.Changed) -> None:
         self.refresh_bars()
 
-    def on_editor_pane_saved(self, message: Any) -> None:
+    def on_editor_pane_saved(self, message: EditorPane.Saved) -> None:
         self.save_flow.declined = None
         self.apply_saved_rubric()
 
-    def on_editor_pane_save_refused(self, message: Any) -> None:
+    def on_editor_pane_save_refused(self, message: EditorPane.SaveRefused) -> None:
         self.save_flow.refused(message.error)  # the file changed on disk: ask, write nothing yet
 
-    def on_editor_pane_selection_changed(self, message: Any) -> None:
-        criterion_id = getattr(message, "criterion_id", None)
+    def on_editor_pane_selection_changed(self, message: EditorPane.SelectionChanged) -> None:
+        criterion_id = message.criterion_id
         if criterion_id:
             self.query_one(ResultsMatrix).select_criterion(criterion_id)
 
@@ -546,7 +552,7 @@ class StudioApp(App[int]):
     def on_action_failed(self, message: ActionFailed) -> None:
         self.notify(f"{message.what} failed: {message.error}", severity="error", timeout=10)
 
-    def on_agreement_panel_jump_to_sample(self, message: Any) -> None:
+    def on_agreement_panel_jump_to_sample(self, message: AgreementPanel.JumpToSample) -> None:
         self.select_sample(message.sample_id)
         self.action_show("results")
 
