@@ -58,8 +58,8 @@ def palette(app: StudioHost) -> Iterable[SystemCommand]:
     yield from improve_screen.commands(app)
     yield from judges_screen.commands(app)
     yield SystemCommand("New rubric…", "Start a new rubric file beside this one (rubric-studio new)",
-                        app.action_new_rubric)  # type: ignore[attr-defined]
+                        app.action_new_rubric)
     if app.trust_flow.pending():  # type: ignore[attr-defined]
         yield SystemCommand("Trust this rubric", "Use its code checks and judge settings (only for rubrics you trust)",
-                            app.action_trust)  # type: ignore[attr-defined]
-    yield SystemCommand("Help", "Keys, cell legend, judge setup (F1 / ?)", app.action_help)  # type: ignore[attr-defined]
+                            app.action_trust)
+    yield SystemCommand("Help", "Keys, cell legend, judge setup (F1 / ?)", app.action_help)

@@ -17,6 +17,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from rich.text import Text
@@ -66,20 +67,18 @@ class DraftScreen(ModalScreen[None]):
     .draft-dropped { height: auto; color: $text-warning; }
     """
 
+    @dataclass
     class Drafted(Message):
         """The model answered: the valid proposals, the dropped ones, and what it cost."""
 
-        def __init__(self, draft: Draft, usage: Any) -> None:
-            super().__init__()
-            self.draft = draft
-            self.usage = usage
+        draft: Draft
+        usage: Any
 
+    @dataclass
     class DraftFailed(Message):
         """No usable proposals: why, in one line."""
 
-        def __init__(self, reason: str) -> None:
-            super().__init__()
-            self.reason = reason
+        reason: str
 
     def __init__(self, task: str = "", *, first: bool = False) -> None:
         super().__init__()

@@ -4,7 +4,8 @@ The user lists judges as ``provider:model,provider:model`` (pre-filled with the 
 judge). A worker grades the labelled samples with each in turn through
 :func:`~rubric_studio.engine.judge_compare.grade_each` — with the studio's judge options and
 trust, through the reply cache, so a judge already run costs nothing — and posts
-:class:`JudgesCompared` (each judge's figures and the recommendation) or :class:`JudgesFailed`.
+:class:`JudgesScreen.Compared` (each judge's figures and the recommendation) or
+:class:`JudgesScreen.CompareFailed`.
 
 Per judge the table shows what ``calibrate --judges`` prints: kappa with its 95% CI, accuracy,
 false-pass and false-fail rates, flip rate (with a session ``--repeat`` above 1), cost and wall
@@ -17,6 +18,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from rich.text import Text
@@ -39,24 +41,6 @@ if TYPE_CHECKING:
 
 #: Short headers so the table fits a 120-column terminal; the footnote under it spells them out.
 COLUMNS = ("judge", "n", "κ", "95% CI", "acc", "f-pass", "f-fail", "flip", "$/100", "s/100", "calls", "hits", "err")
-
-
-class JudgesCompared(Message):
-    """Every judge graded the labelled samples: their figures, the recommended judge and why."""
-
-    def __init__(self, figures: list[JudgeFigures], recommended: str | None, why: str) -> None:
-        super().__init__()
-        self.figures = figures
-        self.recommended = recommended
-        self.why = why
-
-
-class JudgesFailed(Message):
-    """The comparison could not run: why, in one line."""
-
-    def __init__(self, reason: str) -> None:
-        super().__init__()
-        self.reason = reason
 
 
 def _pct(value: float | None) -> str:
@@ -82,6 +66,20 @@ class JudgesScreen(ModalScreen[None]):
 
     BINDINGS = [Binding("escape", "close", "Close")]
     AUTO_FOCUS = "#judges-input"
+
+    @dataclass
+    class Compared(Message):
+        """Every judge graded the labelled samples: their figures, the recommended judge and why."""
+
+        figures: list[JudgeFigures]
+        recommended: str | None
+        why: str
+
+    @dataclass
+    class CompareFailed(Message):
+        """The comparison could not run: why, in one line."""
+
+        reason: str
 
     def __init__(self, rubric: Rubric, samples: Sequence[Any], labels: Mapping[str, Any], options: Mapping[str, Any],
                  current: str) -> None:
@@ -128,7 +126,7 @@ class JudgesScreen(ModalScreen[None]):
 
     @work(group="judges", exclusive=True, exit_on_error=False)
     async def run_compare(self, specs: list[str]) -> None:
-        """Call the engine; post JudgesCompared or JudgesFailed."""
+        """Call the engine; post Compared or CompareFailed."""
         from rubric_studio.engine.judge_compare import figures, grade_each, recommend
 
         try:
@@ -136,11 +134,11 @@ class JudgesScreen(ModalScreen[None]):
             compared = [figures(run, self.labels, self.rubric)[0] for run in runs]
             recommended, why = recommend(compared)
         except Exception as exc:  # a bug or an unusable configuration: a line on the screen, not a traceback
-            self.post_message(JudgesFailed(f"{type(exc).__name__}: {exc}"))
+            self.post_message(self.CompareFailed(f"{type(exc).__name__}: {exc}"))
         else:
-            self.post_message(JudgesCompared(compared, recommended, why))
+            self.post_message(self.Compared(compared, recommended, why))
 
-    def on_judges_compared(self, message: JudgesCompared) -> None:
+    def on_judges_screen_compared(self, message: Compared) -> None:
         self.figures, self.recommended, self.why = message.figures, message.recommended, message.why
         self.query_one("#judges-run", Button).disabled = False
         table = self.query_one("#judges-table", DataTable)
@@ -161,7 +159,7 @@ class JudgesScreen(ModalScreen[None]):
         self.query_one("#judges-recommendation", Static).update(text)
         self._status(f"Compared {len(message.figures)} judges on {len(self.samples)} labelled samples.")
 
-    def on_judges_failed(self, message: JudgesFailed) -> None:
+    def on_judges_screen_compare_failed(self, message: CompareFailed) -> None:
         self.query_one("#judges-run", Button).disabled = False
         self._status(f"Comparison failed: {message.reason}")
 

@@ -578,7 +578,7 @@ class OneField(App):
     def compose(self) -> ComposeResult:
         yield FieldInput(CRITERION_SPECS["weight"], id="weight")
 
-    def on_field_edited(self, message: FieldEdited) -> None:
+    def on_field_control_edited(self, message: FieldEdited) -> None:
         self.posted.append(message)
 
 

@@ -92,7 +92,7 @@ async def test_improve_lists_the_engines_candidates_and_accept_is_one_undoable_e
             await pilot.pause()
             screen = app.screen
             report = screen.report
-            assert "ImproveDone" in recorder.names and "ImproveFailed" not in recorder.names
+            assert "Improved" in recorder.names and "ImproveFailed" not in recorder.names
             assert report.criterion == "timeline" and screen.criterion_id == "timeline"
             # Every candidate is listed, in the engine's order, with its status; the over-fit is shown as such.
             listing = screen.query_one("#improve-list", OptionList)

@@ -52,7 +52,7 @@ async def test_compare_judges_shows_each_judges_figures_and_recommends_one(proje
             await pilot.press("enter")
             await until(lambda: screen.figures, timeout=20)
             await pilot.pause()
-            assert "JudgesCompared" in recorder.names and "JudgesFailed" not in recorder.names
+            assert "Compared" in recorder.names and "CompareFailed" not in recorder.names
             # Only the labelled samples, and the studio's judge came from the cache.
             assert server.calls() == 21 + 2 * LABELLED
             by_judge = {f.judge: f for f in screen.figures}

@@ -9,6 +9,7 @@ resized, keeping the highlighted row. Nothing here touches files or the engine.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from rich.text import Text
@@ -43,12 +44,11 @@ class AgreementPanel(Widget):
 
     BINDINGS = agreement_bindings()  # ] [ F V K I, while the panel has focus
 
+    @dataclass
     class JumpToSample(Message):
         """The user picked a disagreeing sample: move the results cursor to it."""
 
-        def __init__(self, sample_id: str) -> None:
-            super().__init__()
-            self.sample_id = sample_id
+        sample_id: str
 
     def __init__(self, *, name: str | None = None, id: str | None = None, classes: str | None = None) -> None:
         super().__init__(name=name, id=id, classes=classes)

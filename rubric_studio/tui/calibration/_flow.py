@@ -53,9 +53,9 @@ class CalibrationFlow:
 
     # -- versions and the Agreement panel ------------------------------------------------
     def graded(self, outcome: RunOutcome) -> None:
-        """A run finished: publish, say what the new version changed, open a fit asked for."""
+        """A run finished (the app's report watcher has published it): say what the new version
+        changed, open a fit asked for."""
         app = self.app
-        self.publish()
         if outcome.version_line:
             app.notify(outcome.version_line, title="New version", timeout=8)
         if outcome.consistency_line:

@@ -7,7 +7,7 @@ after a save, :class:`EditorPane.SaveRefused` when the file changed on disk sinc
 read (nothing was written; the app asks what to do), :class:`EditorPane.SelectionChanged`
 when the user picks a criterion.
 
-The form fields report the user's edits themselves (:class:`FieldEdited`); the pane
+The form fields report the user's edits themselves (:class:`FieldControl.Edited`); the pane
 writes them into the document after a short pause in the typing (or at once on enter,
 a pick, or leaving the field). A value that does not validate is shown next to its field
 and not applied. The YAML tab applies its text after a pause too; a syntax error is
@@ -19,6 +19,7 @@ moves) is its own undo step.
 from __future__ import annotations
 
 import contextlib
+from dataclasses import dataclass
 from functools import partial
 from typing import ClassVar
 
@@ -76,38 +77,34 @@ class EditorPane(DocumentViews, StructureActions, Widget):
     yaml_debounce: float = YAML_DEBOUNCE
     """Seconds of no typing after which the YAML view's text is applied."""
 
+    @dataclass
     class Changed(Message):
         """The document's text changed (an edit, undo or redo); it is not saved yet."""
 
-        def __init__(self, document: RubricDocument) -> None:
-            super().__init__()
-            self.document = document
+        document: RubricDocument
 
+    @dataclass
     class Saved(Message):
         """The document was written to disk."""
 
-        def __init__(self, document: RubricDocument) -> None:
-            super().__init__()
-            self.document = document
+        document: RubricDocument
 
+    @dataclass
     class SaveRefused(Message):
         """A save found the file changed on disk since it was read: nothing was written.
 
         ``error`` carries what the disk holds now (its text and state).
         """
 
-        def __init__(self, document: RubricDocument, error: ChangedOnDisk) -> None:
-            super().__init__()
-            self.document = document
-            self.error = error
+        document: RubricDocument
+        error: ChangedOnDisk
 
+    @dataclass
     class SelectionChanged(Message):
         """The user selected a criterion in the list."""
 
-        def __init__(self, criterion_id: str | None, index: int | None = None) -> None:
-            super().__init__()
-            self.criterion_id = criterion_id
-            self.index = index
+        criterion_id: str | None
+        index: int | None = None
 
     def __init__(
         self,
@@ -282,7 +279,7 @@ class EditorPane(DocumentViews, StructureActions, Widget):
         return self._field_timer is not None or self._yaml_timer is not None
 
     # -- field edits --------------------------------------------------------------------
-    def on_field_edited(self, event: FieldEdited) -> None:
+    def on_field_control_edited(self, event: FieldEdited) -> None:
         """Queue a field's edit (or show why it cannot be applied)."""
         event.stop()
         field, key = event.field, event.field.id or ""

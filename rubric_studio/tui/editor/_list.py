@@ -7,6 +7,7 @@ messages; the editor pane carries them out on the document.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any, ClassVar
 
 from textual.app import ComposeResult
@@ -73,13 +74,12 @@ class CriteriaList(OptionList):
         Binding("enter", "command('edit')", "Edit", show=False),
     ]
 
+    @dataclass
     class Command(Message):
         """A key asked for ``command`` (add, duplicate, delete, move, edit) on the selected criterion."""
 
-        def __init__(self, command: str, delta: int = 0) -> None:
-            super().__init__()
-            self.command = command
-            self.delta = delta  # how far "move" moves it
+        command: str
+        delta: int = 0  # how far "move" moves it
 
     def action_command(self, command: str, delta: int = 0) -> None:
         self.post_message(self.Command(command, delta))

@@ -3,7 +3,7 @@
 Every control carries a :class:`~rubric_studio.tui.editor._fields.FieldSpec`. The form
 hands it the current data (:meth:`FieldControl.show_data`); it shows its value there
 without posting anything. When the user then changes it, it reads the new text with the
-spec and posts one :class:`FieldEdited`: the parsed value, or the reason it does not
+spec and posts one :class:`FieldControl.Edited`: the parsed value, or the reason it does not
 parse, or that it shows the document's value again. Events a control posts while it is
 mounted or filled in never become edits, so showing a rubric never writes to it.
 """
@@ -11,6 +11,7 @@ mounted or filled in never become edits, so showing a rubric never writes to it.
 from __future__ import annotations
 
 from collections.abc import Iterable
+from dataclasses import KW_ONLY, dataclass
 from typing import TYPE_CHECKING, Any
 
 from textual import events
@@ -45,33 +46,6 @@ else:
     _ControlBase = object  # Textual takes a widget's CSS type and parts from its first base
 
 
-class FieldEdited(Message):
-    """The user changed a field.
-
-    ``value`` is what to write (None removes the key) unless ``error`` says why the text
-    does not parse; ``reverted`` means the field shows the document's value again (nothing
-    to write, an edit still waiting is void). ``apply_now`` asks for the edit to be written
-    at once (enter, a pick from a list, a checkbox) instead of after the typing pause.
-    """
-
-    def __init__(
-        self,
-        field: FieldControl,
-        value: Any = None,
-        *,
-        error: str | None = None,
-        reverted: bool = False,
-        apply_now: bool = False,
-    ) -> None:
-        super().__init__()
-        self.field = field
-        self.spec = field.spec
-        self.value = value
-        self.error = error
-        self.reverted = reverted
-        self.apply_now = apply_now
-
-
 class FieldControl(_ControlBase):
     """What the editor's controls share (each derives from a Textual control first, then this).
 
@@ -79,6 +53,28 @@ class FieldControl(_ControlBase):
     a list a list); the *baseline* is what the control showed for it, so a change back
     to it is no edit.
     """
+
+    @dataclass
+    class Edited(Message):
+        """The user changed a field.
+
+        ``value`` is what to write (None removes the key) unless ``error`` says why the text
+        does not parse; ``reverted`` means the field shows the document's value again (nothing
+        to write, an edit still waiting is void). ``apply_now`` asks for the edit to be written
+        at once (enter, a pick from a list, a checkbox) instead of after the typing pause.
+        """
+
+        field: FieldControl
+        value: Any = None
+        _: KW_ONLY
+        error: str | None = None
+        reverted: bool = False
+        apply_now: bool = False
+
+        @property
+        def spec(self) -> FieldSpec:
+            """The edited field's spec."""
+            return self.field.spec
 
     spec: FieldSpec
     stored: Any = None
@@ -119,19 +115,19 @@ class FieldControl(_ControlBase):
         return self.filled_in and self.control_value() == self._baseline
 
     def report_edit(self, *, apply_now: bool = False) -> None:
-        """Post what the user's change means (see :class:`FieldEdited`)."""
+        """Post what the user's change means (see :class:`FieldControl.Edited`)."""
         if not self.filled_in:
             return  # the user has not seen a value yet: a mounting control's own event
         raw = self.control_value()
         if raw == self._baseline:
-            self.post_message(FieldEdited(self, reverted=True))
+            self.post_message(self.Edited(self, reverted=True))
             return
         try:
             value = parse_field(self.spec, raw, current=self.stored, blank=self._blank)
         except ValueError as exc:
-            self.post_message(FieldEdited(self, error=str(exc)))
+            self.post_message(self.Edited(self, error=str(exc)))
             return
-        self.post_message(FieldEdited(self, value, apply_now=apply_now))
+        self.post_message(self.Edited(self, value, apply_now=apply_now))
 
     def show_error(self, message: str) -> None:
         """Show ``message`` under the field and mark it invalid ("" clears both)."""
@@ -145,6 +141,10 @@ class FieldControl(_ControlBase):
                 note.update(f"✗ {message}" if message else "")
                 note.display = bool(message)
                 return
+
+
+#: The message a field control posts for an edit (handled as ``on_field_control_edited``).
+FieldEdited = FieldControl.Edited
 
 
 class FieldInput(TextInput, FieldControl):

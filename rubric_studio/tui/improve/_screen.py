@@ -7,7 +7,7 @@ disagreeing labelled cells (the engine picks it). A worker runs
 :func:`~rubric_studio.engine.improve._run.improve` on the rubric as the editor holds it, with
 a grader built from the studio's own judge options and trust (as for grading; the reply cache
 makes the cells already judged free) and the assistant on the same judge model, and posts
-:class:`ImproveDone` or :class:`ImproveFailed`.
+:class:`ImproveScreen.Improved` or :class:`ImproveScreen.ImproveFailed`.
 
 Candidates are listed in the engine's order (best on the holdout first), each with its kind,
 what it changes, its status marked (``✓ improves holdout``, ``✗ over-fits`` …), ``fixes N,
@@ -21,6 +21,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from rich.text import Text
@@ -58,22 +59,6 @@ INTRO = ("Each suggestion is re-graded on your labelled cells: a fitting part it
          "it never saw. ✓ only when the holdout shows the gain (enough cells, exact McNemar p < 0.05). Best first; "
          "none is hidden. Accept writes the highlighted one into the rubric (one undo step); an unconfirmed one "
          "is asked about first.")
-
-
-class ImproveDone(Message):
-    """``improve`` finished: its report (candidates best first)."""
-
-    def __init__(self, report: ImproveReport) -> None:
-        super().__init__()
-        self.report = report
-
-
-class ImproveFailed(Message):
-    """``improve`` could not run: why, in one line."""
-
-    def __init__(self, reason: str) -> None:
-        super().__init__()
-        self.reason = reason
 
 
 def _kappa(value: float | None) -> str:
@@ -128,6 +113,18 @@ class ImproveScreen(ModalScreen[None]):
     BINDINGS = [Binding("escape", "close", "Close")]
     AUTO_FOCUS = "#improve-list"
 
+    @dataclass
+    class Improved(Message):
+        """``improve`` finished: its report (candidates best first)."""
+
+        report: ImproveReport
+
+    @dataclass
+    class ImproveFailed(Message):
+        """``improve`` could not run: why, in one line."""
+
+        reason: str
+
     def __init__(self, rubric: Rubric, criterion_id: str | None, note: str, samples: Sequence[Any],
                  labels: Mapping[str, Any], options: Mapping[str, Any], env: Mapping[str, str] | None) -> None:
         super().__init__()
@@ -155,20 +152,20 @@ class ImproveScreen(ModalScreen[None]):
 
     @work(group="improve", exclusive=True, exit_on_error=False)
     async def run_improve(self) -> None:
-        """Call the engine; post ImproveDone or ImproveFailed."""
+        """Call the engine; post Improved or ImproveFailed."""
         from rubric_studio.judges.base import JudgeError
 
         try:
             report = await improve_in_studio(self.rubric, self.samples, self.labels, self.options, self.env,
                                              self.criterion_id)
         except JudgeError as exc:
-            self.post_message(ImproveFailed(exc.message))
+            self.post_message(self.ImproveFailed(exc.message))
         except Exception as exc:  # a bug must be a line on the screen, not a traceback
-            self.post_message(ImproveFailed(f"{type(exc).__name__}: {exc}"))
+            self.post_message(self.ImproveFailed(f"{type(exc).__name__}: {exc}"))
         else:
-            self.post_message(ImproveDone(report))
+            self.post_message(self.Improved(report))
 
-    def on_improve_done(self, message: ImproveDone) -> None:
+    def on_improve_screen_improved(self, message: Improved) -> None:
         report = self.report = message.report
         if report.criterion:
             self.query_one("#improve-title", Static).update(Text(terminal_safe(f"Improve {report.criterion}"),
@@ -186,7 +183,7 @@ class ImproveScreen(ModalScreen[None]):
         warnings = "\n".join(f"⚠ {terminal_safe(w)}" for w in [*([self.note] if self.note else []), *report.warnings])
         self.query_one("#improve-warnings", Static).update(Text(warnings, style="yellow"))
 
-    def on_improve_failed(self, message: ImproveFailed) -> None:
+    def on_improve_screen_improve_failed(self, message: ImproveFailed) -> None:
         self._status(f"Improve failed: {message.reason}")
 
     # -- accepting ------------------------------------------------------------------------------

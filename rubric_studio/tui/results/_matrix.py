@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Iterable
+from dataclasses import KW_ONLY, dataclass
 
 from rich.cells import cell_len
 from rich.style import Style
@@ -123,30 +124,28 @@ class ResultsMatrix(MatrixNavigation, MatrixPainter, ScrollView, can_focus=True)
     reverse: reactive[bool] = reactive(False)
     search: reactive[str] = reactive("")
 
+    @dataclass
     class Highlighted(Message):
         """The cursor is on ``sample_id`` × ``criterion_id`` (None: the sample columns)."""
 
-        def __init__(self, sample_id: str | None, criterion_id: str | None) -> None:
-            super().__init__()
-            self.sample_id = sample_id
-            self.criterion_id = criterion_id
+        sample_id: str | None
+        criterion_id: str | None
 
     class Selected(Highlighted):
         """Enter or a click on a cell: inspect it."""
 
+    @dataclass
     class ViewChanged(Message):
         """The rows shown changed: ``filter_label`` names the filter's criterion, ``search`` is the search text."""
 
-        def __init__(self, filter_kind: str, sort_by: str, reverse: bool, shown: int, total: int, *,
-                     filter_label: str = "", search: str = "") -> None:
-            super().__init__()
-            self.filter_kind = filter_kind
-            self.sort_by = sort_by
-            self.reverse = reverse
-            self.shown = shown
-            self.total = total
-            self.filter_label = filter_label
-            self.search = search
+        filter_kind: str
+        sort_by: str
+        reverse: bool
+        shown: int
+        total: int
+        _: KW_ONLY
+        filter_label: str = ""
+        search: str = ""
 
     def __init__(self, model: ResultsModel | None = None, *, name: str | None = None, id: str | None = None,
                  classes: str | None = None) -> None:
