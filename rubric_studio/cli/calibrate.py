@@ -42,6 +42,8 @@ def register(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--judges", metavar="P:M,P:M,...",
                         help="grade the labelled samples with each judge and compare them; recommends the "
                              "cheapest judge whose kappa CI overlaps the best judge's")
+    parser.add_argument("--annotator", metavar="NAME",
+                        help="compare the judge with this annotator's labels (default: the consensus of all)")
     parser.add_argument("--min-kappa", type=float, metavar="X",
                         help="exit 1 when kappa is below X or undefined (with --judges: the recommended judge's)")
     add_extract_option(parser)
@@ -55,8 +57,11 @@ def _sample_problem(sample: Any, message: str) -> Problem:
     return Problem(sample.source or sample.id, None, None, message)
 
 
-def load_all_labels(rubric_path: str, labels_arg: str | None, samples: list) -> tuple[dict, list[Problem]]:
-    """Sample ``label`` fields overlaid by the sidecar; (labels, problems)."""
+def load_all_labels(rubric_path: str, labels_arg: str | None, samples: list,
+                    annotator: str | None = None) -> tuple[dict, list[Problem]]:
+    """Sample ``label`` fields overlaid by the sidecar's consensus (or ``annotator``'s labels); (labels, problems).
+
+    ValueError for an ``annotator`` who labelled nothing there."""
     from rubric_studio.core.labels import Label, labels_path_for, load_labels, parse_label
 
     problems: list[Problem] = []
@@ -70,7 +75,12 @@ def load_all_labels(rubric_path: str, labels_arg: str | None, samples: list) -> 
             problems.append(_sample_problem(sample, str(exc)))
     sidecar = load_labels(labels_arg or labels_path_for(rubric_path), missing_ok=labels_arg is None)
     problems.extend(sidecar.problems)
-    for sample_id, label in sidecar.labels.items():
+    chosen = sidecar.labels
+    if annotator is not None:
+        from rubric_studio.cli.humans import annotator_labels
+
+        chosen = annotator_labels(sidecar, annotator)
+    for sample_id, label in chosen.items():
         base = merged.get(sample_id)
         if base is None:
             merged[sample_id] = label
@@ -121,7 +131,7 @@ def run(args: Namespace) -> int:
         rubric, samples_path = resolve_inputs(args)
         options = grader_options(args)
         sample_set = load_samples(samples_path, extractor=args.extract, follow_links=args.allow_code)
-        labels, problems = load_all_labels(args.rubric, args.labels, sample_set.samples)
+        labels, problems = load_all_labels(args.rubric, args.labels, sample_set.samples, args.annotator)
     except RubricError as exc:
         print_problems(exc.problems)
         return 2
@@ -179,6 +189,9 @@ def _finish(args: Namespace, rubric, report, labels) -> int:
         data["consistency"] = consistency(report.flip_rates(), args.repeat)
     if args.min_kappa is not None:
         data["gate"] = gate(args.min_kappa, data["overall"], None)
+    from rubric_studio.cli.humans import humans_section
+
+    data["humans"] = humans_section(args, rubric, report.samples)
     return _emit(args, data, functools.partial(render, agreement=result, usage_line=_usage_line(report)), report.errored_cells)
 
 
@@ -351,6 +364,10 @@ def render(data: dict[str, Any], agreement: Any, *, to_file: bool = False, usage
             flag = "  AMBIGUOUS: reword it; flips on " + ", ".join(v["flipping_samples"]) if v["ambiguous"] else ""
             console.print(terminal_safe(f"  {cid}: flip rate {v['flip_rate']:.0%} of {v['cells']} cells{flag}"),
                           markup=False)
+    if data.get("humans"):
+        from rubric_studio.cli.humans import render_humans
+
+        render_humans(console, data["humans"])
     if "fit" in data:
         console.print("\n[bold]fit[/]")
         for line in _fit_lines(data["fit"]):

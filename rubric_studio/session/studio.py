@@ -21,11 +21,12 @@ import asyncio
 import dataclasses
 from collections import deque
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from rubric_studio.core.labels import Label, labels_from_samples, labels_path_for, load_labels
+from rubric_studio.core.annotators import UNNAMED, current_annotator
+from rubric_studio.core.labels import Label, consensus, labels_from_samples, labels_path_for, load_labels
 from rubric_studio.core.problems import Problem, RubricError
 from rubric_studio.core.samples import Sample, load_samples
 from rubric_studio.session.calibration import Calibration
@@ -76,6 +77,8 @@ class LabelsRead:
     labels: dict[str, Label]
     problems: list[Problem]
     failed: bool = False
+    #: sample id -> annotator -> label (the labels above are their consensus).
+    by_annotator: dict[str, dict[str, Label]] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -92,7 +95,8 @@ class StudioSession:
 
     def __init__(self, rubric_path: str | Path, samples_path: str | Path | None = None,
                  labels_path: str | Path | None = None, *, grader_options: Mapping[str, Any] | None = None,
-                 env: Mapping[str, str] | None = None, persist_history: bool = True) -> None:
+                 env: Mapping[str, str] | None = None, persist_history: bool = True,
+                 annotator: str | None = None) -> None:
         from rubric_studio.core.document import RubricDocument
         from rubric_studio.engine.starter import create_starter_rubric
 
@@ -127,7 +131,8 @@ class StudioSession:
         #: K while the current run / results shown are a consistency run (every judged cell judged K times).
         self.consistency_k: int | None = None
         self.grader_key: object = None
-        self.label_writer = LabelWriter(self.labels_path)
+        self.by_annotator: dict[str, dict[str, Label]] = {}
+        self.label_writer = LabelWriter(self.labels_path, current_annotator(annotator, env))
         self.trust = SessionTrust(self)
         self.calibration = Calibration(self)
         self.versions = SessionVersions(self, persist=persist_history)
@@ -168,7 +173,7 @@ class StudioSession:
             return LabelsRead({}, exc.problems, failed=True)
         except (OSError, UnicodeDecodeError) as exc:  # unreadable: permissions, encoding
             return LabelsRead({}, [Problem(str(self.labels_path), None, None, str(exc))], failed=True)
-        return LabelsRead(label_set.labels, label_set.problems)
+        return LabelsRead(label_set.labels, label_set.problems, by_annotator=label_set.by_annotator)
 
     def take_samples(self, read: SamplesRead, *, initial: bool) -> bool:
         """Use freshly read samples; False when they were refused (the last good ones stay)."""
@@ -197,17 +202,26 @@ class StudioSession:
             self.set_problems("labels", read.problems)
             return False
         self.sidecar_labels = dict(read.labels)
+        self.by_annotator = {sid: dict(labels) for sid, labels in read.by_annotator.items()}
         self.set_problems("labels", [p for p in read.problems if p.severity == "error"])
         self._merge_labels()
         self.versions.labels_changed()
         return True
 
-    def label_written(self, sample_id: str, label: Label | None) -> None:
-        """Our own label write landed: the labels in memory follow at once."""
+    def label_written(self, sample_id: str, label: Label | None, annotator: str | None = None) -> None:
+        """Our own label write (``annotator``'s label, by default the current one) landed: the labels
+        in memory, and their consensus, follow at once."""
+        mine = self.by_annotator.setdefault(sample_id, {})
+        annotator = self.label_writer.annotator if annotator is None else annotator
         if label is None:
+            mine.pop(annotator or UNNAMED, None)
+        else:
+            mine[annotator or UNNAMED] = label
+        agreed = consensus(mine) if mine else None
+        if agreed is None or agreed.is_empty:
             self.sidecar_labels.pop(sample_id, None)
         else:
-            self.sidecar_labels[sample_id] = label
+            self.sidecar_labels[sample_id] = agreed
         self._merge_labels()
         self.versions.labels_changed()
 

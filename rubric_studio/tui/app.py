@@ -33,6 +33,7 @@ from textual.widgets import Footer, Static, TabbedContent, TabPane
 from rubric_studio.core.safe_text import terminal_safe
 from rubric_studio.session.studio import StudioSession, grader_key
 from rubric_studio.tui import app_commands, draft_screen, improve_edits, improve_screen
+from rubric_studio.tui.annotators import agreement_title
 from rubric_studio.tui.app_events import SessionEvents
 from rubric_studio.tui.app_view import SessionView
 from rubric_studio.tui.calibration_flow import CalibrationFlow
@@ -76,11 +77,12 @@ class StudioApp(SessionEvents, SessionView, App[int]):
                  labels_path: str | Path | None = None, *, judge: str | None = None, base_url: str | None = None,
                  concurrency: int | None = None, repeat: int = 1, use_cache: bool = True, batch: bool = False,
                  allow_code: bool = False, cache_path: str | Path | None = None,
-                 env: Mapping[str, str] | None = None, watch: bool = True) -> None:
+                 env: Mapping[str, str] | None = None, watch: bool = True, annotator: str | None = None) -> None:
         super().__init__()
         options = {"judge": judge, "base_url": base_url, "concurrency": concurrency, "repeat": repeat,
                    "use_cache": use_cache, "batch": batch, "allow_code": allow_code, "cache_path": cache_path}
-        self.session = StudioSession(rubric_path, samples_path, labels_path, grader_options=options, env=env)
+        self.session = StudioSession(rubric_path, samples_path, labels_path, grader_options=options, env=env,
+                                     annotator=annotator)
         self.watching = watch
         self.selection: tuple[str | None, str | None] = (None, None)
         #: A rubric the user asked to open next ("New rubric…"); the command line opens it after this app.
@@ -111,7 +113,7 @@ class StudioApp(SessionEvents, SessionView, App[int]):
                         yield Static(id="cell-hint")
                     with TabPane("Inspector", id="inspector"):
                         yield Inspector(id="inspector-view")
-                    with TabPane("Agreement", id="agreement"):
+                    with TabPane(agreement_title(self.session), id="agreement"):
                         yield self._agreement_widget()
         yield StatusBar(id="status")
         yield Footer(compact=True)

@@ -275,7 +275,7 @@ class SessionEvents:
     # -- calibration and interop workers ---------------------------------------------------
     def on_label_written(self, message: LabelWritten) -> None:
         """Our own label write landed: update the human column, marks and agreement at once."""
-        self.session.label_written(message.sample_id, message.label)
+        self.session.label_written(message.sample_id, message.label, message.annotator)
         self.query_one(ResultsMatrix).rows_changed([message.sample_id])
         self.refresh_bars()
         self.refresh_hint()

@@ -74,7 +74,9 @@ class CalibrationFlow:
         show = getattr(app.query_one("#agreement-view"), "show", None)
         if show is not None:
             flip_rates = report.flip_rates() if report.repeat > 1 else None
-            show(report_now, session.versions.latest_diff, flip_rates, repeat=report.repeat)
+            from rubric_studio.tui.annotators import humans_of
+
+            show(report_now, session.versions.latest_diff, flip_rates, repeat=report.repeat, humans=humans_of(session))
 
     def show_versions(self) -> None:
         session = self.app.session

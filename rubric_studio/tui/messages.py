@@ -117,10 +117,11 @@ class LabelsLoaded(Message):
 class LabelWritten(Message):
     """The labels sidecar now holds ``label`` for ``sample_id`` (None: the entry is gone)."""
 
-    def __init__(self, sample_id: str, label: Label | None) -> None:
+    def __init__(self, sample_id: str, label: Label | None, annotator: str | None = None) -> None:
         super().__init__()
         self.sample_id = sample_id
         self.label = label
+        self.annotator = annotator  # whose label it is (None: the current annotator's)
 
 
 class LabelWriteFailed(Message):

@@ -68,6 +68,9 @@ def judge(studio: Path):
 
 
 def make_app(server: FakeLLM, studio: Path, **options) -> StudioApp:
+    # The bundled labels name no annotator: label as that same (unnamed) annotator, so a key
+    # changes the label in the file rather than adding a second person's beside it.
+    options.setdefault("annotator", "(unnamed)")
     return StudioApp(RUBRIC, judge="openai-compatible:fake-judge", base_url=server.base_url_openai,
                      cache_path=studio / "cache.sqlite", watch=options.pop("watch", False), **options)
 
