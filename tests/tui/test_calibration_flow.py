@@ -487,7 +487,7 @@ async def test_a_missing_sidecar_is_created_a_broken_one_is_a_notification_own_w
 
     LABELS.unlink()  # no sidecar yet
     recorder = Recorder()
-    app = StudioApp(RUBRIC)  # no judge, real file watching
+    app = StudioApp(RUBRIC, annotator="lead")  # no judge, real file watching
     async with app.run_test(size=SIZE, message_hook=recorder) as pilot:
         await until(lambda: app.session.report is not None and app.editor is not None and not app.session.running)
         await watching(RUBRIC.parent)
@@ -499,7 +499,7 @@ async def test_a_missing_sidecar_is_created_a_broken_one_is_a_notification_own_w
         await pilot.press("p")
         await until(lambda: "cancel-subscription" in app.session.labels)
         text = LABELS.read_text()
-        assert text.startswith("# Human labels") and "cancel-subscription:\n  verdict: pass\n" in text
+        assert text.startswith("# Human labels") and "cancel-subscription:\n  annotator: lead\n  verdict: pass\n" in text
         await until(lambda: "FilesChanged" in recorder.after("LabelsLoaded"))  # the watcher saw our write
         await pilot.pause(0.1)
         assert recorder.names.count("LabelsLoaded") == loaded  # ... and it was not read back
