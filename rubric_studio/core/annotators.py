@@ -17,7 +17,8 @@ never touches another's label.
 
 Consensus (what judge-vs-human agreement, ``improve`` and the studio compare the judge with):
 per field, the majority of the annotators who gave that field — a verdict, a criterion's
-met/unmet — with a tie giving no consensus for that field; scores are averaged; notes are joined.
+met/unmet — with a tie giving no consensus for that field; scores are averaged; notes are joined
+(each after its annotator's name when more than one gave a note).
 A label from :data:`ADJUDICATED` wins over the majority, field by field.
 """
 

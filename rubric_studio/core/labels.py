@@ -222,8 +222,9 @@ def consensus(by_annotator: Mapping[str, Label]) -> Label:
         if state is not None:
             criteria[criterion] = state
     criteria.update(judged.criteria)
-    notes = [f"{name}: {lab.note}" for name, lab in by_annotator.items() if lab.note]
-    return Label(verdict, score, criteria, "\n".join(notes) or None)
+    notes = {name: lab.note for name, lab in by_annotator.items() if lab.note}
+    note = next(iter(notes.values())) if len(notes) == 1 else "\n".join(f"{n}: {t}" for n, t in notes.items())
+    return Label(verdict, score, criteria, note or None)
 
 
 def consensus_labels(by_sample: Mapping[str, Mapping[str, Label]]) -> dict[str, Label]:
