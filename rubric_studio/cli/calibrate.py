@@ -42,6 +42,8 @@ def register(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--judges", metavar="P:M,P:M,...",
                         help="grade the labelled samples with each judge and compare them; recommends the "
                              "cheapest judge whose kappa CI overlaps the best judge's")
+    parser.add_argument("--annotator", metavar="NAME",
+                        help="compare the judge with this annotator's labels (default: the consensus of all)")
     parser.add_argument("--min-kappa", type=float, metavar="X",
                         help="exit 1 when kappa is below X or undefined (with --judges: the recommended judge's)")
     add_extract_option(parser)
@@ -55,9 +57,12 @@ def _sample_problem(sample: Any, message: str) -> Problem:
     return Problem(sample.source or sample.id, None, None, message)
 
 
-def load_all_labels(rubric_path: str, labels_arg: str | None, samples: list) -> tuple[dict, list[Problem]]:
-    """Sample ``label`` fields overlaid by the sidecar; (labels, problems)."""
-    from rubric_studio.core.labels._labels import Label, labels_path_for, load_labels, parse_label
+def load_all_labels(rubric_path: str, labels_arg: str | None, samples: list,
+                    annotator: str | None = None) -> tuple[dict, list[Problem]]:
+    """Sample ``label`` fields overlaid by the sidecar's consensus (or ``annotator``'s labels); (labels, problems).
+
+    ValueError for an ``annotator`` who labelled nothing there."""
+    from rubric_studio.core.labels import Label, labels_path_for, load_labels, parse_label
 
     problems: list[Problem] = []
     merged: dict[str, Label] = {}
@@ -70,7 +75,12 @@ def load_all_labels(rubric_path: str, labels_arg: str | None, samples: list) -> 
             problems.append(_sample_problem(sample, str(exc)))
     sidecar = load_labels(labels_arg or labels_path_for(rubric_path), missing_ok=labels_arg is None)
     problems.extend(sidecar.problems)
-    for sample_id, label in sidecar.labels.items():
+    chosen = sidecar.labels
+    if annotator is not None:
+        from rubric_studio.cli.report import annotator_labels
+
+        chosen = annotator_labels(sidecar, annotator)
+    for sample_id, label in chosen.items():
         base = merged.get(sample_id)
         if base is None:
             merged[sample_id] = label
@@ -114,14 +124,14 @@ def _check_args(args: Namespace) -> list[str] | None:
 
 def run(args: Namespace) -> int:
     from rubric_studio.cli.grade import grader_options, resolve_inputs, warn_untrusted
-    from rubric_studio.core.samples._samples import load_samples
+    from rubric_studio.core.samples import load_samples
 
     try:
         judges = _check_args(args)
         rubric, samples_path = resolve_inputs(args)
         options = grader_options(args)
         sample_set = load_samples(samples_path, extractor=args.extract, follow_links=args.allow_code)
-        labels, problems = load_all_labels(args.rubric, args.labels, sample_set.samples)
+        labels, problems = load_all_labels(args.rubric, args.labels, sample_set.samples, args.annotator)
     except RubricError as exc:
         print_problems(exc.problems)
         return 2
@@ -164,7 +174,7 @@ def _finish(args: Namespace, rubric, report, labels) -> int:
         data["warnings"].append(f"{report.errored_cells} cells ended in error; their samples are excluded")
     fit_result = None
     if args.fit:
-        from rubric_studio.engine.fit._fit import apply_fit, fit
+        from rubric_studio.engine.fit import apply_fit, fit
 
         fit_result = fit(rubric, report.samples, labels, seed=args.seed)
         data["fit"] = fit_result.to_dict()
@@ -179,6 +189,9 @@ def _finish(args: Namespace, rubric, report, labels) -> int:
         data["consistency"] = consistency(report.flip_rates(), args.repeat)
     if args.min_kappa is not None:
         data["gate"] = gate(args.min_kappa, data["overall"], None)
+    from rubric_studio.cli.report import humans_section
+
+    data["humans"] = humans_section(args, rubric, report.samples)
     return _emit(args, data, functools.partial(render, agreement=result, usage_line=_usage_line(report)), report.errored_cells)
 
 
@@ -350,6 +363,10 @@ def render(data: dict[str, Any], agreement: Any, *, to_file: bool = False, usage
             flag = "  AMBIGUOUS: reword it; flips on " + ", ".join(v["flipping_samples"]) if v["ambiguous"] else ""
             console.print(terminal_safe(f"  {cid}: flip rate {v['flip_rate']:.0%} of {v['cells']} cells{flag}"),
                           markup=False)
+    if data.get("humans"):
+        from rubric_studio.cli.report import render_humans
+
+        render_humans(console, data["humans"])
     if "fit" in data:
         console.print("\n[bold]fit[/]")
         for line in _fit_lines(data["fit"]):

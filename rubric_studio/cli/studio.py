@@ -21,6 +21,8 @@ def register(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("rubric", metavar="RUBRIC", help="rubric .yaml file (created if missing)")
     parser.add_argument("samples", metavar="SAMPLES", nargs="?", help="samples: folder of .txt/.md, or .jsonl/.yaml/.csv")
     parser.add_argument("--labels", metavar="FILE", help="labels sidecar (default: RUBRIC's <stem>.labels.yaml)")
+    parser.add_argument("--annotator", metavar="NAME",
+                        help="who labels (default: $RUBRIC_STUDIO_ANNOTATOR, else your user name)")
     parser.add_argument("--version", action="version", version=f"rubric-studio {__version__}")
     add_judge_options(parser)
 
@@ -37,6 +39,13 @@ def run(args: argparse.Namespace) -> int:
         return fail_usage("--repeat must be at least 1")
     if args.concurrency is not None and args.concurrency < 1:
         return fail_usage("--concurrency must be at least 1")
+    if args.annotator is not None:
+        from rubric_studio.core.labels import current_annotator
+
+        try:
+            current_annotator(args.annotator)
+        except ValueError as exc:
+            return fail_usage(f"--annotator: {exc}")
     if not sys.stdin.isatty() or not sys.stdout.isatty():
         return fail_usage("the studio needs a terminal; for scripts and CI use `rubric-studio grade RUBRIC SAMPLES`")
 
@@ -57,6 +66,7 @@ def run(args: argparse.Namespace) -> int:
                 batch=args.batch,
                 allow_code=args.allow_code,
                 cache_path=args.cache_path,
+                annotator=args.annotator,
             )
         except RubricError as exc:
             print_problems(exc.problems)

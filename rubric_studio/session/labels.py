@@ -19,8 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from rubric_studio.core.labels import LabelChange, apply_change
-from rubric_studio.core.labels._labels import Label
+from rubric_studio.core.labels import Label, LabelChange, apply_change
 from rubric_studio.session.results_model import (
     ResultsModel,
     cell_disagrees,
@@ -50,6 +49,8 @@ class LabelStep:
     change: LabelChange
     before: Label | None
     after: Label | None
+    #: Whose label changed (undo and redo write that annotator's label, whoever labels now).
+    annotator: str | None = None
 
     @property
     def undoing(self) -> LabelChange:
@@ -91,8 +92,10 @@ class LabelHistory:
 class LabelWriter:
     """Serialised writes of the labels sidecar, with undo and redo of the changes made here."""
 
-    def __init__(self, path: Path) -> None:
+    def __init__(self, path: Path, annotator: str | None = None) -> None:
         self.path = path
+        #: Whose labels the changes are (None: the entries' top-level labels, as before annotators).
+        self.annotator = annotator
         self.history = LabelHistory()
         self._lock = asyncio.Lock()
         self._written: tuple[int, int, int] | None = None
@@ -107,10 +110,11 @@ class LabelWriter:
             self._written = file_signature(self.path)
         return label
 
-    async def _apply(self, sample_id: str, change: LabelChange) -> LabelStep:
-        before, after = await asyncio.to_thread(apply_change, self.path, sample_id, change)
+    async def _apply(self, sample_id: str, change: LabelChange, annotator: str | None = None) -> LabelStep:
+        annotator = self.annotator if annotator is None else annotator
+        before, after = await asyncio.to_thread(apply_change, self.path, sample_id, change, annotator)
         self._written = file_signature(self.path)
-        return LabelStep(sample_id, change, before, after)
+        return LabelStep(sample_id, change, before, after, annotator)
 
     async def apply(self, sample_id: str, change: LabelChange) -> LabelStep:
         """Make ``change`` (a label key's) and remember it for undo. Raises what the store raises."""
@@ -137,7 +141,7 @@ class LabelWriter:
             if not source:
                 return None
             step = source[-1]
-            written = await self._apply(step.sample_id, step.undoing if undo else step.change)
+            written = await self._apply(step.sample_id, step.undoing if undo else step.change, step.annotator)
             target.append(source.pop())
         return step, written
 

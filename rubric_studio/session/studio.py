@@ -21,13 +21,21 @@ import asyncio
 import dataclasses
 from collections import deque
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from rubric_studio.core.labels._labels import Label, labels_from_samples, labels_path_for, load_labels
+from rubric_studio.core.labels import (
+    UNNAMED,
+    Label,
+    consensus,
+    current_annotator,
+    labels_from_samples,
+    labels_path_for,
+    load_labels,
+)
 from rubric_studio.core.problems import Problem, RubricError
-from rubric_studio.core.samples._samples import Sample, load_samples
+from rubric_studio.core.samples import Sample, load_samples
 from rubric_studio.session.calibration import Calibration
 from rubric_studio.session.labels import LabelWriter
 from rubric_studio.session.results_model import ResultsModel
@@ -35,7 +43,7 @@ from rubric_studio.session.trust import SessionTrust
 from rubric_studio.session.versions import RunOutcome, SessionVersions
 
 if TYPE_CHECKING:
-    from rubric_studio.core.document._document import RubricDocument
+    from rubric_studio.core.document import RubricDocument
     from rubric_studio.core.rubric import Rubric
     from rubric_studio.engine.grader import Grader
     from rubric_studio.engine.report import Report
@@ -76,6 +84,8 @@ class LabelsRead:
     labels: dict[str, Label]
     problems: list[Problem]
     failed: bool = False
+    #: sample id -> annotator -> label (the labels above are their consensus).
+    by_annotator: dict[str, dict[str, Label]] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -92,8 +102,9 @@ class StudioSession:
 
     def __init__(self, rubric_path: str | Path, samples_path: str | Path | None = None,
                  labels_path: str | Path | None = None, *, grader_options: Mapping[str, Any] | None = None,
-                 env: Mapping[str, str] | None = None, persist_history: bool = True) -> None:
-        from rubric_studio.core.document._document import RubricDocument
+                 env: Mapping[str, str] | None = None, persist_history: bool = True,
+                 annotator: str | None = None) -> None:
+        from rubric_studio.core.document import RubricDocument
         from rubric_studio.engine.starter import create_starter_rubric
 
         self.rubric_path = Path(rubric_path)
@@ -127,7 +138,8 @@ class StudioSession:
         #: K while the current run / results shown are a consistency run (every judged cell judged K times).
         self.consistency_k: int | None = None
         self.grader_key: object = None
-        self.label_writer = LabelWriter(self.labels_path)
+        self.by_annotator: dict[str, dict[str, Label]] = {}
+        self.label_writer = LabelWriter(self.labels_path, current_annotator(annotator, env))
         self.trust = SessionTrust(self)
         self.calibration = Calibration(self)
         self.versions = SessionVersions(self, persist=persist_history)
@@ -155,7 +167,7 @@ class StudioSession:
             sample_set = load_samples(path)
         except RubricError as exc:
             return SamplesRead(path, [], exc.problems, failed=True)
-        from rubric_studio.engine.versions._versions import samples_fingerprint_of
+        from rubric_studio.engine.versions import samples_fingerprint_of
 
         return SamplesRead(path, sample_set.samples, sample_set.problems,
                            fingerprint=samples_fingerprint_of(sample_set.samples))
@@ -168,7 +180,7 @@ class StudioSession:
             return LabelsRead({}, exc.problems, failed=True)
         except (OSError, UnicodeDecodeError) as exc:  # unreadable: permissions, encoding
             return LabelsRead({}, [Problem(str(self.labels_path), None, None, str(exc))], failed=True)
-        return LabelsRead(label_set.labels, label_set.problems)
+        return LabelsRead(label_set.labels, label_set.problems, by_annotator=label_set.by_annotator)
 
     def take_samples(self, read: SamplesRead, *, initial: bool) -> bool:
         """Use freshly read samples; False when they were refused (the last good ones stay)."""
@@ -197,17 +209,26 @@ class StudioSession:
             self.set_problems("labels", read.problems)
             return False
         self.sidecar_labels = dict(read.labels)
+        self.by_annotator = {sid: dict(labels) for sid, labels in read.by_annotator.items()}
         self.set_problems("labels", [p for p in read.problems if p.severity == "error"])
         self._merge_labels()
         self.versions.labels_changed()
         return True
 
-    def label_written(self, sample_id: str, label: Label | None) -> None:
-        """Our own label write landed: the labels in memory follow at once."""
+    def label_written(self, sample_id: str, label: Label | None, annotator: str | None = None) -> None:
+        """Our own label write (``annotator``'s label, by default the current one) landed: the labels
+        in memory, and their consensus, follow at once."""
+        mine = self.by_annotator.setdefault(sample_id, {})
+        annotator = self.label_writer.annotator if annotator is None else annotator
         if label is None:
+            mine.pop(annotator or UNNAMED, None)
+        else:
+            mine[annotator or UNNAMED] = label
+        agreed = consensus(mine) if mine else None
+        if agreed is None or agreed.is_empty:
             self.sidecar_labels.pop(sample_id, None)
         else:
-            self.sidecar_labels[sample_id] = label
+            self.sidecar_labels[sample_id] = agreed
         self._merge_labels()
         self.versions.labels_changed()
 

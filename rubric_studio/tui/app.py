@@ -42,7 +42,7 @@ from textual.widgets import Footer, Static, TabbedContent, TabPane
 from rubric_studio.core.safe_text import terminal_safe
 from rubric_studio.session.studio import JUDGE_HELP, StudioSession, grader_key
 from rubric_studio.tui import app_commands, draft_screen, interop_actions
-from rubric_studio.tui.calibration import CALIBRATION_KEYS, CalibrationFlow, Labeler
+from rubric_studio.tui.calibration import CALIBRATION_KEYS, CalibrationFlow, Labeler, agreement_title
 from rubric_studio.tui.conflict import DISCARD, SAVE, UnsavedScreen
 from rubric_studio.tui.help import HelpScreen
 from rubric_studio.tui.improve import _edits as improve_edits
@@ -130,7 +130,7 @@ def _tolerate_shutdown(handler):
 def _parses(text: str, file: str) -> bool:
     """Whether ``text`` is YAML the editor's form can show (within the usual limits)."""
     from rubric_studio.core.problems import RubricError
-    from rubric_studio.core.yamlpos._load import safe_load
+    from rubric_studio.core.yamlpos import safe_load
 
     try:
         safe_load(text, file)
@@ -183,11 +183,12 @@ class StudioApp(App[int]):
                  labels_path: str | Path | None = None, *, judge: str | None = None, base_url: str | None = None,
                  concurrency: int | None = None, repeat: int = 1, use_cache: bool = True, batch: bool = False,
                  allow_code: bool = False, cache_path: str | Path | None = None,
-                 env: Mapping[str, str] | None = None, watch: bool = True) -> None:
+                 env: Mapping[str, str] | None = None, watch: bool = True, annotator: str | None = None) -> None:
         super().__init__()
         options = {"judge": judge, "base_url": base_url, "concurrency": concurrency, "repeat": repeat,
                    "use_cache": use_cache, "batch": batch, "allow_code": allow_code, "cache_path": cache_path}
-        self.session = StudioSession(rubric_path, samples_path, labels_path, grader_options=options, env=env)
+        self.session = StudioSession(rubric_path, samples_path, labels_path, grader_options=options, env=env,
+                                     annotator=annotator)
         self.watching = watch
         #: A rubric the user asked to open next ("New rubric…"); the command line opens it after this app.
         self.next_rubric: Path | None = None
@@ -217,7 +218,7 @@ class StudioApp(App[int]):
                         yield Static(id="cell-hint")
                     with TabPane("Inspector", id="inspector"):
                         yield Inspector(id="inspector-view")
-                    with TabPane("Agreement", id="agreement"):
+                    with TabPane(agreement_title(self.session), id="agreement"):
                         yield self._agreement_widget()
         yield StatusBar(id="status")
         yield Footer(compact=True)
@@ -267,7 +268,7 @@ class StudioApp(App[int]):
         """Mount the editor (once)."""
         if self._editor_mounted or not self.is_mounted:
             return
-        from rubric_studio.tui.editor._editor import EditorPane
+        from rubric_studio.tui.editor import EditorPane
 
         self._editor_mounted = True
         left = self.query_one("#left")
@@ -535,7 +536,7 @@ class StudioApp(App[int]):
     # -- calibration and interop workers ---------------------------------------------------
     def on_label_written(self, message: LabelWritten) -> None:
         """Our own label write landed: update the human column, marks and agreement at once."""
-        self.session.label_written(message.sample_id, message.label)
+        self.session.label_written(message.sample_id, message.label, message.annotator)
         self.labels = self.session.labels
         improve_edits.offer_example(self, message.sample_id)  # "press e": a noted cell the judge gets wrong
 

@@ -15,6 +15,7 @@ from textual.app import SystemCommand
 
 from rubric_studio.session.results_model import FILTERS, SORTS
 from rubric_studio.tui import draft_screen, interop_actions, judges_screen
+from rubric_studio.tui.calibration import _annotators as annotators
 from rubric_studio.tui.calibration import _flow as calibration_flow
 from rubric_studio.tui.calibration import _labeling as labeling
 from rubric_studio.tui.improve import _screen as improve_screen
@@ -52,6 +53,7 @@ def palette(app: StudioHost) -> Iterable[SystemCommand]:
     """Every palette entry of the studio, in the order a user scans them."""
     yield from _results(app)
     yield from labeling.commands(app)
+    yield from annotators.commands(app)
     yield from calibration_flow.commands(app)
     yield from interop_actions.commands(app)
     yield from draft_screen.commands(app)

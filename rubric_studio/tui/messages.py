@@ -17,9 +17,9 @@ from textual.message import Message
 if TYPE_CHECKING:
     from pathlib import Path
 
-    from rubric_studio.core.labels._labels import Label
+    from rubric_studio.core.labels import Label
     from rubric_studio.core.results import SampleResult
-    from rubric_studio.engine.fit._fit import FitResult
+    from rubric_studio.engine.fit import FitResult
     from rubric_studio.engine.plan import Plan
     from rubric_studio.engine.report import Report
     from rubric_studio.interop import ImportResult
@@ -116,6 +116,7 @@ class LabelWritten(Message):
 
     sample_id: str
     label: Label | None
+    annotator: str | None = None  # whose label it is (None: the current annotator's)
 
 
 @dataclass

@@ -35,7 +35,7 @@ def test_no_judge_excludes_samples_with_a_warning_and_exits_0(support, capsys):
     rubric, labels = support
     assert main(["calibrate", str(rubric), "--format", "json"]) == 0
     data = _json(capsys)
-    assert list(data) == ["overall", "criteria", "disagreements", "warnings", "judge", "usage"]
+    assert list(data) == ["overall", "criteria", "disagreements", "warnings", "judge", "usage", "humans"]
     assert data["usage"]["judge_calls"] == 0
     assert set(data["overall"]) == KEYS and data["overall"]["n"] == 0
     verdicts = sum(1 for e in yaml.safe_load(labels.read_text()).values() if "verdict" in e)

@@ -71,9 +71,11 @@ def _num(value: float | None) -> str:
 
 
 def html_page(report, rubric, labels: Mapping[str, Any] | None = None,
-              texts: Mapping[str, str] | None = None) -> str:
-    """The whole page for one graded run (``texts``: each sample's graded text, by id)."""
+              texts: Mapping[str, str] | None = None, humans: Mapping[str, Any] | None = None) -> str:
+    """The whole page for one graded run (``texts``: each sample's graded text, by id; ``humans``:
+    calibrate's agreement among annotators, shown with two or more)."""
     from rubric_studio import __version__
+    from rubric_studio.cli.report._humans import humans_html
 
     agreement = None
     if labels is not None:
@@ -85,6 +87,7 @@ def html_page(report, rubric, labels: Mapping[str, Any] | None = None,
         *_summary(report),
         *_matrix(report, rubric, labels, agreement),
         *(_agreement(agreement, rubric) if agreement is not None else []),
+        *humans_html(humans, esc),
         *_samples(report, rubric, labels or {}, texts or {}),
         f'<footer class="note"><p>rubric-studio {esc(__version__)}</p></footer>',
     ]

@@ -63,8 +63,10 @@ async def report_run(args: Namespace, grader, rubric, sample_set, labels) -> int
         text = formats.junit(report, rubric)
     elif args.format == "html":
         from rubric_studio.cli.report._html import html_page
+        from rubric_studio.cli.report._humans import humans_section
 
-        text = html_page(report, rubric, labels, {sample.id: sample.output for sample in sample_set.samples})
+        humans = humans_section(args, rubric, report.samples) if labels is not None else None
+        text = html_page(report, rubric, labels, {sample.id: sample.output for sample in sample_set.samples}, humans)
     else:
         text = formats.table(report, rubric, labels, to_file=args.output is not None)
         if batch_jobs:

@@ -9,44 +9,44 @@ from typing import TYPE_CHECKING
 from rubric_studio._lazy import lazy_exports
 
 if TYPE_CHECKING:
+    from rubric_studio.core.labels._annotators import (
+        ADJUDICATED,
+        UNNAMED,
+        annotator_names,
+        check_name,
+        current_annotator,
+        labels_of,
+    )
     from rubric_studio.core.labels._labels import (
         Label,
+        LabelChange,
+        consensus,
         labels_from_samples,
         labels_path_for,
         load_labels,
         parse_label,
     )
-    from rubric_studio.core.labels._store import (
-        LabelChange,
-        apply_change,
-        insert_key,
-        round_trip_yaml,
-        set_verdict,
-    )
+    from rubric_studio.core.labels._store import apply_change, insert_key, round_trip_yaml, set_verdict
 
 #: Public name -> the private module that defines it.
 _EXPORTS = {
+    "ADJUDICATED": "_annotators",
+    "annotator_names": "_annotators",
     "apply_change": "_store",
+    "check_name": "_annotators",
+    "consensus": "_labels",
+    "current_annotator": "_annotators",
     "insert_key": "_store",
     "Label": "_labels",
-    "LabelChange": "_store",
+    "LabelChange": "_labels",
     "labels_from_samples": "_labels",
+    "labels_of": "_annotators",
     "labels_path_for": "_labels",
     "load_labels": "_labels",
     "parse_label": "_labels",
     "round_trip_yaml": "_store",
     "set_verdict": "_store",
+    "UNNAMED": "_annotators",
 }
-__all__ = [
-    "apply_change",
-    "insert_key",
-    "Label",
-    "LabelChange",
-    "labels_from_samples",
-    "labels_path_for",
-    "load_labels",
-    "parse_label",
-    "round_trip_yaml",
-    "set_verdict",
-]
+__all__ = ["ADJUDICATED", "annotator_names", "apply_change", "check_name", "consensus", "current_annotator", "insert_key", "Label", "LabelChange", "labels_from_samples", "labels_of", "labels_path_for", "load_labels", "parse_label", "round_trip_yaml", "set_verdict", "UNNAMED"]
 __getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)

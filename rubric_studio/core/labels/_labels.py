@@ -8,6 +8,9 @@ Format (BRIEF §2)::
       criteria: {tone: met, refund-policy: unmet}
       note: free text
 
+An entry may hold several annotators' labels (``annotator:`` names the top-level label's,
+``annotators:`` maps other names to labels; see :mod:`rubric_studio.core.labels._annotators`):
+:attr:`LabelSet.labels` is their consensus, :attr:`LabelSet.by_annotator` keeps each one's.
 A label may also be given inline in a samples file as ``label: pass`` or the same
 mapping. Problems (unknown verdicts, bad criteria states) are reported with
 positions; the other labels still load.
@@ -15,14 +18,16 @@ positions; the other labels still load.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
 from rubric_studio.core.atomic import remove_stale_temps
 from rubric_studio.core.files import read_user_file
+from rubric_studio.core.labels._annotators import ADJUDICATED, ENTRY_KEYS, UNNAMED, check_name, majority
 from rubric_studio.core.problems import Problem, RubricError
-from rubric_studio.core.yamlpos._load import load_with_positions
+from rubric_studio.core.yamlpos import load_with_positions
 
 VERDICTS = ("pass", "fail")
 CELL_LABELS = ("met", "unmet")
@@ -104,9 +109,9 @@ def parse_label(value: Any, where: str = "label") -> Label:
         value = {"verdict": "pass" if value else "fail"}
     if not isinstance(value, dict):
         raise ValueError(f"{where}: expected pass, fail or a mapping with {', '.join(LABEL_KEYS)}")
-    unknown = [k for k in value if k not in LABEL_KEYS]
+    unknown = [k for k in value if k not in LABEL_KEYS and k not in ENTRY_KEYS]
     if unknown:
-        raise ValueError(f"{where}: unknown key {unknown[0]!r}; expected {', '.join(LABEL_KEYS)}")
+        raise ValueError(f"{where}: unknown key {unknown[0]!r}; expected {', '.join(LABEL_KEYS + ENTRY_KEYS)}")
     label = Label()
     verdict = value.get("verdict")
     if verdict is not None:
@@ -137,11 +142,16 @@ def parse_label(value: Any, where: str = "label") -> Label:
 
 @dataclass
 class LabelSet:
-    """Labels by sample id, with the problems met while loading them."""
+    """Labels by sample id, with the problems met while loading them.
+
+    ``labels`` is the consensus of the annotators (one annotator's labels are their own);
+    ``by_annotator`` keeps each annotator's label: sample id -> annotator -> label.
+    """
 
     path: str | None
     labels: dict[str, Label]
     problems: list[Problem] = field(default_factory=list)
+    by_annotator: dict[str, dict[str, Label]] = field(default_factory=dict)
 
     def get(self, sample_id: str) -> Label | None:
         return self.labels.get(sample_id)
@@ -156,17 +166,89 @@ def load_labels(path: str | Path, *, missing_ok: bool = True) -> LabelSet:
         raise RubricError([Problem(str(source), None, None, "labels file not found")])
     remove_stale_temps(source)  # what a killed labels write left beside it
     data, positions, problems = load_with_positions(read_user_file(source, "labels"), str(source))
-    labels: dict[str, Label] = {}
+    by_annotator: dict[str, dict[str, Label]] = {}
     if data is None:
         return LabelSet(str(source), {}, problems)
     if not isinstance(data, dict):
         raise RubricError([Problem(str(source), 1, 1, "expected a mapping of sample id -> {verdict, score, criteria, note}")])
     for sample_id, value in data.items():
         try:
-            labels[str(sample_id)] = parse_label(value, where=str(sample_id))
+            by_annotator[str(sample_id)] = entry_labels(value, where=str(sample_id))
         except ValueError as exc:
             problems.append(positions.problem((sample_id,), str(exc)))
-    return LabelSet(str(source), labels, problems)
+    return LabelSet(str(source), consensus_labels(by_annotator), problems, by_annotator)
+
+
+# -- annotators (see rubric_studio.core.labels._annotators) ---------------------------------------
+def entry_labels(value: Any, where: str) -> dict[str, Label]:
+    """Every annotator's label in one sidecar entry (``pass`` / a mapping); ValueError says what is wrong.
+
+    Empty labels are left out; the top-level label belongs to ``annotator:`` (or :data:`UNNAMED`).
+    """
+    if not isinstance(value, dict):
+        label = parse_label(value, where=where)
+        return {} if label.is_empty else {UNNAMED: label}
+    own = {k: v for k, v in value.items() if k not in ENTRY_KEYS}
+    owner = value.get("annotator")
+    owner = UNNAMED if owner is None else check_name(str(owner))
+    found: dict[str, Label] = {}
+    top = parse_label(own, where=where)
+    if not top.is_empty:
+        found[owner] = top
+    others = value.get("annotators") or {}
+    if not isinstance(others, dict):
+        raise ValueError(f"{where}: annotators must be a mapping of annotator name -> label")
+    for name, label_value in others.items():
+        label = parse_label(label_value, where=f"{where}.annotators.{name}")
+        name = check_name(str(name))
+        if not label.is_empty:
+            found[name] = label
+    return found
+
+
+def consensus(by_annotator: Mapping[str, Label]) -> Label:
+    """The consensus label of one sample (see the module docstring); one annotator's label is itself."""
+    people = {name: label for name, label in by_annotator.items() if name != ADJUDICATED}
+    if len(people) == 1 and ADJUDICATED not in by_annotator:
+        return next(iter(people.values()))
+    judged = by_annotator.get(ADJUDICATED, Label())
+    labels = list(people.values())
+    verdict = judged.verdict or majority([lab.verdict for lab in labels if lab.verdict is not None])
+    scores = [lab.score for lab in labels if lab.score is not None]
+    score = judged.score if judged.score is not None else (sum(scores) / len(scores) if scores else None)
+    criteria: dict[str, str] = {}
+    for criterion in dict.fromkeys(c for lab in labels for c in lab.criteria):
+        state = majority([lab.criteria[criterion] for lab in labels if criterion in lab.criteria])
+        if state is not None:
+            criteria[criterion] = state
+    criteria.update(judged.criteria)
+    notes = {name: lab.note for name, lab in by_annotator.items() if lab.note}
+    note = next(iter(notes.values())) if len(notes) == 1 else "\n".join(f"{n}: {t}" for n, t in notes.items())
+    return Label(verdict, score, criteria, note or None)
+
+
+def consensus_labels(by_sample: Mapping[str, Mapping[str, Label]]) -> dict[str, Label]:
+    """Consensus label per sample id (samples whose consensus is empty are left out)."""
+    found = {sample_id: consensus(labels) for sample_id, labels in by_sample.items() if labels}
+    return {sample_id: label for sample_id, label in found.items() if not label.is_empty}
+
+
+def own_label(entry: Any, annotator: str | None, where: str) -> Label | None:
+    """``annotator``'s label in a sidecar entry (None: the top-level label); None when it has none
+    (or it does not read as a label)."""
+    try:
+        label = parse_label(dict(entry), where=where) if annotator is None else entry_labels(dict(entry), where).get(annotator)
+    except ValueError:
+        return None
+    return None if label is None or label.is_empty else label
+
+
+def has_label(entry: Any, where: str) -> bool:
+    """Whether a sidecar entry holds anyone's label (an entry that does not read still counts)."""
+    try:
+        return bool(entry_labels(dict(entry), where))
+    except ValueError:
+        return True
 
 
 def labels_from_samples(samples: Any) -> dict[str, Label]:

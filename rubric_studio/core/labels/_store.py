@@ -37,16 +37,19 @@ from rubric_studio.core.atomic import (
     rewrite_safely,
 )
 from rubric_studio.core.files import read_user_file_state
+from rubric_studio.core.labels._annotators import ENTRY_KEYS, UNNAMED
 from rubric_studio.core.labels._labels import (
     CELL_LABELS,
     LABEL_KEYS,
     VERDICTS,
     Label,
     LabelChange,
+    has_label,
+    own_label,
     parse_label,
 )
 from rubric_studio.core.problems import RubricError
-from rubric_studio.core.yamlpos._load import load_with_positions
+from rubric_studio.core.yamlpos import load_with_positions
 
 HEADER = (
     "# Human labels: sample id -> {verdict: pass|fail, score: 0-10, criteria: {id: met|unmet}, note}.\n"
@@ -217,7 +220,8 @@ def _read(target: Path) -> tuple[str, DiskState]:
     return raw.replace("\r\n", "\n").replace("\r", "\n"), state
 
 
-def _edit(path: str | Path, sample_id: str, change: _EntryEdit) -> tuple[Label | None, Label | None]:
+def _edit(path: str | Path, sample_id: str, change: _EntryEdit,
+          annotator: str | None = None) -> tuple[Label | None, Label | None]:
     """Read, let ``change`` edit the sample's entry, write over exactly what was read; the label before and after.
 
     When the file changed between the read and the write, nothing is written and the edit
@@ -228,7 +232,7 @@ def _edit(path: str | Path, sample_id: str, change: _EntryEdit) -> tuple[Label |
 
     def edit() -> tuple[str, DiskState] | None:
         text, state = _read(target)
-        new_text, found[0], found[1] = _edited(text, target, sample_id, change)
+        new_text, found[0], found[1] = _edited(text, target, sample_id, change, annotator)
         return None if new_text is None else (new_text, state)
 
     try:
@@ -239,10 +243,10 @@ def _edit(path: str | Path, sample_id: str, change: _EntryEdit) -> tuple[Label |
     return found[0], found[1]
 
 
-def _edited(text: str, target: Path, sample_id: str,
-            change: _EntryEdit) -> tuple[str | None, Label | None, Label | None]:
+def _edited(text: str, target: Path, sample_id: str, change: _EntryEdit,
+            annotator: str | None = None) -> tuple[str | None, Label | None, Label | None]:
     """The sidecar text after ``change`` edits the sample's entry (None: leave the file alone), and the
-    label before and after."""
+    label before and after (``annotator``'s own; None: the entry's top-level label)."""
     try:
         load_with_positions(text, str(target))  # bounded: ruamel limits neither aliases nor nesting
     except RubricError as exc:
@@ -265,10 +269,7 @@ def _edited(text: str, target: Path, sample_id: str,
         data[key] = entry = CommentedMap(parse_label(entry, where=sample_id).to_yaml_data())
         _give_following(data, key, following)
     created = entry is None
-    try:  # an entry no label reads as leaves nothing to restore
-        before = None if created else parse_label(dict(entry), where=sample_id)
-    except ValueError:
-        before = None
+    before = None if created else own_label(entry, annotator, sample_id)
     if entry is None:
         entry = CommentedMap()
         last = list(data)[-1] if data else None
@@ -278,12 +279,12 @@ def _edited(text: str, target: Path, sample_id: str,
             _give_following(data, last, "\n")
         _give_following(data, key, tail)
     carry: list[str] = []  # comment lines that deletions inside the entry could not place
-    change(entry, carry)
-    result: Label | None = parse_label(dict(entry), where=sample_id)
+    for_annotator(change, annotator)(entry, carry)
+    result = own_label(entry, annotator, sample_id)
     orphan = ""
-    if result.is_empty and created:
+    if result is None and before is None:
         return None, None, None  # clearing what was never there: leave the file alone
-    if result.is_empty:
+    if not has_label(entry, sample_id):
         orphan = _delete(data, key, "".join(carry))
         result = None
     elif carry:
@@ -295,6 +296,58 @@ def _edited(text: str, target: Path, sample_id: str,
     body = buffer.getvalue()
     head = _leading_comments(body)
     return prefix + head + orphan + body[len(head):], before, result
+
+
+def _owner(entry: CommentedMap) -> str | None:
+    """Whose label the entry's top level holds (None: it holds none)."""
+    if not any(k in entry for k in LABEL_KEYS):
+        return None
+    owner = entry.get("annotator")
+    return UNNAMED if owner is None else str(owner).strip()
+
+
+def for_annotator(change: _EntryEdit, annotator: str | None) -> _EntryEdit:
+    """``change`` made to ``annotator``'s label in an entry (None: to the top level as it is).
+
+    The top level is the annotator's when it holds their label, or no label and they have none
+    under ``annotators:`` (it is then marked ``annotator: NAME``); otherwise their label is
+    ``annotators.NAME``. A label left empty takes its ``annotator`` mark or its mapping with it.
+    """
+    if annotator is None:
+        return change
+
+    def edit(entry: CommentedMap, carry: list[str]) -> None:
+        others = entry.get("annotators")
+        mine = isinstance(others, CommentedMap) and any(str(k) == annotator for k in others)
+        owner = _owner(entry)
+        if owner == annotator or (owner is None and not mine):
+            if annotator != UNNAMED:
+                _put(entry, "annotator", annotator, LABEL_KEYS + ENTRY_KEYS)
+            change(entry, carry)
+            if _owner(entry) is None and "annotator" in entry:
+                carry.append(_delete(entry, "annotator"))
+            return
+        if not mine:  # a new label: filled before it is placed, so comments below stay where they are
+            label = CommentedMap()
+            change(label, carry)
+            if not label:
+                return
+            if isinstance(others, CommentedMap):
+                _put(others, annotator, label)
+            else:
+                _put(entry, "annotators", CommentedMap({annotator: label}), LABEL_KEYS + ENTRY_KEYS)
+            return
+        key = next(k for k in others if str(k) == annotator)
+        if not isinstance(others[key], CommentedMap):
+            others[key] = CommentedMap(parse_label(others[key], where=annotator).to_yaml_data())
+        change(others[key], carry)
+        if not others[key]:
+            carry.append(_delete(others, key))
+        if not others:
+            carry.append(_delete(entry, "annotators", "".join(carry)))
+            del carry[:-1]
+
+    return edit
 
 
 def _set_field(entry: CommentedMap, carry: list[str], name: str, value: Any) -> None:
@@ -332,8 +385,8 @@ def _set_cells(entry: CommentedMap, carry: list[str], cells: dict[str, str | Non
     if not isinstance(criteria, CommentedMap):
         if all(state is None for state in cells.values()):
             return
-        criteria = CommentedMap(criteria or {})
-        _put(entry, "criteria", criteria, LABEL_KEYS)
+        criteria = CommentedMap({k: v for k, v in cells.items() if v is not None})
+        _put(entry, "criteria", criteria, LABEL_KEYS)  # filled first: comments below it stay below it
     for criterion_id, state in cells.items():
         key = next((k for k in criteria if str(k) == criterion_id), criterion_id)
         if state is None:
@@ -346,17 +399,23 @@ def _set_cells(entry: CommentedMap, carry: list[str], cells: dict[str, str | Non
         del carry[:-1]
 
 
-def apply_change(path: str | Path, sample_id: str, change: LabelChange) -> tuple[Label | None, Label | None]:
-    """Make ``change`` to the sample's label; (the label before, the label after), None when absent."""
+def apply_change(path: str | Path, sample_id: str, change: LabelChange,
+                 annotator: str | None = None) -> tuple[Label | None, Label | None]:
+    """Make ``change`` to the sample's label; (the label before, the label after), None when absent.
+
+    With ``annotator``, the change is made to that annotator's label only (other annotators' labels,
+    and the comments around them, stay as they are); without, to the entry's top-level label.
+    """
     field, value = change.field, change.value
     if field == "label":  # the whole label
         _check_verdict(value.verdict if value is not None else None)
-        return _edit(path, sample_id, _whole_label(value))
+        return _edit(path, sample_id, _whole_label(value), annotator)
     if field == "cell":
-        return _edit(path, sample_id, lambda entry, carry: _set_cells(entry, carry, {change.criterion: value}))
+        return _edit(path, sample_id, lambda entry, carry: _set_cells(entry, carry, {change.criterion: value}),
+                     annotator)
     _check_verdict(value if field == "verdict" else None)
     value = _score_value(value) if field == "score" else _note_value(value) if field == "note" else value
-    return _edit(path, sample_id, lambda entry, carry: _set_field(entry, carry, field, value))
+    return _edit(path, sample_id, lambda entry, carry: _set_field(entry, carry, field, value), annotator)
 
 
 def set_verdict(path: str | Path, sample_id: str, verdict: str | None) -> Label | None:
@@ -391,10 +450,10 @@ def _whole_label(label: Label | None) -> _EntryEdit:
 
     def change(entry: CommentedMap, carry: list[str]) -> None:
         if label is None or label.is_empty:
-            for key in reversed(list(entry)):
+            for key in reversed([k for k in entry if k not in ENTRY_KEYS]):
                 carry.append(_delete(entry, key))
             return
-        for key in [k for k in entry if k not in LABEL_KEYS]:
+        for key in [k for k in entry if k not in LABEL_KEYS and k not in ENTRY_KEYS]:
             carry.append(_delete(entry, key))
         _set_field(entry, carry, "verdict", label.verdict)
         _set_field(entry, carry, "score", score)

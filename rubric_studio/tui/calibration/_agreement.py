@@ -22,7 +22,7 @@ from textual.widgets.option_list import Option
 
 from rubric_studio.core.agreement import Agreement, AgreementReport
 from rubric_studio.core.safe_text import terminal_safe
-from rubric_studio.engine.versions._versions import VersionDiff
+from rubric_studio.engine.versions import VersionDiff
 from rubric_studio.tui.calibration._keys import agreement_bindings
 from rubric_studio.tui.calibration._layout import AgreementLayout, agreement_cells, plan_agreement, wrap_id
 
@@ -57,10 +57,12 @@ class AgreementPanel(Widget):
         self.flip_rates: dict[str, dict[str, Any]] | None = None
         self.repeat: int | None = None
         self.layout_plan: AgreementLayout | None = None
+        self.humans: dict[str, Any] | None = None
 
     def compose(self) -> ComposeResult:
         yield Static("", id="agreement-version")
         yield DataTable(id="agreement-table", cursor_type="row", zebra_stripes=True, cell_padding=0)
+        yield Static("", id="agreement-humans")
         yield Static("", id="agreement-warnings")
         yield Static("disagreements", id="agreement-disagreements-title", classes="calibration-title")
         yield OptionList(id="agreement-disagreements")
@@ -80,10 +82,12 @@ class AgreementPanel(Widget):
         flip_rates: dict[str, dict[str, Any]] | None = None,
         *,
         repeat: int | None = None,
+        humans: dict[str, Any] | None = None,
     ) -> None:
         """Display a new agreement report (and the latest version diff, flip rates of a run
         that judged every cell ``repeat`` times)."""
         self.agreement, self.diff, self.flip_rates, self.repeat = agreement, diff, flip_rates, repeat
+        self.humans = humans
         if self.is_mounted:
             self._refresh_all()
 
@@ -150,6 +154,9 @@ class AgreementPanel(Widget):
             warnings.update(Text("no agreement yet: label samples (p / x) to compare", style="dim"))
             return
         self._fill_table()
+        from rubric_studio.tui.calibration._annotators import humans_row
+
+        self.query_one("#agreement-humans", Static).update(humans_row(self.humans))
         warnings.update(Text("\n".join(f"⚠ {terminal_safe(w)}" for w in report.warnings), style="yellow"))
         title = Text(f"disagreements ({len(report.disagreements)}) — enter jumps to the sample\n", style="bold")
         title.append("] / [ next / previous in Results · F fit threshold & weights · V versions · K judge K times"

@@ -27,7 +27,7 @@ from textual.app import SystemCommand
 
 from rubric_studio.core.labels import LabelChange
 from rubric_studio.session.labels import describe_change, disagreeing, next_disagreement
-from rubric_studio.tui.calibration._view import LabelNoteScreen, LabelScoreScreen
+from rubric_studio.tui.calibration._dialogs import LabelNoteScreen, LabelScoreScreen
 from rubric_studio.tui.messages import LabelWriteFailed, LabelWritten
 from rubric_studio.tui.results import ResultsMatrix
 
@@ -68,7 +68,7 @@ class Labeler:
         except Exception as exc:  # bad YAML in the sidecar, permissions, a full disk ...
             self.app.post_message(LabelWriteFailed(sample_id, str(exc) or type(exc).__name__))
             return
-        self.app.post_message(LabelWritten(sample_id, step.after))
+        self.app.post_message(LabelWritten(sample_id, step.after, step.annotator))
 
     def undo(self) -> None:
         """ctrl+z in the results table: put back the value the last label change replaced."""
@@ -83,7 +83,7 @@ class Labeler:
         undone = await self._step(writer.history.done, writer.undo, "undo")
         if undone is not None:
             step, written = undone
-            self._show(written.after, step.sample_id, step.change.criterion,
+            self._show(written, step.change.criterion,
                        f"Undid label {describe_change(step.change)} on {step.sample_id} "
                        f"(back to {describe_change(step.undoing)}); ctrl+y redoes it.")
 
@@ -91,7 +91,7 @@ class Labeler:
         writer = self.app.session.label_writer
         written = await self._step(writer.history.undone, writer.redo, "redo")
         if written is not None:
-            self._show(written.after, written.sample_id, written.change.criterion,
+            self._show(written, written.change.criterion,
                        f"Redid label {describe_change(written.change)} on {written.sample_id}.")
 
     async def _step(self, steps: list[Any], run: Callable[[], Awaitable[Any]], verb: str) -> Any:
@@ -106,9 +106,9 @@ class Labeler:
             self.app.notify(f"No label change to {verb}.", timeout=3)
         return result
 
-    def _show(self, label: Any, sample_id: str, criterion: str | None, message: str) -> None:
-        self.app.post_message(LabelWritten(sample_id, label))
-        self.app.select_sample(sample_id, criterion)
+    def _show(self, written: Any, criterion: str | None, message: str) -> None:
+        self.app.post_message(LabelWritten(written.sample_id, written.after, written.annotator))
+        self.app.select_sample(written.sample_id, criterion)
         self.app.notify(message, title="Labels", timeout=5)
 
     # -- actions ------------------------------------------------------------------------
