@@ -47,7 +47,7 @@ def bench_checks() -> dict[str, float]:
 
     from rubric_studio.core.checks import CheckRunner
     from rubric_studio.core.loading import parse_rubric
-    from rubric_studio.core.samples._samples import Sample
+    from rubric_studio.core.samples import Sample
     from rubric_studio.core.scoring import score_sample
 
     rubric = parse_rubric(rubric_yaml(), "bench.yaml")

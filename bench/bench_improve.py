@@ -29,7 +29,7 @@ from rubric_studio.cli.calibrate import load_all_labels  # noqa: E402
 from rubric_studio.core.agreement import agreement  # noqa: E402
 from rubric_studio.core.discovery import find_samples_for  # noqa: E402
 from rubric_studio.core.loading import load_rubric  # noqa: E402
-from rubric_studio.core.samples._samples import load_samples  # noqa: E402
+from rubric_studio.core.samples import load_samples  # noqa: E402
 from rubric_studio.engine.api import make_grader  # noqa: E402
 from rubric_studio.engine.improve import improve  # noqa: E402
 from tests.fakellm import FakeLLM  # noqa: E402

@@ -34,7 +34,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from rubric_studio.core.loading import parse_rubric  # noqa: E402
-from rubric_studio.core.samples._samples import Sample  # noqa: E402
+from rubric_studio.core.samples import Sample  # noqa: E402
 from rubric_studio.engine.api import make_grader  # noqa: E402
 from rubric_studio.judges import build_requests  # noqa: E402
 

@@ -62,13 +62,12 @@ __all__ = [  # noqa: RUF022 - grouped by topic
 if TYPE_CHECKING:  # pragma: no cover
     from rubric_studio._api import JudgeComparison, agreement, compare_judges, export, fit, improve
     from rubric_studio.core.checks import score_text
-    from rubric_studio.core.labels._labels import load_labels
+    from rubric_studio.core.labels import load_labels
     from rubric_studio.core.loading import load_rubric, parse_rubric
     from rubric_studio.core.problems import Problem, RubricError
     from rubric_studio.core.results import CriterionResult, SampleResult, ScoreResult
     from rubric_studio.core.rubric import Criterion, Rubric
-    from rubric_studio.core.samples._coerce import as_samples
-    from rubric_studio.core.samples._samples import Sample, load_samples
+    from rubric_studio.core.samples import Sample, as_samples, load_samples
     from rubric_studio.engine.api import grade, grade_async
     from rubric_studio.engine.report import Report
     from rubric_studio.interop import FORMATS, import_rubric

@@ -87,8 +87,8 @@ async def _improve(rubric: Rubric, samples: Iterable[Any], labels: dict[str, Lab
     from rubric_studio.core.samples import as_samples
     from rubric_studio.engine.api import make_grader
     from rubric_studio.engine.assistant import make_assistant
+    from rubric_studio.engine.improve import KINDS
     from rubric_studio.engine.improve import improve as run
-    from rubric_studio.engine.improve._run import KINDS
     from rubric_studio.judges.base import JudgeError
 
     chosen = list(KINDS if kinds is None else kinds)

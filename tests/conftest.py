@@ -94,7 +94,7 @@ def _isolated_user_dirs(tmp_path_factory: pytest.TempPathFactory, monkeypatch: p
     monkeypatch.setenv("RUBRIC_STUDIO_HOME", str(home / "config"))
     monkeypatch.setenv("RUBRIC_STUDIO_CACHE", str(home / "cache" / "judge-cache.sqlite"))
     monkeypatch.setenv("XDG_CACHE_HOME", str(home / "cache"))
-    from rubric_studio.core.providers._builtin import BUILTIN
+    from rubric_studio.core.providers import BUILTIN
 
     for provider in BUILTIN:  # every built-in provider's key, endpoint and settings
         for name in (provider.key_var, provider.base_url_var, *provider.settings.values()):

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from rubric_studio.cli import main
-from rubric_studio.core.labels._labels import Label
+from rubric_studio.core.labels import Label
 from rubric_studio.core.loading import parse_rubric
 from rubric_studio.engine.versions import history_path, open_history
 from tests.calibration.calib_helpers import result

@@ -58,7 +58,7 @@ def test_json_report_over_several_chunks_equals_the_whole_report(tmp_path, no_ke
     the report of the whole run, key order, indentation and commas included."""
     from rubric_studio import grade
     from rubric_studio.core.loading import load_rubric
-    from rubric_studio.core.samples._samples import load_samples
+    from rubric_studio.core.samples import load_samples
 
     rubric_path = str(GOLDEN / "checks.yaml")
     samples = _many_samples(tmp_path, 600)

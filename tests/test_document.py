@@ -13,8 +13,7 @@ from pathlib import Path
 import pytest
 
 from rubric_studio.core.atomic import ChangedOnDisk, UnsafeTarget
-from rubric_studio.core.document import Merge, RevertsOutsideEdit, merge3
-from rubric_studio.core.document._document import EditError, RubricDocument, UndoStop
+from rubric_studio.core.document import EditError, Merge, RevertsOutsideEdit, RubricDocument, UndoStop, merge3
 from rubric_studio.core.loading import parse_rubric
 from rubric_studio.core.problems import RubricError
 

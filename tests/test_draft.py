@@ -10,9 +10,9 @@ from pathlib import Path
 import pytest
 
 from rubric_studio.cli import main
-from rubric_studio.core.labels._labels import Label
+from rubric_studio.core.labels import Label
 from rubric_studio.core.loading import load_rubric
-from rubric_studio.core.samples._samples import Sample
+from rubric_studio.core.samples import Sample
 from rubric_studio.engine.draft import append_drafted, pick_samples, read_proposals
 from tests.fakellm import Call, FakeLLM, Text, unauthorized
 
@@ -213,7 +213,7 @@ def test_pick_samples_is_deterministic_spread_and_includes_labelled_ones():
 
 
 def test_append_keeps_the_documents_comments_and_renames_taken_ids():
-    from rubric_studio.core.document._document import RubricDocument
+    from rubric_studio.core.document import RubricDocument
 
     text = "name: r\n# my criteria\ncriteria:\n  # keep me\n  - id: tone\n    outcome: Friendly\n"
     document = RubricDocument.from_text(text, "r.yaml")

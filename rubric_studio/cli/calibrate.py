@@ -57,7 +57,7 @@ def _sample_problem(sample: Any, message: str) -> Problem:
 
 def load_all_labels(rubric_path: str, labels_arg: str | None, samples: list) -> tuple[dict, list[Problem]]:
     """Sample ``label`` fields overlaid by the sidecar; (labels, problems)."""
-    from rubric_studio.core.labels._labels import Label, labels_path_for, load_labels, parse_label
+    from rubric_studio.core.labels import Label, labels_path_for, load_labels, parse_label
 
     problems: list[Problem] = []
     merged: dict[str, Label] = {}
@@ -114,7 +114,7 @@ def _check_args(args: Namespace) -> list[str] | None:
 
 def run(args: Namespace) -> int:
     from rubric_studio.cli.grade import grader_options, resolve_inputs, warn_untrusted
-    from rubric_studio.core.samples._samples import load_samples
+    from rubric_studio.core.samples import load_samples
 
     try:
         judges = _check_args(args)
@@ -164,7 +164,7 @@ def _finish(args: Namespace, rubric, report, labels) -> int:
         data["warnings"].append(f"{report.errored_cells} cells ended in error; their samples are excluded")
     fit_result = None
     if args.fit:
-        from rubric_studio.engine.fit._fit import apply_fit, fit
+        from rubric_studio.engine.fit import apply_fit, fit
 
         fit_result = fit(rubric, report.samples, labels, seed=args.seed)
         data["fit"] = fit_result.to_dict()

@@ -114,9 +114,9 @@ def _check_args(args: Namespace, output: Path | None) -> str | None:
 
 def _load_inputs(args: Namespace, output: Path | None) -> tuple[list, dict] | int:
     """(samples, labels); problems in either are warnings (drafting needs neither), an unreadable file exits 2."""
-    from rubric_studio.core.labels._labels import labels_from_samples
+    from rubric_studio.core.labels import labels_from_samples
     from rubric_studio.core.problems import RubricError
-    from rubric_studio.core.samples._samples import load_samples
+    from rubric_studio.core.samples import load_samples
 
     if args.samples is None:
         return [], {}
@@ -221,7 +221,7 @@ def _choose(args: Namespace, draft: Any) -> list[Any] | int:
 
 def rubric_text(name: str, task: str, proposals: list, samples_used: int) -> str:
     """A new rubric's text: name, description (the task), pass_threshold 0.8 and the drafted criteria."""
-    from rubric_studio.core.document._document import RubricDocument
+    from rubric_studio.core.document import RubricDocument
     from rubric_studio.engine.draft import append_drafted
 
     document = RubricDocument.from_text("name: draft\npass_threshold: 0.8\ncriteria: []\n", f"{name}.yaml")

@@ -103,7 +103,7 @@ def _samples_beside(rubric_path: str) -> list | None:
     and which records were skipped (as ``grade`` does)."""
     from rubric_studio.cli.common import echo, print_problems
     from rubric_studio.core.discovery import find_samples_for, refuse_found_elsewhere
-    from rubric_studio.core.samples._samples import load_samples
+    from rubric_studio.core.samples import load_samples
 
     source = find_samples_for(rubric_path)
     if source is None:

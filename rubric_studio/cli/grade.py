@@ -88,7 +88,7 @@ def run(args: Namespace) -> int:
     warn_untrusted(rubric, args)
     labels = None
     if args.labels:
-        from rubric_studio.core.labels._labels import load_labels
+        from rubric_studio.core.labels import load_labels
 
         try:
             label_set = load_labels(args.labels, missing_ok=False)
@@ -107,7 +107,7 @@ def run(args: Namespace) -> int:
 
 
 async def _run_whole(args: Namespace, rubric, samples_path: Path, options: dict, labels) -> int:
-    from rubric_studio.core.samples._samples import load_samples
+    from rubric_studio.core.samples import load_samples
     from rubric_studio.engine.api import make_grader
 
     sample_set = load_samples(samples_path, extractor=args.extract, follow_links=args.allow_code)
@@ -131,7 +131,7 @@ async def _run_streaming(args: Namespace, rubric, samples_path: Path, options: d
     is graded, and dropped (100,000 samples in constant memory)."""
     from rubric_studio.cli.progress import progress_bar
     from rubric_studio.cli.report import JsonlSink, JsonSink, streamed_output
-    from rubric_studio.core.samples._samples import Sample, iter_samples
+    from rubric_studio.core.samples import Sample, iter_samples
     from rubric_studio.engine.api import make_grader, stream_grade
 
     def only_samples():

@@ -64,7 +64,7 @@ def register(parser: argparse.ArgumentParser) -> None:
 def run(args: Namespace) -> int:
     from rubric_studio.cli.calibrate import load_all_labels
     from rubric_studio.cli.grade import grader_options, resolve_inputs, warn_untrusted
-    from rubric_studio.core.samples._samples import load_samples
+    from rubric_studio.core.samples import load_samples
 
     try:
         kinds = _kinds(args.kinds)

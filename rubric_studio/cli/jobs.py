@@ -276,7 +276,7 @@ async def _wait(args: Namespace, store: Any, job: Any) -> int:
     rubric over its samples; a job collected already is reported from the cache."""
     from rubric_studio.cli.report import report_run
     from rubric_studio.core.loading import load_rubric
-    from rubric_studio.core.samples._samples import load_samples
+    from rubric_studio.core.samples import load_samples
     from rubric_studio.engine.batch import BatchRun, Inputs, JobStore, job_grader, plan_requests
 
     for path, what in ((job.rubric_path, "rubric"), (job.samples_path, "samples")):

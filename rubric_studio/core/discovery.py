@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from rubric_studio.core.labels._labels import labels_path_for
+from rubric_studio.core.labels import labels_path_for
 
 SAMPLE_CANDIDATES = (
     "{stem}.samples.jsonl",

@@ -27,7 +27,7 @@ from rubric_studio.core.rubric import (
     unknown_placeholders,
 )
 from rubric_studio.core.trust import Gate, resolve_prompt_path
-from rubric_studio.core.yamlpos._load import Positions, load_with_positions
+from rubric_studio.core.yamlpos import Positions, load_with_positions
 
 _FIELDS_BY_CONTEXT: dict[str, list[str]] = {
     "rubric": list(Rubric.model_fields),

@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from rubric_studio.core.rubric import Rubric
-from rubric_studio.core.samples._samples import Sample
+from rubric_studio.core.samples import Sample
 from rubric_studio.core.trust import Trust, code_trusted, effective_trust, load_user_config
 from rubric_studio.engine.cache import CacheUnavailable, ReplyCache
 from rubric_studio.engine.grader import EventSink, Grader

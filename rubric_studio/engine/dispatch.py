@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Any
 
 from rubric_studio.core.results import CriterionResult, Status
 from rubric_studio.core.rubric import Rubric
-from rubric_studio.core.samples._samples import Sample
+from rubric_studio.core.samples import Sample
 from rubric_studio.engine.usage import Usage
 
 if TYPE_CHECKING:

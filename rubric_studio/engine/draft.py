@@ -23,9 +23,9 @@ from pydantic import ValidationError
 from rubric_studio.core.rubric import Criterion, unique_id
 
 if TYPE_CHECKING:
-    from rubric_studio.core.document._document import RubricDocument
-    from rubric_studio.core.labels._labels import Label
-    from rubric_studio.core.samples._samples import Sample
+    from rubric_studio.core.document import RubricDocument
+    from rubric_studio.core.labels import Label
+    from rubric_studio.core.samples import Sample
     from rubric_studio.engine.assistant import Assistant
 
 MAX_SAMPLES = 8

@@ -23,10 +23,10 @@ import time
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
-from rubric_studio.core.checks._runner import CheckRunner
+from rubric_studio.core.checks import CheckRunner
 from rubric_studio.core.results import CriterionResult, SampleResult, Status
 from rubric_studio.core.rubric import Criterion, Rubric
-from rubric_studio.core.samples._samples import Sample
+from rubric_studio.core.samples import Sample
 from rubric_studio.core.scoring import score_sample
 from rubric_studio.engine.cache import ReplyCache
 from rubric_studio.engine.dispatch import Dispatcher, RequestResult, Work, error_result

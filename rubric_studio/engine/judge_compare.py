@@ -24,11 +24,11 @@ from dataclasses import dataclass
 from typing import Any
 
 from rubric_studio.core.agreement import Agreement, AgreementReport, agreement
-from rubric_studio.core.labels._labels import Label
+from rubric_studio.core.labels import Label
 from rubric_studio.core.providers import names as provider_names
 from rubric_studio.core.providers import normalize_name
 from rubric_studio.core.rubric import Rubric
-from rubric_studio.core.samples._samples import Sample
+from rubric_studio.core.samples import Sample
 from rubric_studio.engine.report import Report
 
 

@@ -22,7 +22,7 @@ from pydantic import ValidationError
 from rubric_studio.core.problems import Problem, RubricError
 from rubric_studio.core.rubric import ID_PATTERN, Criterion, JudgeSettings, Rubric
 from rubric_studio.core.trust import NO_TRUST, Trust
-from rubric_studio.core.yamlpos._load import Positions, load_with_positions
+from rubric_studio.core.yamlpos import Positions, load_with_positions
 
 _ID_RE = re.compile(ID_PATTERN)
 

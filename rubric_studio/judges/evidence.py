@@ -46,7 +46,7 @@ from dataclasses import dataclass
 from functools import cached_property
 
 from rubric_studio.core.results import Evidence
-from rubric_studio.core.samples._samples import Sample
+from rubric_studio.core.samples import Sample
 
 #: The longest stretch of the sample (normalised characters) one ``...`` may stand for.
 MAX_ELIDED = 200

@@ -78,7 +78,7 @@ def _read_table(path: Path) -> dict[str, Price]:
     file, size, nesting depth, aliases); a file that cannot be used is logged and prices nothing."""
     from rubric_studio.core.files import read_user_file
     from rubric_studio.core.problems import RubricError
-    from rubric_studio.core.yamlpos._load import safe_load
+    from rubric_studio.core.yamlpos import safe_load
 
     log = logging.getLogger(__name__)
     table: dict[str, Price] = {}

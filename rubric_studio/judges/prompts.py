@@ -24,7 +24,7 @@ import json
 import re
 
 from rubric_studio.core.rubric import Criterion, Rubric
-from rubric_studio.core.samples._samples import Sample
+from rubric_studio.core.samples import Sample
 from rubric_studio.judges.base import JudgeConfig, JudgeRequest
 from rubric_studio.judges.schemas import batch_schema, criterion_schema
 from rubric_studio.judges.userdir import fence_secret

@@ -24,7 +24,7 @@ from typing import Any
 
 from rubric_studio.core.results import CriterionResult, Status
 from rubric_studio.core.rubric import Criterion, Rubric
-from rubric_studio.core.samples._samples import Sample
+from rubric_studio.core.samples import Sample
 from rubric_studio.core.scoring import cell_status
 from rubric_studio.judges.base import Judge, JudgeError, JudgeReply, JudgeRequest
 from rubric_studio.judges.evidence import check_sample_quotes

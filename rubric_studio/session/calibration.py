@@ -15,14 +15,14 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Protocol
 
-from rubric_studio.core.document._document import EditError
+from rubric_studio.core.document import EditError
 
 if TYPE_CHECKING:
-    from rubric_studio.core.document._document import RubricDocument
-    from rubric_studio.core.labels._labels import Label
+    from rubric_studio.core.document import RubricDocument
+    from rubric_studio.core.labels import Label
     from rubric_studio.core.rubric import Rubric
-    from rubric_studio.core.samples._samples import Sample
-    from rubric_studio.engine.fit._fit import FitResult
+    from rubric_studio.core.samples import Sample
+    from rubric_studio.engine.fit import FitResult
     from rubric_studio.engine.grader import Grader
     from rubric_studio.engine.report import Report
 
@@ -108,7 +108,7 @@ class Calibration:
 
     def compute_fit(self) -> FitResult:
         """Fit threshold and weights of the graded rubric to the labels (blocking)."""
-        from rubric_studio.engine.fit._fit import fit
+        from rubric_studio.engine.fit import fit
 
         session = self.session
         assert session.rubric is not None and session.report is not None

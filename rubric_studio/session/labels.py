@@ -19,8 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from rubric_studio.core.labels import LabelChange, apply_change
-from rubric_studio.core.labels._labels import Label
+from rubric_studio.core.labels import Label, LabelChange, apply_change
 from rubric_studio.session.results_model import (
     ResultsModel,
     cell_disagrees,

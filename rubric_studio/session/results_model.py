@@ -18,7 +18,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Protocol
 
-from rubric_studio.core.labels._labels import Label
+from rubric_studio.core.labels import Label
 from rubric_studio.core.results import CriterionResult, SampleResult, Status, Verdict
 from rubric_studio.core.rubric import Criterion
 from rubric_studio.engine.report import Summary

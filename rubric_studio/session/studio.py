@@ -25,9 +25,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from rubric_studio.core.labels._labels import Label, labels_from_samples, labels_path_for, load_labels
+from rubric_studio.core.labels import Label, labels_from_samples, labels_path_for, load_labels
 from rubric_studio.core.problems import Problem, RubricError
-from rubric_studio.core.samples._samples import Sample, load_samples
+from rubric_studio.core.samples import Sample, load_samples
 from rubric_studio.session.calibration import Calibration
 from rubric_studio.session.labels import LabelWriter
 from rubric_studio.session.results_model import ResultsModel
@@ -35,7 +35,7 @@ from rubric_studio.session.trust import SessionTrust
 from rubric_studio.session.versions import RunOutcome, SessionVersions
 
 if TYPE_CHECKING:
-    from rubric_studio.core.document._document import RubricDocument
+    from rubric_studio.core.document import RubricDocument
     from rubric_studio.core.rubric import Rubric
     from rubric_studio.engine.grader import Grader
     from rubric_studio.engine.report import Report
@@ -93,7 +93,7 @@ class StudioSession:
     def __init__(self, rubric_path: str | Path, samples_path: str | Path | None = None,
                  labels_path: str | Path | None = None, *, grader_options: Mapping[str, Any] | None = None,
                  env: Mapping[str, str] | None = None, persist_history: bool = True) -> None:
-        from rubric_studio.core.document._document import RubricDocument
+        from rubric_studio.core.document import RubricDocument
         from rubric_studio.engine.starter import create_starter_rubric
 
         self.rubric_path = Path(rubric_path)
@@ -155,7 +155,7 @@ class StudioSession:
             sample_set = load_samples(path)
         except RubricError as exc:
             return SamplesRead(path, [], exc.problems, failed=True)
-        from rubric_studio.engine.versions._versions import samples_fingerprint_of
+        from rubric_studio.engine.versions import samples_fingerprint_of
 
         return SamplesRead(path, sample_set.samples, sample_set.problems,
                            fingerprint=samples_fingerprint_of(sample_set.samples))

@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol
 
 from rubric_studio.core.agreement import AgreementReport, agreement
-from rubric_studio.engine.versions._versions import (
+from rubric_studio.engine.versions import (
     LABELS_CHANGE,
     Version,
     VersionDiff,
@@ -36,7 +36,7 @@ from rubric_studio.session.results_model import UP
 if TYPE_CHECKING:
     from pathlib import Path
 
-    from rubric_studio.core.labels._labels import Label
+    from rubric_studio.core.labels import Label
     from rubric_studio.core.results import SampleResult
     from rubric_studio.core.rubric import Rubric
     from rubric_studio.engine.grader import Grader

@@ -130,7 +130,7 @@ def _tolerate_shutdown(handler):
 def _parses(text: str, file: str) -> bool:
     """Whether ``text`` is YAML the editor's form can show (within the usual limits)."""
     from rubric_studio.core.problems import RubricError
-    from rubric_studio.core.yamlpos._load import safe_load
+    from rubric_studio.core.yamlpos import safe_load
 
     try:
         safe_load(text, file)
@@ -267,7 +267,7 @@ class StudioApp(App[int]):
         """Mount the editor (once)."""
         if self._editor_mounted or not self.is_mounted:
             return
-        from rubric_studio.tui.editor._editor import EditorPane
+        from rubric_studio.tui.editor import EditorPane
 
         self._editor_mounted = True
         left = self.query_one("#left")

@@ -34,7 +34,7 @@ from rubric_studio.core.safe_text import terminal_safe
 from rubric_studio.tui.editor import TextInput
 
 if TYPE_CHECKING:
-    from rubric_studio.core.document._document import RubricDocument
+    from rubric_studio.core.document import RubricDocument
     from rubric_studio.engine.draft import Draft, Proposal
     from rubric_studio.tui.host import StudioHost
 
@@ -203,7 +203,7 @@ class DraftScreen(ModalScreen[None]):
 
 def _starter_index(document: RubricDocument) -> int | None:
     """The index of the untouched starter criterion when it is the rubric's only one."""
-    from rubric_studio.core.document._document import RubricDocument
+    from rubric_studio.core.document import RubricDocument
     from rubric_studio.engine.starter import STARTER_RUBRIC
 
     if document.criteria_count != 1:

@@ -17,9 +17,9 @@ from textual.message import Message
 if TYPE_CHECKING:
     from pathlib import Path
 
-    from rubric_studio.core.labels._labels import Label
+    from rubric_studio.core.labels import Label
     from rubric_studio.core.results import SampleResult
-    from rubric_studio.engine.fit._fit import FitResult
+    from rubric_studio.engine.fit import FitResult
     from rubric_studio.engine.plan import Plan
     from rubric_studio.engine.report import Report
     from rubric_studio.interop import ImportResult

@@ -13,7 +13,7 @@ from collections.abc import AsyncIterator
 from dataclasses import dataclass
 from pathlib import Path
 
-from rubric_studio.core.samples._samples import TEXT_SUFFIXES
+from rubric_studio.core.samples import TEXT_SUFFIXES
 
 DEBOUNCE_MS = 50
 STEP_MS = 10

@@ -7,7 +7,7 @@ import math
 import pytest
 
 from rubric_studio.core.agreement import AGREEMENT_KEYS, Agreement, agreement
-from rubric_studio.core.labels._labels import Label
+from rubric_studio.core.labels import Label
 from rubric_studio.core.rubric import Rubric
 from tests.calibration.calib_helpers import result
 

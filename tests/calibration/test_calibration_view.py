@@ -10,10 +10,10 @@ from textual.app import App, ComposeResult
 from textual.widgets import DataTable, OptionList, Static
 
 from rubric_studio.core.agreement import agreement
-from rubric_studio.core.labels._labels import Label
+from rubric_studio.core.labels import Label
 from rubric_studio.core.rubric import Rubric
-from rubric_studio.engine.fit._fit import fit
-from rubric_studio.engine.versions._versions import VersionHistory
+from rubric_studio.engine.fit import fit
+from rubric_studio.engine.versions import VersionHistory
 from rubric_studio.tui.calibration import (
     CALIBRATION_BINDINGS,
     AgreementPanel,

@@ -7,12 +7,12 @@ import difflib
 import pytest
 
 from rubric_studio.core.agreement import agreement
-from rubric_studio.core.labels._labels import Label
+from rubric_studio.core.labels import Label
 from rubric_studio.core.loading import load_rubric
 from rubric_studio.core.results import CriterionResult, SampleResult, Status
 from rubric_studio.core.rubric import Rubric
 from rubric_studio.core.scoring import score_sample
-from rubric_studio.engine.fit._fit import (
+from rubric_studio.engine.fit import (
     MIN_FOR_HOLDOUT,
     FitResult,
     apply_fit,

@@ -9,8 +9,8 @@ import sys
 
 import pytest
 
+from rubric_studio.core.labels import Label, load_labels
 from rubric_studio.core.labels import _store as store
-from rubric_studio.core.labels._labels import Label, load_labels
 from rubric_studio.core.problems import RubricError
 from tests.conftest import SAMPLE_RUBRICS as SAMPLES
 

@@ -5,9 +5,9 @@ from __future__ import annotations
 import pytest
 
 from rubric_studio.core.agreement import agreement
-from rubric_studio.core.labels._labels import Label
+from rubric_studio.core.labels import Label
 from rubric_studio.core.loading import parse_rubric
-from rubric_studio.engine.versions._versions import VersionHistory
+from rubric_studio.engine.versions import VersionHistory
 from tests.calibration.calib_helpers import result
 
 V1_TEXT = "name: t\ncriteria:\n  - id: tone\n    outcome: Warm\n"

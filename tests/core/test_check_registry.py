@@ -12,9 +12,14 @@ from pathlib import Path
 
 import pytest
 
-from rubric_studio.core.checks import CHECK_TYPES, check_types, score_text
-from rubric_studio.core.checks._registry import CheckPluginWarning, refresh_plugins
-from rubric_studio.core.document._schema import CHECK_FIELDS, CHECK_ORDER
+from rubric_studio.core.checks import (
+    CHECK_TYPES,
+    CheckPluginWarning,
+    check_types,
+    refresh_plugins,
+    score_text,
+)
+from rubric_studio.core.document import CHECK_FIELDS, CHECK_ORDER
 from rubric_studio.core.loading import parse_rubric
 from rubric_studio.core.problems import RubricError
 from rubric_studio.interop import export_rubric
@@ -88,7 +93,7 @@ def test_a_plugin_type_validates_grades_shows_in_the_editor_and_exports_with_a_w
     assert score_text(rubric, "one two three four").details["short"].status == "unmet"
     assert "4 words (at most 3)" in score_text(rubric, "one two three four").details["short"].rationale
 
-    from rubric_studio.tui.editor._specs import CHECK_SPECS, check_field_rows
+    from rubric_studio.tui.editor import CHECK_SPECS, check_field_rows
 
     rows = [(name, control) for name, control, _field, _spec in check_field_rows()]
     assert ("word_count", "ed-c-at_most") in rows

@@ -13,7 +13,7 @@ from rubric_studio.core.checks import CheckRunner, falloff, score_text
 from rubric_studio.core.loading import parse_rubric
 from rubric_studio.core.problems import RubricError
 from rubric_studio.core.results import Status
-from rubric_studio.core.samples._samples import Sample
+from rubric_studio.core.samples import Sample
 
 
 def run_one(check_yaml: str, text: str, *, allow_code: bool = False, base: Path | None = None, extra: str = ""):

@@ -5,8 +5,7 @@ from __future__ import annotations
 import pytest
 from ruamel.yaml import YAML
 
-from rubric_studio.core.document import detect_style, find_layout
-from rubric_studio.core.document._document import RubricDocument
+from rubric_studio.core.document import RubricDocument, detect_style, find_layout
 
 FOUR_SPACES = "name: x\njudge:\n    model: m\ncriteria:\n    - id: a\n      outcome: A\n      tags: [x]\n"
 

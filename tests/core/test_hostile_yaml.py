@@ -16,13 +16,12 @@ from pathlib import Path
 import pytest
 
 from rubric_studio.cli import main
-from rubric_studio.core.document._document import EditError, RubricDocument
+from rubric_studio.core.document import EditError, RubricDocument
 from rubric_studio.core.files import MAX_FILE_BYTES, parse_user_json, read_user_file
-from rubric_studio.core.labels import set_verdict
-from rubric_studio.core.labels._labels import load_labels
+from rubric_studio.core.labels import load_labels, set_verdict
 from rubric_studio.core.loading import load_rubric, parse_rubric
 from rubric_studio.core.problems import RubricError
-from rubric_studio.core.yamlpos._load import YamlLimits, load_with_positions, safe_load
+from rubric_studio.core.yamlpos import YamlLimits, load_with_positions, safe_load
 from rubric_studio.interop import import_rubric
 from tests._timing import scaled
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from rubric_studio.core.checks import CHECK_TYPES, score_text
-from rubric_studio.core.document._schema import CHECK_FIELDS
+from rubric_studio.core.document import CHECK_FIELDS
 from rubric_studio.core.loading import parse_rubric
 from rubric_studio.core.problems import RubricError
 
@@ -104,8 +104,7 @@ def test_json_path_is_a_registered_type_with_its_parameters():
 
 
 def test_the_editor_lists_its_fields_in_order_with_hints_and_reads_them():
-    from rubric_studio.tui.editor._fields import display_value, parse_field
-    from rubric_studio.tui.editor._specs import check_field_rows
+    from rubric_studio.tui.editor import check_field_rows, display_value, parse_field
 
     rows = [(control, field.kind, field.hint) for name, control, field, _spec in check_field_rows()
             if name == "json_path"]

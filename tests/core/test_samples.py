@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from rubric_studio.core.problems import RubricError
-from rubric_studio.core.samples._samples import iter_samples, load_samples
+from rubric_studio.core.samples import iter_samples, load_samples
 
 ROOT = Path(__file__).resolve().parents[2]
 

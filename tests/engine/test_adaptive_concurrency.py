@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from rubric_studio.core.results import Status
-from rubric_studio.core.samples._samples import Sample
+from rubric_studio.core.samples import Sample
 from rubric_studio.engine.api import make_grader
 from rubric_studio.engine.events import Progress
 from rubric_studio.judges.server_slots import local_root, published_slots

@@ -9,7 +9,7 @@ import pytest
 
 from rubric_studio.core.loading import parse_rubric
 from rubric_studio.core.problems import RubricError
-from rubric_studio.core.samples._samples import load_samples
+from rubric_studio.core.samples import load_samples
 from rubric_studio.engine.api import make_grader
 from tests.fakellm import FakeLLM, parse_call
 

@@ -14,7 +14,7 @@ import pytest
 from rubric_studio.cli import main
 from rubric_studio.core.loading import parse_rubric
 from rubric_studio.core.results import Status
-from rubric_studio.core.samples._samples import Sample
+from rubric_studio.core.samples import Sample
 from rubric_studio.engine.api import make_grader
 from tests.engine.conftest import judge_and_url
 from tests.fakellm import CutOff, FakeLLM, HTTPError, Refuse, Slow, rate_limited, unused_port_url

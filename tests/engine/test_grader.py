@@ -15,7 +15,7 @@ import pytest
 
 from rubric_studio.core.loading import parse_rubric
 from rubric_studio.core.results import Status, Verdict
-from rubric_studio.core.samples._samples import Sample
+from rubric_studio.core.samples import Sample
 from rubric_studio.engine.cache import ReplyCache
 from rubric_studio.engine.events import RunStarted, SamplesUpdated
 from rubric_studio.engine.grader import Grader

@@ -13,7 +13,7 @@ import pytest
 from rubric_studio.cli import main
 from rubric_studio.core.loading import load_rubric, parse_rubric
 from rubric_studio.core.results import Status, Verdict
-from rubric_studio.core.samples._samples import load_samples
+from rubric_studio.core.samples import load_samples
 from rubric_studio.engine.api import make_grader
 from tests.fakellm import FakeLLM, server_error
 
@@ -110,7 +110,7 @@ async def test_batch_mode_one_call_per_sample(server, tmp_path: Path):
 
 @pytest.mark.parametrize("batch", [False, True], ids=["per-criterion", "batch"])
 async def test_samples_with_identical_text_are_both_judged_on_the_first_run(server, tmp_path: Path, batch: bool):
-    from rubric_studio.core.samples._samples import Sample
+    from rubric_studio.core.samples import Sample
 
     rubric = load_rubric(SUPPORT / "support_reply.yaml")
     text = "Thanks for reaching out! Your refund of $40 is on its way and should arrive within 5-7 business days."

@@ -10,13 +10,12 @@ from pathlib import Path
 import pytest
 
 from rubric_studio.cli import main
-from rubric_studio.core.labels._labels import load_labels
+from rubric_studio.core.labels import load_labels
 from rubric_studio.core.loading import load_rubric
-from rubric_studio.core.samples._samples import load_samples
+from rubric_studio.core.samples import load_samples
 from rubric_studio.engine.api import make_grader
 from rubric_studio.engine.assistant import make_assistant
-from rubric_studio.engine.improve import improve
-from rubric_studio.engine.improve._improve import stratified_split
+from rubric_studio.engine.improve import improve, stratified_split
 from tests.fakellm import FakeLLM, keyword_brain
 
 GOOD = "Gives business days"

@@ -7,8 +7,14 @@ from __future__ import annotations
 import pytest
 
 from rubric_studio.core.rubric import Rubric
-from rubric_studio.engine.improve import Evidence, mcnemar_exact, outcome_problem, read_rewordings
-from rubric_studio.engine.improve._improve import Candidate, Delta
+from rubric_studio.engine.improve import (
+    Candidate,
+    Delta,
+    Evidence,
+    mcnemar_exact,
+    outcome_problem,
+    read_rewordings,
+)
 
 
 @pytest.mark.parametrize(("fixed", "broke", "p"), [

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from rubric_studio.core.loading import parse_rubric
-from rubric_studio.core.samples._samples import Sample
+from rubric_studio.core.samples import Sample
 from rubric_studio.engine.api import make_grader
 from rubric_studio.engine.cache import ReplyCache
 from tests.fakellm import FakeLLM

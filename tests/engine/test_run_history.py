@@ -9,10 +9,15 @@ from pathlib import Path
 import pytest
 
 import rubric_studio.core.loading as loading
-from rubric_studio.core.labels._labels import Label
+from rubric_studio.core.labels import Label
 from rubric_studio.core.loading import parse_rubric
-from rubric_studio.engine.versions import RunHistory, history_folder, history_path, open_history
-from rubric_studio.engine.versions._versions import VersionHistory
+from rubric_studio.engine.versions import (
+    RunHistory,
+    VersionHistory,
+    history_folder,
+    history_path,
+    open_history,
+)
 from tests.calibration.calib_helpers import result
 
 TEXT = "name: t\ncriteria:\n  - id: q\n    outcome: Quotes {n}\n"

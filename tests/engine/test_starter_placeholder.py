@@ -13,7 +13,7 @@ import pytest
 from rubric_studio.cli import main
 from rubric_studio.core.loading import load_rubric, parse_rubric
 from rubric_studio.core.results import Status, Verdict
-from rubric_studio.core.samples._samples import Sample
+from rubric_studio.core.samples import Sample
 from rubric_studio.engine.api import make_grader
 from rubric_studio.engine.starter import PLACEHOLDER_OUTCOME, create_starter_rubric
 from tests.engine.conftest import judge_and_url

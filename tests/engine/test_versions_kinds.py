@@ -6,10 +6,10 @@ from __future__ import annotations
 import pytest
 
 from rubric_studio.core.agreement import agreement
-from rubric_studio.core.labels._labels import Label
+from rubric_studio.core.labels import Label
 from rubric_studio.core.loading import parse_rubric
-from rubric_studio.core.samples._samples import Sample
-from rubric_studio.engine.versions._versions import (
+from rubric_studio.core.samples import Sample
+from rubric_studio.engine.versions import (
     VersionHistory,
     judge_key_of,
     labels_fingerprint_of,

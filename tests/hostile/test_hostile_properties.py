@@ -22,7 +22,7 @@ from hypothesis import strategies as st
 
 from rubric_studio.cli import main
 from rubric_studio.core.problems import RubricError
-from rubric_studio.core.samples._samples import load_samples
+from rubric_studio.core.samples import load_samples
 from tests.hostile.corpus import BIG, MARKUP_IDS, NORMAL_IDS, NORMAL_RUBRIC
 
 FRAGMENTS = [

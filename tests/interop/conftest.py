@@ -157,7 +157,7 @@ def graded_samples():
 
     from rubric_studio.core.checks import CheckRunner
     from rubric_studio.core.results import CriterionResult, Status
-    from rubric_studio.core.samples._samples import Sample, load_samples
+    from rubric_studio.core.samples import Sample, load_samples
     from rubric_studio.core.scoring import cell_status
 
     out = []

@@ -11,7 +11,7 @@ from rubric_studio.core.checks import CheckRunner
 from rubric_studio.core.problems import RubricError
 from rubric_studio.core.results import Verdict
 from rubric_studio.core.rubric import Rubric
-from rubric_studio.core.samples._samples import Sample
+from rubric_studio.core.samples import Sample
 from rubric_studio.core.scoring import score_sample
 from rubric_studio.interop import export_rubric, import_rubric
 from tests._timing import scaled

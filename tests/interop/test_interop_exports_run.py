@@ -124,7 +124,7 @@ def test_export_says_which_sample_records_it_skipped(tmp_path, capsys):
 
 def test_export_api_returns_the_fixtures_as_a_companion_file(tmp_path):
     from rubric_studio.core.loading import load_rubric
-    from rubric_studio.core.samples._samples import load_samples
+    from rubric_studio.core.samples import load_samples
 
     rubric = load_rubric(_write(tmp_path, CHECKS_ONLY))
     samples = list(load_samples(tmp_path / "reply.samples.jsonl"))

@@ -5,11 +5,11 @@ from __future__ import annotations
 import pytest
 import yaml
 
-from rubric_studio.core.checks._runner import CheckRunner
+from rubric_studio.core.checks import CheckRunner
 from rubric_studio.core.problems import RubricError
 from rubric_studio.core.results import Verdict
 from rubric_studio.core.rubric import Rubric
-from rubric_studio.core.samples._samples import Sample
+from rubric_studio.core.samples import Sample
 from rubric_studio.core.scoring import score_sample
 from rubric_studio.interop import export_rubric, import_rubric
 

@@ -12,7 +12,7 @@ if str(ROOT) not in sys.path:  # so `tests.fakellm` imports however pytest was s
     sys.path.insert(0, str(ROOT))
 
 from rubric_studio.core.rubric import Rubric  # noqa: E402
-from rubric_studio.core.samples._samples import Sample  # noqa: E402
+from rubric_studio.core.samples import Sample  # noqa: E402
 from rubric_studio.judges import JudgeConfig  # noqa: E402
 from tests._timing import scaled  # noqa: E402
 from tests.fakellm import FakeLLM  # noqa: E402

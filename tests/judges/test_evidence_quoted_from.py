@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from rubric_studio.core.results import Evidence
-from rubric_studio.core.samples._samples import Sample
+from rubric_studio.core.samples import Sample
 from rubric_studio.judges.evidence import check_quotes, check_sample_quotes
 
 SAMPLE = Sample(

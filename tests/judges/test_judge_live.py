@@ -8,7 +8,7 @@ import pytest
 
 from rubric_studio.core.results import Status
 from rubric_studio.core.rubric import JudgeSettings, Rubric
-from rubric_studio.core.samples._samples import Sample
+from rubric_studio.core.samples import Sample
 from rubric_studio.judges import JudgeConfig, build_requests, judge_request, make_judge, resolve_judge
 
 # Read at import: the shared autouse fixture removes provider keys from os.environ during tests.

@@ -12,7 +12,7 @@ import jsonschema
 import pytest
 
 from rubric_studio.core.rubric import Rubric
-from rubric_studio.core.samples._samples import Sample
+from rubric_studio.core.samples import Sample
 from rubric_studio.judges import JudgeConfig, build_requests, sample_nonce
 from rubric_studio.judges.prompts import SYSTEM
 from tests.fakellm import keyword_brain, parse_call

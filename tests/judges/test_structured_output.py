@@ -13,7 +13,7 @@ import pytest
 
 from rubric_studio.core.loading import parse_rubric
 from rubric_studio.core.results import Status
-from rubric_studio.core.samples._samples import Sample
+from rubric_studio.core.samples import Sample
 from rubric_studio.engine.api import make_grader
 from rubric_studio.judges import (
     JudgeConfig,

@@ -103,8 +103,7 @@ def test_a_labels_change_is_its_own_version_and_relabels_do_not_pile_up(project:
 
 
 def test_label_changes_undo_and_redo_in_order_and_a_no_op_is_no_step(project: Path):
-    from rubric_studio.core.labels import LabelChange
-    from rubric_studio.core.labels._labels import load_labels
+    from rubric_studio.core.labels import LabelChange, load_labels
 
     session = _session(project)
     writer = session.label_writer

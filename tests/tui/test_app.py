@@ -9,7 +9,7 @@ import pytest
 from textual.geometry import Region
 from textual.message import Message
 
-from rubric_studio.core.document._document import UndoStop
+from rubric_studio.core.document import UndoStop
 from rubric_studio.core.results import Status, Verdict
 from rubric_studio.tui.app import StudioApp
 from rubric_studio.tui.conflict import ConflictScreen

@@ -7,10 +7,10 @@ from pathlib import Path
 from rich.cells import cell_len
 
 from rubric_studio.core.agreement import Agreement
-from rubric_studio.core.labels._labels import Label
+from rubric_studio.core.labels import Label
 from rubric_studio.core.loading import parse_rubric
 from rubric_studio.core.results import CriterionResult, Evidence, SampleResult, Status, Verdict
-from rubric_studio.core.samples._samples import Sample
+from rubric_studio.core.samples import Sample
 from rubric_studio.session.results_model import (
     ResultsModel,
     compute_flips,

@@ -18,7 +18,7 @@ import pytest
 from textual.geometry import Region
 from textual.widgets import Input
 
-from rubric_studio.core.labels._labels import load_labels
+from rubric_studio.core.labels import load_labels
 from rubric_studio.core.loading import load_rubric
 from rubric_studio.core.results import Verdict
 from rubric_studio.tui.app import StudioApp
@@ -171,7 +171,7 @@ async def test_label_keys_write_the_sidecar_keep_comments_and_update_the_views(s
 
 
 async def test_calibration_keys_act_only_on_the_results_table_and_brackets_jump(studio: Path, judge):
-    from rubric_studio.tui.editor._editor import CriteriaList
+    from rubric_studio.tui.editor import CriteriaList
 
     before = LABELS.read_text()
     app = make_app(judge, studio)
@@ -238,7 +238,7 @@ async def test_a_sentence_typed_where_no_text_field_has_focus_labels_nothing_and
 
 
 async def test_the_focused_pane_is_marked_and_the_results_take_the_width_while_focused(studio: Path, judge):
-    from rubric_studio.tui.editor._editor import EditorPane
+    from rubric_studio.tui.editor import EditorPane
 
     app = make_app(judge, studio)
     async with app.run_test(size=(140, 40)) as pilot:
@@ -264,7 +264,7 @@ async def test_the_focused_pane_is_marked_and_the_results_take_the_width_while_f
 
 
 async def test_a_click_on_a_cell_from_the_editor_selects_that_cell_though_the_table_widens(studio: Path, judge):
-    from rubric_studio.tui.editor._editor import EditorPane
+    from rubric_studio.tui.editor import EditorPane
     from rubric_studio.tui.results import HEADER_LINES
 
     app = make_app(judge, studio)
@@ -298,7 +298,7 @@ async def test_the_key_that_opens_a_dialog_is_not_typed_into_it(studio: Path, ju
 
 
 async def test_ctrl_z_in_the_table_undoes_label_changes_on_disk_and_in_the_table(studio: Path, judge):
-    from rubric_studio.tui.editor._editor import EditorPane
+    from rubric_studio.tui.editor import EditorPane
 
     original = LABELS.read_text()
     app = make_app(judge, studio)

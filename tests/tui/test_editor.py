@@ -16,9 +16,16 @@ import pytest
 from textual.app import App, ComposeResult
 from textual.widgets import Button, Footer, Input, OptionList, Select, TextArea
 
-from rubric_studio.core.document._document import RubricDocument
-from rubric_studio.tui.editor import CRITERION_SPECS, EditBursts, FieldInput, apply_field
-from rubric_studio.tui.editor._editor import ConfirmDelete, EditorPane, FieldEdited
+from rubric_studio.core.document import RubricDocument
+from rubric_studio.tui.editor import (
+    CRITERION_SPECS,
+    ConfirmDelete,
+    EditBursts,
+    EditorPane,
+    FieldEdited,
+    FieldInput,
+    apply_field,
+)
 from tests.tui.studio_helpers import focused_on, on_screen, until
 
 ROOT = Path(__file__).resolve().parents[2]

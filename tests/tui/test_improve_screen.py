@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 from textual.widgets import DataTable, Input, OptionList
 
-from rubric_studio.core.document._document import RubricDocument
+from rubric_studio.core.document import RubricDocument
 from rubric_studio.core.loading import parse_rubric
 from rubric_studio.tui.app import StudioApp
 from rubric_studio.tui.calibration import LabelNoteScreen

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from rubric_studio.core.loading import parse_rubric
-from rubric_studio.core.samples._samples import Sample
+from rubric_studio.core.samples import Sample
 from rubric_studio.engine.api import make_grader
 from rubric_studio.tui.results._inspector import _exchange, source_words
 from tests.fakellm import FakeLLM

@@ -9,7 +9,7 @@ from pathlib import Path
 from textual.app import App, ComposeResult
 from textual.geometry import Region
 
-from rubric_studio.core.labels._labels import Label
+from rubric_studio.core.labels import Label
 from rubric_studio.core.loading import load_rubric, parse_rubric
 from rubric_studio.core.results import CriterionResult, Evidence, SampleResult, Status, Verdict
 from rubric_studio.session.results_model import ResultsModel

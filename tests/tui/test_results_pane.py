@@ -11,10 +11,10 @@ from textual.binding import Binding
 from textual.widgets import DataTable, Input
 
 from rubric_studio.core.agreement import agreement
-from rubric_studio.core.labels._labels import Label
+from rubric_studio.core.labels import Label
 from rubric_studio.core.loading import load_rubric
 from rubric_studio.core.results import CriterionResult, SampleResult, Status, Verdict
-from rubric_studio.core.samples._samples import Sample
+from rubric_studio.core.samples import Sample
 from rubric_studio.session.results_model import ResultsModel
 from rubric_studio.tui.calibration import AgreementPanel
 from rubric_studio.tui.results import ResultsMatrix, ResultsPane

@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 from textual.widgets import Button, Input
 
-from rubric_studio.core.document._document import UndoStop
+from rubric_studio.core.document import UndoStop
 from rubric_studio.engine.starter import create_starter_rubric
 from rubric_studio.tui.app import StudioApp
 from rubric_studio.tui.conflict import ConflictScreen, UnsavedScreen

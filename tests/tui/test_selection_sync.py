@@ -13,7 +13,7 @@ from textual import events
 from textual.message import Message
 
 from rubric_studio.tui.app import StudioApp
-from rubric_studio.tui.editor._editor import CriteriaList
+from rubric_studio.tui.editor import CriteriaList
 from rubric_studio.tui.results import ResultsMatrix
 from tests.tui.studio_helpers import RUBRIC, SIZE, copy_bundled, focused_on, graded, until
 

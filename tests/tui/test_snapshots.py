@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from rubric_studio.core.loading import load_rubric
-from rubric_studio.core.samples._samples import load_samples
+from rubric_studio.core.samples import load_samples
 from rubric_studio.engine.api import grade
 from rubric_studio.tui.app import StudioApp
 from rubric_studio.tui.messages import FilesChanged

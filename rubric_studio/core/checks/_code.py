@@ -23,7 +23,7 @@ from typing import Any
 from rubric_studio.core.checks._eval import CheckFailure, CheckTimeout, Evaluator, TextView
 from rubric_studio.core.checks._spec import CommandCheck, PythonCheck
 from rubric_studio.core.results import Evidence
-from rubric_studio.core.samples._samples import Sample
+from rubric_studio.core.samples import Sample
 
 __all__ = ["command_check", "python_check"]
 

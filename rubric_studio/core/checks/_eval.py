@@ -11,7 +11,7 @@ from collections.abc import Callable
 from functools import cached_property
 
 from rubric_studio.core.results import Evidence
-from rubric_studio.core.samples._samples import Sample
+from rubric_studio.core.samples import Sample
 
 __all__ = ["CheckFailure", "CheckTimeout", "Evaluator", "TextView"]
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 from rubric_studio.core.checks._runner import CheckRunner
 from rubric_studio.core.results import CriterionResult, ScoreResult, Status
 from rubric_studio.core.rubric import Rubric
-from rubric_studio.core.samples._samples import Sample
+from rubric_studio.core.samples import Sample
 from rubric_studio.core.scoring import score_sample
 
 __all__ = ["score_text"]

@@ -11,7 +11,7 @@ from rubric_studio.core.checks._definition import definition_of
 from rubric_studio.core.checks._eval import CheckFailure, CheckTimeout, Evaluator, TextView
 from rubric_studio.core.numbers import EPSILON
 from rubric_studio.core.results import CriterionResult, Status
-from rubric_studio.core.samples._samples import Sample
+from rubric_studio.core.samples import Sample
 
 if TYPE_CHECKING:
     from rubric_studio.core.rubric import Criterion, Rubric

@@ -10,40 +10,26 @@ from rubric_studio._lazy import lazy_exports
 
 if TYPE_CHECKING:
     from rubric_studio.core.document._disk import RevertsOutsideEdit
-    from rubric_studio.core.document._document import (
-        CHECK_FIELDS,
-        ChangedOnDisk,
-        EditError,
-        RubricDocument,
-        UndoStop,
-    )
+    from rubric_studio.core.document._document import ChangedOnDisk, RubricDocument
+    from rubric_studio.core.document._history import UndoStop
     from rubric_studio.core.document._layout import find_layout
     from rubric_studio.core.document._merge import Merge, merge3
+    from rubric_studio.core.document._schema import CHECK_FIELDS, CHECK_ORDER, EditError
     from rubric_studio.core.document._style import detect_style
 
 #: Public name -> the private module that defines it.
 _EXPORTS = {
     "ChangedOnDisk": "_document",
-    "CHECK_FIELDS": "_document",
+    "CHECK_FIELDS": "_schema",
+    "CHECK_ORDER": "_schema",
     "detect_style": "_style",
-    "EditError": "_document",
+    "EditError": "_schema",
     "find_layout": "_layout",
     "Merge": "_merge",
     "merge3": "_merge",
     "RevertsOutsideEdit": "_disk",
     "RubricDocument": "_document",
-    "UndoStop": "_document",
+    "UndoStop": "_history",
 }
-__all__ = [
-    "ChangedOnDisk",
-    "CHECK_FIELDS",
-    "detect_style",
-    "EditError",
-    "find_layout",
-    "Merge",
-    "merge3",
-    "RevertsOutsideEdit",
-    "RubricDocument",
-    "UndoStop",
-]
+__all__ = ["ChangedOnDisk", "CHECK_FIELDS", "CHECK_ORDER", "detect_style", "EditError", "find_layout", "Merge", "merge3", "RevertsOutsideEdit", "RubricDocument", "UndoStop"]
 __getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)

@@ -61,7 +61,7 @@ from rubric_studio.core.files import read_user_file
 from rubric_studio.core.loading import lint_rubric, parse_rubric
 from rubric_studio.core.problems import Problem, RubricError
 from rubric_studio.core.rubric import Rubric
-from rubric_studio.core.yamlpos._load import load_with_positions
+from rubric_studio.core.yamlpos import load_with_positions
 
 __all__ = [
     "CHECK_FIELDS",

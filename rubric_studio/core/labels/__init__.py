@@ -11,18 +11,13 @@ from rubric_studio._lazy import lazy_exports
 if TYPE_CHECKING:
     from rubric_studio.core.labels._labels import (
         Label,
+        LabelChange,
         labels_from_samples,
         labels_path_for,
         load_labels,
         parse_label,
     )
-    from rubric_studio.core.labels._store import (
-        LabelChange,
-        apply_change,
-        insert_key,
-        round_trip_yaml,
-        set_verdict,
-    )
+    from rubric_studio.core.labels._store import apply_change, insert_key, round_trip_yaml, set_verdict
 
 #: Public name -> the private module that defines it.
 _EXPORTS = {

@@ -22,7 +22,7 @@ from typing import Any
 from rubric_studio.core.atomic import remove_stale_temps
 from rubric_studio.core.files import read_user_file
 from rubric_studio.core.problems import Problem, RubricError
-from rubric_studio.core.yamlpos._load import load_with_positions
+from rubric_studio.core.yamlpos import load_with_positions
 
 VERDICTS = ("pass", "fail")
 CELL_LABELS = ("met", "unmet")

@@ -46,7 +46,7 @@ from rubric_studio.core.labels._labels import (
     parse_label,
 )
 from rubric_studio.core.problems import RubricError
-from rubric_studio.core.yamlpos._load import load_with_positions
+from rubric_studio.core.yamlpos import load_with_positions
 
 HEADER = (
     "# Human labels: sample id -> {verdict: pass|fail, score: 0-10, criteria: {id: met|unmet}, note}.\n"

@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING
 from rubric_studio._lazy import lazy_exports
 
 if TYPE_CHECKING:
+    from rubric_studio.core.providers._builtin import BUILTIN
     from rubric_studio.core.providers._registry import (
         BASE_URL_VARS,
         GROUP,
@@ -36,6 +37,7 @@ if TYPE_CHECKING:
 _EXPORTS = {
     "Alias": "_spec",
     "BASE_URL_VARS": "_registry",
+    "BUILTIN": "_builtin",
     "builtin_names": "_registry",
     "code": "_registry",
     "family": "_registry",
@@ -55,26 +57,5 @@ _EXPORTS = {
     "registered": "_registry",
     "STRUCTURED_OUTPUTS": "_spec",
 }
-__all__ = [
-    "Alias",
-    "BASE_URL_VARS",
-    "builtin_names",
-    "code",
-    "family",
-    "find",
-    "forget_plugins",
-    "get",
-    "GROUP",
-    "KEY_FAMILY",
-    "key_order",
-    "KEY_VARS",
-    "KEYLESS",
-    "load",
-    "markdown_table",
-    "names",
-    "normalize_name",
-    "Provider",
-    "registered",
-    "STRUCTURED_OUTPUTS",
-]
+__all__ = ["Alias", "BASE_URL_VARS", "BUILTIN", "builtin_names", "code", "family", "find", "forget_plugins", "get", "GROUP", "KEY_FAMILY", "key_order", "KEY_VARS", "KEYLESS", "load", "markdown_table", "names", "normalize_name", "Provider", "registered", "STRUCTURED_OUTPUTS"]
 __getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)

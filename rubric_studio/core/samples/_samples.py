@@ -252,7 +252,7 @@ def _yaml_items(data: Any) -> list[tuple[tuple[Any, ...], Any]] | None:
 
 
 def _iter_yaml(path: Path, extractor: str) -> Iterator[Sample | Problem]:
-    from rubric_studio.core.yamlpos._load import load_with_positions
+    from rubric_studio.core.yamlpos import load_with_positions
 
     file = str(path)
     data, positions, problems = load_with_positions(read_samples_file(path), file)  # bounded: depth, aliases, size

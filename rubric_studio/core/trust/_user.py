@@ -47,7 +47,7 @@ def load_user_config(path: Path | None = None) -> UserConfig:
         return UserConfig()
     from rubric_studio.core.files import read_user_file
     from rubric_studio.core.problems import RubricError
-    from rubric_studio.core.yamlpos._load import safe_load
+    from rubric_studio.core.yamlpos import safe_load
 
     log = logging.getLogger(__name__)
     try:

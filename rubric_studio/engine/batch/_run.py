@@ -35,12 +35,7 @@ from rubric_studio.engine.batch._jobs import (
     judge_fields,
     new_job_id,
 )
-from rubric_studio.engine.batch._replies import (
-    Collected,
-    PrefetchedJudge,
-    missing_result,
-    not_in_a_job,
-)
+from rubric_studio.engine.batch._replies import Collected, PrefetchedJudge, missing_result, not_in_a_job
 from rubric_studio.judges.base import JudgeConfig, JudgeError, JudgeReply, JudgeRequest
 
 if TYPE_CHECKING:

@@ -10,16 +10,16 @@ if TYPE_CHECKING:
     from rubric_studio.engine.fit._fit import (
         MIN_FOR_HOLDOUT,
         FitResult,
-        apply_fit,
         cases_from,
         fit,
         fit_threshold,
         split,
     )
+    from rubric_studio.engine.fit._write import apply_fit
 
 #: Public name -> the private module that defines it.
 _EXPORTS = {
-    "apply_fit": "_fit",
+    "apply_fit": "_write",
     "cases_from": "_fit",
     "fit": "_fit",
     "fit_threshold": "_fit",

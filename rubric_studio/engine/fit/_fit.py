@@ -36,7 +36,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from rubric_studio.core.agreement import Agreement
-from rubric_studio.core.labels._labels import Label
+from rubric_studio.core.labels import Label
 from rubric_studio.core.results import SampleResult, Status, Verdict
 from rubric_studio.core.rubric import Rubric
 from rubric_studio.core.scoring import EPSILON

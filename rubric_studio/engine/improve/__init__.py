@@ -13,7 +13,7 @@ if TYPE_CHECKING:
     from rubric_studio.engine.improve._candidates import outcome_problem, read_rewordings
     from rubric_studio.engine.improve._evidence import Evidence, mcnemar_exact
     from rubric_studio.engine.improve._improve import Candidate, Delta, ImproveReport, stratified_split
-    from rubric_studio.engine.improve._run import improve
+    from rubric_studio.engine.improve._run import KINDS, improve
     from rubric_studio.engine.improve._verdicts import blame
 
 #: Public name -> the private module that defines it.
@@ -25,6 +25,7 @@ _EXPORTS = {
     "Evidence": "_evidence",
     "improve": "_run",
     "ImproveReport": "_improve",
+    "KINDS": "_run",
     "mcnemar_exact": "_evidence",
     "outcome_problem": "_candidates",
     "read_rewordings": "_candidates",
@@ -32,19 +33,5 @@ _EXPORTS = {
     "write_candidate": "_apply",
     "write_fit": "_apply",
 }
-__all__ = [
-    "apply_candidate",
-    "blame",
-    "Candidate",
-    "Delta",
-    "Evidence",
-    "improve",
-    "ImproveReport",
-    "mcnemar_exact",
-    "outcome_problem",
-    "read_rewordings",
-    "stratified_split",
-    "write_candidate",
-    "write_fit",
-]
+__all__ = ["apply_candidate", "blame", "Candidate", "Delta", "Evidence", "improve", "ImproveReport", "KINDS", "mcnemar_exact", "outcome_problem", "read_rewordings", "stratified_split", "write_candidate", "write_fit"]
 __getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)

@@ -14,7 +14,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from rubric_studio.core.document._document import CHECK_FIELDS, EditError, RubricDocument
+from rubric_studio.core.document import CHECK_FIELDS, EditError, RubricDocument
 from rubric_studio.core.problems import RubricError
 
 if TYPE_CHECKING:

@@ -12,10 +12,10 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from rubric_studio.core.examples import make_example
-from rubric_studio.core.labels._labels import Label
+from rubric_studio.core.labels import Label
 from rubric_studio.core.results import SampleResult
 from rubric_studio.core.rubric import Criterion, Rubric
-from rubric_studio.core.samples._samples import Sample
+from rubric_studio.core.samples import Sample
 from rubric_studio.engine.improve._improve import MAX_EXAMPLES, Candidate
 from rubric_studio.engine.improve._rules import best_rule
 

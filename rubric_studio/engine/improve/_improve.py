@@ -33,7 +33,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from rubric_studio.core.agreement import Agreement, agreement
-from rubric_studio.core.labels._labels import Label
+from rubric_studio.core.labels import Label
 from rubric_studio.core.results import SampleResult
 from rubric_studio.core.rubric import Rubric
 from rubric_studio.engine.improve._evidence import Evidence

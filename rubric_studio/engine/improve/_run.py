@@ -10,9 +10,9 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from rubric_studio.core.labels._labels import Label
+from rubric_studio.core.labels import Label
 from rubric_studio.core.rubric import Rubric
-from rubric_studio.core.samples._samples import Sample
+from rubric_studio.core.samples import Sample
 from rubric_studio.engine.improve._candidates import (
     REWORD_SCHEMA,
     REWORD_SYSTEM,
@@ -164,7 +164,7 @@ async def _scoring_candidate(report: ImproveReport, rubric: Rubric, labelled: li
                              labels: Mapping[str, Label], baseline: Any, grader: Any, seed: int,
                              holdout: float) -> None:
     """Weights and threshold fitted to the sample verdicts (:func:`rubric_studio.engine.fit._fit.fit`)."""
-    from rubric_studio.engine.fit._fit import fit
+    from rubric_studio.engine.fit import fit
 
     human = verdict_labels(labels)
     if not human:

@@ -9,11 +9,11 @@ from typing import TYPE_CHECKING
 from rubric_studio._lazy import lazy_exports
 
 if TYPE_CHECKING:
+    from rubric_studio.engine.versions._diff import VersionDiff
     from rubric_studio.engine.versions._history import RunHistory, history_folder, history_path, open_history
     from rubric_studio.engine.versions._versions import (
         LABELS_CHANGE,
         Version,
-        VersionDiff,
         VersionHistory,
         judge_key_of,
         labels_fingerprint_of,
@@ -33,21 +33,8 @@ _EXPORTS = {
     "samples_fingerprint_of": "_versions",
     "text_hash": "_versions",
     "Version": "_versions",
-    "VersionDiff": "_versions",
+    "VersionDiff": "_diff",
     "VersionHistory": "_versions",
 }
-__all__ = [
-    "history_folder",
-    "history_path",
-    "judge_key_of",
-    "LABELS_CHANGE",
-    "labels_fingerprint_of",
-    "open_history",
-    "RunHistory",
-    "samples_fingerprint_of",
-    "text_hash",
-    "Version",
-    "VersionDiff",
-    "VersionHistory",
-]
+__all__ = ["history_folder", "history_path", "judge_key_of", "LABELS_CHANGE", "labels_fingerprint_of", "open_history", "RunHistory", "samples_fingerprint_of", "text_hash", "Version", "VersionDiff", "VersionHistory"]
 __getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)

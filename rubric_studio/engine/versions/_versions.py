@@ -46,10 +46,10 @@ from rubric_studio.engine.versions._diff import (
 
 if TYPE_CHECKING:
     from rubric_studio.core.agreement import AgreementReport
-    from rubric_studio.core.labels._labels import Label
+    from rubric_studio.core.labels import Label
     from rubric_studio.core.results import SampleResult
     from rubric_studio.core.rubric import Rubric
-    from rubric_studio.core.samples._samples import Sample
+    from rubric_studio.core.samples import Sample
 
 __all__ = ["FIGURES", "Fixes", "LabelsSnapshot", "Version", "VersionDiff", "VersionHistory", "change_kind",
            "judge_key_of", "labels_fingerprint_of", "labels_snapshot", "rubric_changes", "samples_fingerprint_of",

@@ -7,7 +7,8 @@ from typing import TYPE_CHECKING
 from rubric_studio._lazy import lazy_exports
 
 if TYPE_CHECKING:
-    from rubric_studio.interop.agentv._agentv import export, import_
+    from rubric_studio.interop.agentv._agentv import export
+    from rubric_studio.interop.agentv._read import import_
     from rubric_studio.interop.agentv._samples import FIXTURE_SCHEMA, SAMPLES_TARGET, fixtures_name
 
 #: Public name -> the private module that defines it.

@@ -39,7 +39,7 @@ from __future__ import annotations
 from typing import Any
 
 from rubric_studio.core.rubric import Criterion, Rubric
-from rubric_studio.core.samples._samples import Sample
+from rubric_studio.core.samples import Sample
 from rubric_studio.interop import _checks
 from rubric_studio.interop._common import (
     BOUNDARY_NOTE,
@@ -57,7 +57,9 @@ from rubric_studio.interop._formats import ExportResult
 from rubric_studio.interop._output import dump_yaml, flow, prepare
 from rubric_studio.interop.agentv import _samples as _agentv_samples
 from rubric_studio.interop.agentv import _v4 as _agentv4
-from rubric_studio.interop.agentv._read import ANALYTIC_PASS_MARK, OLLAMA_URL, import_
+from rubric_studio.interop.agentv._files import OLLAMA_URL
+from rubric_studio.interop.agentv._items import ANALYTIC_PASS_MARK
+from rubric_studio.interop.agentv._read import import_
 
 __all__ = ["export", "import_"]
 

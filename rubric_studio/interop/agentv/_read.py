@@ -22,9 +22,9 @@ from rubric_studio.interop._common import (
     snap,
     threshold_from_negations,
 )
-from rubric_studio.interop.agentv._asserts import Evaluator, number, read_asserts
+from rubric_studio.interop.agentv._asserts import Evaluator, read_asserts
 from rubric_studio.interop.agentv._files import OLLAMA_URL, judge, load_tests
-from rubric_studio.interop.agentv._items import ANALYTIC_PASS_MARK
+from rubric_studio.interop.agentv._items import ANALYTIC_PASS_MARK, number
 from rubric_studio.interop.agentv._v4 import CASE_CRITERIA
 
 DEFAULT_THRESHOLD = 0.8

@@ -20,7 +20,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from rubric_studio.core.samples._samples import Sample
+from rubric_studio.core.samples import Sample
 
 #: The target (AgentV 4) / provider label (AgentV 5) that replays the samples' outputs.
 SAMPLES_TARGET = "rubric-samples"

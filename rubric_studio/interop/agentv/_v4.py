@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from rubric_studio.core.samples._samples import Sample
+from rubric_studio.core.samples import Sample
 from rubric_studio.interop._common import Warnings
 from rubric_studio.interop.agentv import _samples as _agentv_samples
 

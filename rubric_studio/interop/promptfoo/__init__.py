@@ -7,7 +7,8 @@ from typing import TYPE_CHECKING
 from rubric_studio._lazy import lazy_exports
 
 if TYPE_CHECKING:
-    from rubric_studio.interop.promptfoo._promptfoo import export, import_
+    from rubric_studio.interop.promptfoo._promptfoo import export
+    from rubric_studio.interop.promptfoo._read import import_
 
 #: Public name -> the private module that defines it.
 _EXPORTS = {

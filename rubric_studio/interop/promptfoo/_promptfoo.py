@@ -33,7 +33,7 @@ from typing import Any
 
 from rubric_studio.core.checks import definition_of
 from rubric_studio.core.rubric import Criterion, Rubric
-from rubric_studio.core.samples._samples import Sample
+from rubric_studio.core.samples import Sample
 from rubric_studio.interop import _checks
 from rubric_studio.interop._common import (
     BOUNDARY_NOTE,

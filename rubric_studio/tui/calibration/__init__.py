@@ -9,21 +9,19 @@ from typing import TYPE_CHECKING
 from rubric_studio._lazy import lazy_exports
 
 if TYPE_CHECKING:
-    from rubric_studio.tui.calibration._flow import CalibrationFlow
-    from rubric_studio.tui.calibration._keys import table_bindings
-    from rubric_studio.tui.calibration._labeling import Labeler
-    from rubric_studio.tui.calibration._layout import ID_READABLE, agreement_cells, plan_agreement, wrap_id
-    from rubric_studio.tui.calibration._view import (
-        CALIBRATION_BINDINGS,
-        CALIBRATION_KEYS,
-        AgreementPanel,
+    from rubric_studio.tui.calibration._agreement import AgreementPanel, step_through
+    from rubric_studio.tui.calibration._dialogs import (
         FitScreen,
         LabelNoteScreen,
         LabelScoreScreen,
         VersionsScreen,
         fit_table,
-        step_through,
     )
+    from rubric_studio.tui.calibration._flow import CalibrationFlow
+    from rubric_studio.tui.calibration._keys import CALIBRATION_KEYS, table_bindings
+    from rubric_studio.tui.calibration._labeling import Labeler
+    from rubric_studio.tui.calibration._layout import ID_READABLE, agreement_cells, plan_agreement, wrap_id
+    from rubric_studio.tui.calibration._view import CALIBRATION_BINDINGS
 
 #: Public name -> the private module that defines it.
 _EXPORTS = {

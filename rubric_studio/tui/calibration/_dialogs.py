@@ -21,10 +21,10 @@ from textual.widgets import Button, Input, OptionList, Static
 from textual.widgets.option_list import Option
 
 from rubric_studio.core.agreement import Agreement
-from rubric_studio.core.labels._labels import Label
+from rubric_studio.core.labels import Label
 from rubric_studio.core.safe_text import escape_textual_markup, terminal_safe
-from rubric_studio.engine.fit._fit import FitResult
-from rubric_studio.engine.versions._versions import VersionDiff, VersionHistory
+from rubric_studio.engine.fit import FitResult
+from rubric_studio.engine.versions import VersionDiff, VersionHistory
 from rubric_studio.tui.calibration._layout import figure
 from rubric_studio.tui.editor import TextInput
 

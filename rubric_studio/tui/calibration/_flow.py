@@ -29,13 +29,13 @@ from rich.text import Text
 from textual.app import SystemCommand
 
 from rubric_studio.session.calibration import DEFAULT_K, Refusal, parse_k
-from rubric_studio.tui.calibration._view import FitScreen, VersionsScreen
+from rubric_studio.tui.calibration._dialogs import FitScreen, VersionsScreen
 from rubric_studio.tui.dialogs import AskScreen, ConfirmScreen
 from rubric_studio.tui.improve import finish_edit
 from rubric_studio.tui.messages import ActionFailed, FitReady
 
 if TYPE_CHECKING:
-    from rubric_studio.engine.fit._fit import FitResult
+    from rubric_studio.engine.fit import FitResult
     from rubric_studio.session.versions import RunOutcome
     from rubric_studio.tui.host import StudioHost
 

@@ -27,7 +27,7 @@ from textual.app import SystemCommand
 
 from rubric_studio.core.labels import LabelChange
 from rubric_studio.session.labels import describe_change, disagreeing, next_disagreement
-from rubric_studio.tui.calibration._view import LabelNoteScreen, LabelScoreScreen
+from rubric_studio.tui.calibration._dialogs import LabelNoteScreen, LabelScoreScreen
 from rubric_studio.tui.messages import LabelWriteFailed, LabelWritten
 from rubric_studio.tui.results import ResultsMatrix
 

@@ -10,34 +10,29 @@ from rubric_studio._lazy import lazy_exports
 
 if TYPE_CHECKING:
     from rubric_studio.tui.editor._apply import EditBursts, apply_field
-    from rubric_studio.tui.editor._editor import ConfirmDelete, CriteriaList, EditorPane, FieldEdited
-    from rubric_studio.tui.editor._specs import CRITERION_SPECS
+    from rubric_studio.tui.editor._editor import EditorPane
+    from rubric_studio.tui.editor._fields import display_value, parse_field
+    from rubric_studio.tui.editor._list import ConfirmDelete, CriteriaList
+    from rubric_studio.tui.editor._specs import CHECK_SPECS, CRITERION_SPECS, check_field_rows
     from rubric_studio.tui.editor._text_fields import TextInput
-    from rubric_studio.tui.editor._widgets import FieldArea, FieldInput
+    from rubric_studio.tui.editor._widgets import FieldArea, FieldEdited, FieldInput
 
 #: Public name -> the private module that defines it.
 _EXPORTS = {
     "apply_field": "_apply",
-    "ConfirmDelete": "_editor",
-    "CriteriaList": "_editor",
+    "check_field_rows": "_specs",
+    "CHECK_SPECS": "_specs",
+    "ConfirmDelete": "_list",
+    "CriteriaList": "_list",
     "CRITERION_SPECS": "_specs",
+    "display_value": "_fields",
     "EditBursts": "_apply",
     "EditorPane": "_editor",
     "FieldArea": "_widgets",
-    "FieldEdited": "_editor",
+    "FieldEdited": "_widgets",
     "FieldInput": "_widgets",
+    "parse_field": "_fields",
     "TextInput": "_text_fields",
 }
-__all__ = [
-    "apply_field",
-    "ConfirmDelete",
-    "CriteriaList",
-    "CRITERION_SPECS",
-    "EditBursts",
-    "EditorPane",
-    "FieldArea",
-    "FieldEdited",
-    "FieldInput",
-    "TextInput",
-]
+__all__ = ["apply_field", "check_field_rows", "CHECK_SPECS", "ConfirmDelete", "CriteriaList", "CRITERION_SPECS", "display_value", "EditBursts", "EditorPane", "FieldArea", "FieldEdited", "FieldInput", "parse_field", "TextInput"]
 __getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)

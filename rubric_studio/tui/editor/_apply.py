@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Callable, Hashable
 from typing import Any, TypeVar
 
-from rubric_studio.core.document._document import EditError, RubricDocument
+from rubric_studio.core.document import EditError, RubricDocument
 from rubric_studio.tui.editor._fields import FieldSpec
 from rubric_studio.tui.editor._specs import keywords_mode, range_keys, range_lower, stored_value
 

@@ -18,7 +18,7 @@ from textual.widgets import Button, Input, Select, Static
 
 from rubric_studio.core.checks import CHECK_TYPES, EditorField
 from rubric_studio.core.checks import check_type as registered_check_type
-from rubric_studio.core.document._document import CHECK_FIELDS, EditError, RubricDocument
+from rubric_studio.core.document import CHECK_FIELDS, EditError, RubricDocument
 from rubric_studio.core.rubric import DEFAULT_ANALYTIC_MIN_SCORE
 from rubric_studio.tui.editor._fields import FieldSpec, number_text
 from rubric_studio.tui.editor._specs import (

@@ -33,7 +33,7 @@ from textual.timer import Timer
 from textual.widget import Widget
 from textual.widgets import Input, Static, TabbedContent, TabPane
 
-from rubric_studio.core.document._document import ChangedOnDisk, EditError, RubricDocument, UndoStop
+from rubric_studio.core.document import ChangedOnDisk, EditError, RubricDocument, UndoStop
 from rubric_studio.core.problems import RubricError
 from rubric_studio.tui.editor._apply import EditBursts, apply_field, cross_check
 from rubric_studio.tui.editor._criterion_form import CriterionForm

@@ -19,7 +19,7 @@ from textual.screen import ModalScreen
 from textual.widgets import Button, Label, OptionList, Static
 from textual.widgets.option_list import Option
 
-from rubric_studio.core.document._document import EditError, RubricDocument
+from rubric_studio.core.document import EditError, RubricDocument
 from rubric_studio.core.problems import Problem
 from rubric_studio.core.safe_text import escape_textual_markup, terminal_safe
 from rubric_studio.tui.editor._specs import KIND_ICONS, criterion_kind

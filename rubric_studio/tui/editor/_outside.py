@@ -13,7 +13,7 @@ import functools
 from typing import Any
 
 from rubric_studio.core.problems import RubricError
-from rubric_studio.core.yamlpos._load import safe_load
+from rubric_studio.core.yamlpos import safe_load
 from rubric_studio.tui.editor._fields import FieldSpec
 from rubric_studio.tui.editor._specs import field_display
 

@@ -13,7 +13,7 @@ from textual.app import ComposeResult
 from textual.containers import VerticalScroll
 from textual.widgets import Select, Static
 
-from rubric_studio.core.document._document import EditError, RubricDocument
+from rubric_studio.core.document import EditError, RubricDocument
 from rubric_studio.tui.editor._specs import JUDGE_SPECS, RUBRIC_SPECS
 from rubric_studio.tui.editor._widgets import (
     FieldArea,

@@ -16,7 +16,7 @@ from textual.css.query import NoMatches
 from textual.widget import Widget
 from textual.widgets import Button
 
-from rubric_studio.core.document._document import EditError, RubricDocument
+from rubric_studio.core.document import EditError, RubricDocument
 from rubric_studio.tui.editor._list import ConfirmDelete, CriteriaList
 from rubric_studio.tui.editor._specs import next_band, range_keys
 from rubric_studio.tui.editor._widgets import FieldArea, FieldInput

@@ -15,7 +15,7 @@ from textual.css.query import NoMatches
 from textual.widget import Widget
 from textual.widgets import OptionList, Static
 
-from rubric_studio.core.document._document import RubricDocument
+from rubric_studio.core.document import RubricDocument
 from rubric_studio.tui.editor._apply import EditBursts
 from rubric_studio.tui.editor._criterion_form import CriterionForm
 from rubric_studio.tui.editor._list import CriteriaList

@@ -14,7 +14,7 @@ from typing import Any
 from textual.widgets import TextArea
 from textual.widgets.text_area import Edit, EditResult, Selection
 
-from rubric_studio.core.document._document import RubricDocument
+from rubric_studio.core.document import RubricDocument
 from rubric_studio.core.problems import Problem
 from rubric_studio.core.safe_text import escape_textual_markup, terminal_safe
 from rubric_studio.tui.editor._text_fields import TextEditor

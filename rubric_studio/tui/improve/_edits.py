@@ -19,14 +19,14 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from rubric_studio.core.document._document import EditError
+from rubric_studio.core.document import EditError
 from rubric_studio.core.problems import RubricError
 from rubric_studio.engine.improve import write_candidate
 from rubric_studio.session.results_model import cell_disagrees
 
 if TYPE_CHECKING:
     from rubric_studio.core.rubric import Rubric
-    from rubric_studio.engine.improve._improve import Candidate, ImproveReport
+    from rubric_studio.engine.improve import Candidate, ImproveReport
     from rubric_studio.tui.host import StudioHost
 
 def document_rubric(app: StudioHost) -> Rubric:

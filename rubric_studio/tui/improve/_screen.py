@@ -40,7 +40,7 @@ from rubric_studio.tui.improve import _edits as improve_edits
 
 if TYPE_CHECKING:
     from rubric_studio.core.rubric import Rubric
-    from rubric_studio.engine.improve._improve import Candidate, Delta, ImproveReport
+    from rubric_studio.engine.improve import Candidate, Delta, ImproveReport
     from rubric_studio.tui.host import StudioHost
 
 #: status → (mark, style): what a candidate did on the labels it was not made from.

@@ -16,11 +16,13 @@ if TYPE_CHECKING:
         source_words,
     )
     from rubric_studio.tui.results._layout import Column, plan_layout, share
-    from rubric_studio.tui.results._matrix import (
+    from rubric_studio.tui.results._matrix import ResultsMatrix
+    from rubric_studio.tui.results._pane import ResultsPane
+    from rubric_studio.tui.results._render import HEADER_LINES
+    from rubric_studio.tui.results._text import (
         CRIT_MIN,
         ID_COMPACT,
         ID_MAX,
-        ResultsMatrix,
         cell_mark,
         cell_text,
         column_title,
@@ -28,8 +30,6 @@ if TYPE_CHECKING:
         squeeze,
         verdict_mark,
     )
-    from rubric_studio.tui.results._pane import ResultsPane
-    from rubric_studio.tui.results._render import HEADER_LINES
 
 #: Public name -> the private module that defines it.
 _EXPORTS = {

@@ -23,11 +23,11 @@ from textual.app import ComposeResult
 from textual.containers import VerticalScroll
 from textual.widgets import Collapsible, Static
 
-from rubric_studio.core.labels._labels import Label
+from rubric_studio.core.labels import Label
 from rubric_studio.core.results import CriterionResult, Evidence, SampleResult, Status, score_label
 from rubric_studio.core.rubric import Criterion
 from rubric_studio.core.safe_text import terminal_safe
-from rubric_studio.core.samples._samples import Sample
+from rubric_studio.core.samples import Sample
 from rubric_studio.judges.evidence import locate
 from rubric_studio.session.results_model import has_made_up_quote, redact
 from rubric_studio.tui.results._text import MADE_UP, cell_text, verdict_text

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from rich.cells import cell_len
 
-from rubric_studio.core.labels._labels import Label
+from rubric_studio.core.labels import Label
 from rubric_studio.core.results import CriterionResult, SampleResult, Status, Verdict, score_label
 from rubric_studio.core.results import cell_mark as status_mark
 from rubric_studio.core.rubric import Criterion
