@@ -2,8 +2,8 @@
 
 :func:`palette` yields the app's :class:`~textual.app.SystemCommand` entries — saving,
 grading, filters and sorts, views, then each flow's own commands (labelling, calibration,
-interop, drafting, improving, comparing judges), trust when something awaits it, and a new
-rubric.
+interop, drafting, improving, comparing judges, probing for bias), trust when something
+awaits it, and a new rubric.
 """
 
 from __future__ import annotations
@@ -21,6 +21,7 @@ from rubric_studio.tui import (
     interop_actions,
     judges_screen,
     labeling,
+    probe_screen,
 )
 from rubric_studio.tui.matrix import ResultsMatrix
 
@@ -61,6 +62,7 @@ def palette(app: StudioHost) -> Iterable[SystemCommand]:
     yield from draft_screen.commands(app)
     yield from improve_screen.commands(app)
     yield from judges_screen.commands(app)
+    yield from probe_screen.commands(app)
     yield SystemCommand("New rubric…", "Start a new rubric file beside this one (rubric-studio new)",
                         app.action_new_rubric)  # type: ignore[attr-defined]
     if app.trust_flow.pending():  # type: ignore[attr-defined]
