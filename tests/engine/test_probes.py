@@ -110,7 +110,7 @@ def test_verbosity_finds_the_length_rewarding_judge_and_not_the_others(project, 
     assert right["ci"][1] == pytest.approx(0.1611, abs=1e-4)
     # A coin flips about half the cells, both ways: no dominant unmet → met bias like the length judge's.
     assert 0 < coin["flips"] < 20 and coin["unmet_to_met"] > 0 and coin["met_to_unmet"] > 0
-    assert coin["ci"][1] < length["ci"][0] or coin["rate"] < 0.8
+    assert coin["ci"][1] < length["ci"][0]  # told apart from the length judge by the intervals
 
 
 def test_json_shape_and_flipped_samples_show_the_text_the_judge_saw(project, biased, capsys):
