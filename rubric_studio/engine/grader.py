@@ -80,6 +80,10 @@ class Grader:
         self._shared: tuple[Any, float | None] | None = None  # (breaker, deadline time) across runs
         #: Why the last run stopped judging early (breaker, deadline), or None.
         self.last_stopped: str | None = None
+        #: Added to every request's repeat index (part of the cache key, never sent): a run that
+        #: must not share verdicts with the normal ones (a probe's reordered batch, whose
+        #: per-criterion requests read the same) files them under an identity of its own.
+        self.cache_variant = 0
 
     # -- public ------------------------------------------------------------
     def trust(self, allow: bool = True) -> None:
@@ -333,8 +337,8 @@ class Grader:
         config = self.config if self.config.mode == "per_criterion" else replace(self.config, mode="per_criterion")
         work = Work()
         for sample in samples:
-            for repeat_index in range(self.repeat):
-                for request in build_requests(rubric, sample, criteria, config, repeat_index):
+            for repeat in range(self.repeat):
+                for request in build_requests(rubric, sample, criteria, config, repeat + self.cache_variant):
                     work.add(request.cache_key(config), request, sample)
         return work
 

@@ -8,13 +8,14 @@ from rubric_studio._lazy import lazy_exports
 
 if TYPE_CHECKING:
     from rubric_studio.tui.improve._edits import document_rubric, finish_edit
-    from rubric_studio.tui.improve._screen import ImproveScreen
+    from rubric_studio.tui.improve._screen import ImproveScreen, selected_criterion
 
 #: Public name -> the private module that defines it.
 _EXPORTS = {
     "document_rubric": "_edits",
     "finish_edit": "_edits",
     "ImproveScreen": "_screen",
+    "selected_criterion": "_screen",
 }
-__all__ = ["document_rubric", "finish_edit", "ImproveScreen"]
+__all__ = ["document_rubric", "finish_edit", "ImproveScreen", "selected_criterion"]
 __getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)

@@ -1,0 +1,166 @@
+"""``rubric-studio probe``: bias probes, headless (:mod:`rubric_studio.engine.probes._probes`).
+
+Re-judges controlled perturbations of the samples (the labelled ones when any are labelled,
+else all) and reports, per judge criterion and kind, the flip rate with its Wilson 95%
+interval and the direction. Output: one ``verbosity · tone: 4/30 unmet → met`` line per kind
+and criterion, or ``{"kinds": {kind: {"criteria": {id: {"n", "flips", "rate", "ci",
+"direction", ...}}}}, ...}`` with ``--format json``. Exit codes: 0 probed, 2 bad input or no
+judge, 3 some cells ended in error (the report is still printed).
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import sys
+from argparse import Namespace
+from typing import Any
+
+from rubric_studio.cli.common import echo, fail_usage, print_problems, report_console, write_output
+from rubric_studio.core.problems import RubricError
+
+
+def register(parser: argparse.ArgumentParser) -> None:
+    from rubric_studio.cli.common import add_extract_option, add_judge_options
+
+    parser.description = (
+        "Bias probes: re-judge perturbed samples (padding, confident or hedging phrasing, "
+        "reworded outcomes, criteria in another order) and report how often verdicts flip."
+    )
+    parser.add_argument("rubric", metavar="RUBRIC")
+    parser.add_argument(
+        "samples", metavar="SAMPLES", nargs="?", help="default: the samples beside the rubric"
+    )
+    parser.add_argument(
+        "--kinds",
+        metavar="K1,K2",
+        default="verbosity,order,confidence,hedging,paraphrase",
+        help="perturbations to probe: verbosity, order, confidence, hedging, paraphrase (default: all)",
+    )
+    parser.add_argument("--criterion", metavar="ID", help="probe this judge criterion only")
+    parser.add_argument(
+        "--seed", type=int, default=0, help="seed of the perturbations (same seed, same texts)"
+    )
+    parser.add_argument("--labels", metavar="FILE", help="labels file (default: <rubric>.labels.yaml)")
+    parser.add_argument("--format", choices=("table", "json"), default="table")
+    parser.add_argument("-o", "--output", metavar="FILE")
+    add_extract_option(parser)
+    add_judge_options(parser)
+
+
+def run(args: Namespace) -> int:
+    from rubric_studio.cli.calibrate import load_all_labels
+    from rubric_studio.cli.grade import grader_options, resolve_inputs, warn_untrusted
+    from rubric_studio.core.samples import load_samples
+    from rubric_studio.engine.probes import parse_kinds, probed_criteria
+
+    try:
+        kinds = parse_kinds(args.kinds)
+        rubric, samples_path = resolve_inputs(args)
+        options = grader_options(args)
+        probed_criteria(rubric, args.criterion)
+        sample_set = load_samples(samples_path, extractor=args.extract, follow_links=args.allow_code)
+        labels, problems = load_all_labels(args.rubric, args.labels, sample_set.samples)
+    except RubricError as exc:
+        print_problems(exc.problems)
+        return 2
+    except ValueError as exc:
+        return fail_usage(str(exc))
+    problems = [*sample_set.problems, *problems]
+    if problems:
+        print_problems(problems)
+        return 2
+    warn_untrusted(rubric, args)
+    report = asyncio.run(_probe(rubric, sample_set.samples, kinds, options, labels, args))
+    if report.note and not report.judge:
+        return fail_usage(f"no judge to probe: {report.note}")
+    data = report.to_dict()
+    if args.format == "json":
+        text = _json(data)
+    else:
+        from rubric_studio.cli.report import usage_text
+
+        text = render(
+            data, to_file=args.output is not None, usage_line=usage_text(report.judge, report.usage)
+        )
+    if not write_output(text, args.output):
+        return 2
+    if report.errors:
+        echo(
+            f"warning: {report.errors} cells ended in error; they are left out of the flip rates", sys.stderr
+        )
+        return 3
+    return 0
+
+
+async def _probe(rubric, samples, kinds, options, labels, args):
+    from rubric_studio.engine.probes import run_probes
+
+    return await run_probes(
+        rubric, samples, kinds, options, labels=labels, seed=args.seed, criterion=args.criterion
+    )
+
+
+def _json(data: dict[str, Any]) -> str:
+    from rubric_studio.core.safe_text import json_safe
+
+    return json_safe(json.dumps(data, indent=2, ensure_ascii=False))
+
+
+def _pct(value: float) -> str:
+    return f"{value:.0%}"
+
+
+def kind_lines(kind: str, entry: dict[str, Any]) -> list[str]:
+    """``verbosity · tone: 4/30 unmet → met (flip rate 13%, 95% CI 5%–30%)`` per criterion,
+    or the one line saying why the kind was skipped."""
+    if entry.get("skipped"):
+        return [f"{kind}: skipped — {entry['skipped']}"]
+    lines = []
+    for cid, c in entry["criteria"].items():
+        figures = (
+            ""
+            if c["rate"] is None
+            else f" (flip rate {_pct(c['rate'])}, 95% CI {_pct(c['ci'][0])}–{_pct(c['ci'][1])})"
+        )
+        errors = f", {c['errors']} errored" if c["errors"] else ""
+        lines.append(f"{kind} · {cid}: {c['direction']}{figures}{errors}")
+    return lines
+
+
+def render(data: dict[str, Any], *, to_file: bool = False, usage_line: str | None = None) -> str:
+    """The probe report as text: a heading, one line per kind and criterion, what was perturbed, usage."""
+    from rubric_studio.core.safe_text import terminal_safe
+
+    console, tty = report_console(to_file)
+    samples = data["samples"]
+    which = "labelled samples" if samples["source"] == "labelled" else "graded samples (none is labelled)"
+    console.print(
+        terminal_safe(f"bias probes on {samples['n']} {which}, seed {data['seed']}"),
+        style="bold",
+        markup=False,
+    )
+    for kind, entry in data["kinds"].items():
+        console.print(terminal_safe(f"  {entry['description']}:"), style="dim", markup=False)
+        for line in kind_lines(kind, entry):
+            console.print(terminal_safe(line), markup=False)
+        if entry.get("order"):
+            console.print(
+                terminal_safe(f"    judged in the order {' → '.join(entry['order'])}"),
+                style="dim",
+                markup=False,
+            )
+        for cid, outcome in entry.get("paraphrases", {}).items():
+            console.print(terminal_safe(f"    {cid} reworded: {outcome}"), style="dim", markup=False)
+    if usage_line:
+        console.print(terminal_safe(usage_line), markup=False)
+    if data["note"]:
+        console.print(terminal_safe(f"warning: {data['note']}"), style="yellow", markup=False)
+    console.print(
+        "a flip: the verdict on the perturbed text differs from the verdict on the original; "
+        "--format json lists the flipped samples and the text the judge saw",
+        style="dim",
+        markup=False,
+    )
+    return console.export_text(styles=tty)
