@@ -22,7 +22,8 @@ from rubric_studio.core.safe_text import terminal_safe
 def add_judge_options(parser: argparse.ArgumentParser) -> None:
     """The judge option group of the commands that grade (and of the studio)."""
     group = parser.add_argument_group("judge")
-    group.add_argument("--judge", metavar="P:M", help="judge model as provider:model (openai, anthropic, ollama, openai-compatible)")
+    group.add_argument("--judge", metavar="P:M", help="judge model as provider:model (openai, anthropic, ollama, "
+                       "openai-compatible); a comma list A,B,C (or A+B+C) is a judge panel")
     group.add_argument("--base-url", metavar="URL", help="endpoint of an OpenAI- or Anthropic-compatible server")
     group.add_argument("--concurrency", type=int, metavar="N", help="judge calls in flight at once")
     group.add_argument("--repeat", type=int, default=1, metavar="K", help="judge each cell K times (majority / median)")
