@@ -133,3 +133,20 @@ def test_every_member_erroring_is_an_error_cell_not_a_fail(project, server, caps
     cell = data["samples"][0]["criteria"][0]
     assert cell["status"] == "error" and "every panel member failed" in cell["error"]
     assert data["summary"]["failed"] == 0
+
+
+def test_the_summary_line_names_the_panel_and_each_members_calls(project, server, capsys):
+    main(
+        [
+            "grade",
+            str(project / "r.yaml"),
+            str(project / "s.jsonl"),
+            "--judge",
+            f"{member(LONG)},{member(RIGHT)}",
+            "--cache-path",
+            str(project / "c.sqlite"),
+        ]
+    )
+    out = capsys.readouterr().out
+    assert f"panel {member(LONG)}+{member(RIGHT)}: {2 * N} calls" in out
+    assert f"{member(LONG)}: {N} calls, 0 cache hits" in out and f"{member(RIGHT)}: {N} calls" in out
