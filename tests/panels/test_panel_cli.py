@@ -150,3 +150,21 @@ def test_the_summary_line_names_the_panel_and_each_members_calls(project, server
     out = capsys.readouterr().out
     assert f"panel {member(LONG)}+{member(RIGHT)}: {2 * N} calls" in out
     assert f"{member(LONG)}: {N} calls, 0 cache hits" in out and f"{member(RIGHT)}: {N} calls" in out
+
+
+def test_the_batch_api_refuses_a_panel_in_one_line(project, server, capsys):
+    code = main(
+        [
+            "grade",
+            str(project / "r.yaml"),
+            str(project / "s.jsonl"),
+            "--batch-api",
+            "--judge",
+            f"{member(LONG)},{member(RIGHT)}",
+            "--cache-path",
+            str(project / "c.sqlite"),
+        ]
+    )
+    err = capsys.readouterr().err
+    assert code == 2 and "judge panel" in err and "Traceback" not in err
+    assert server.calls() == 0
