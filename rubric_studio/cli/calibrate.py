@@ -41,7 +41,7 @@ def register(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--seed", type=int, default=0, help="seed of the holdout split")
     parser.add_argument("--judges", metavar="P:M,P:M,...",
                         help="grade the labelled samples with each judge and compare them; recommends the "
-                             "cheapest judge whose kappa CI overlaps the best judge's")
+                             "cheapest judge whose kappa CI overlaps the best judge's; A+B+C is a judge panel")
     parser.add_argument("--annotator", metavar="NAME",
                         help="compare the judge with this annotator's labels (default: the consensus of all)")
     parser.add_argument("--min-kappa", type=float, metavar="X",

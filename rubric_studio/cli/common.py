@@ -25,7 +25,8 @@ def add_judge_options(parser: argparse.ArgumentParser) -> None:
     from rubric_studio.core.providers import builtin_names
 
     providers = ", ".join(builtin_names())
-    group.add_argument("--judge", metavar="P:M", help=f"judge model as provider:model ({providers}, or a plugin's)")
+    group.add_argument("--judge", metavar="P:M", help=f"judge model as provider:model ({providers}, or a plugin's); "
+                       "a comma list A,B,C (or A+B+C) is a judge panel")
     group.add_argument("--base-url", metavar="URL", help="endpoint of the judge's provider (an OpenAI- or "
                        "Anthropic-compatible server, an Azure OpenAI resource)")
     group.add_argument("--concurrency", type=int, metavar="N", help="judge calls in flight at once")

@@ -114,6 +114,9 @@ async def _run_whole(args: Namespace, rubric, samples_path: Path, options: dict,
     print_problems(sample_set.problems)
     grader = make_grader(rubric, **options)
     say_warnings(grader)
+    if getattr(args, "batch_api", False) and getattr(grader, "members", None):
+        await grader.aclose()
+        return fail_usage("--batch-api submits one judge's requests; grade a judge panel without it")
     if getattr(args, "batch_api", False):
         from rubric_studio.cli.jobs import through_batch_api
 

@@ -39,7 +39,8 @@ STATUS_MARKS = {
 
 
 def cell_mark(kind: str, cell: CriterionResult | None) -> str:
-    """A cell in a few characters: ``✓``, ``✗``, ``✓ 8`` (analytic 0–10), ``✗.29`` (a check's partial score), ``⚠``, ``⋯``, ``·``."""
+    """A cell in a few characters: ``✓``, ``✗``, ``✓ 8`` (analytic 0–10), ``✗.29`` (a check's partial score), ``⚠``, ``⋯``, ``·``;
+    a judge panel's cell adds its split (``✓ 2–1``)."""
     if cell is None:
         return STATUS_MARKS[Status.PENDING]
     mark = STATUS_MARKS[cell.status]
@@ -48,6 +49,8 @@ def cell_mark(kind: str, cell: CriterionResult | None) -> str:
             mark += f" {cell.raw_score:g}"
         elif kind == "check" and cell.score is not None and 0 < cell.score < 1:
             mark += f"{cell.score:.2f}".lstrip("0")
+        if cell.panel and "agree" in cell.panel:  # a judge panel's split: agreeing–disagreeing members
+            mark += f" {cell.panel['agree']}–{cell.panel['disagree']}"
     return mark
 
 
@@ -123,6 +126,10 @@ class CriterionResult:
     #: {"mode": "batch", "criteria": N, "ids": [...]} (one call judging N criteria); None for checks
     #: and verdicts whose origin was not recorded.
     provenance: dict[str, Any] | None = None
+    #: With a judge panel: each member's cell (``{judge, status, score, raw_score, rationale, evidence,
+    #: source, error}``) and the tally (``{rule, agree, disagree, errors, split}``); see core.panel.
+    members: list[dict[str, Any]] | None = None
+    panel: dict[str, Any] | None = None
 
     @property
     def has_score(self) -> bool:
@@ -145,6 +152,9 @@ class CriterionResult:
             data["votes"] = list(self.votes)
             data["agreement"] = self.agreement
             data["tie"] = self.tie
+        if self.members is not None:
+            data["members"] = [dict(member) for member in self.members]
+            data["panel"] = dict(self.panel or {})
         return data
 
 

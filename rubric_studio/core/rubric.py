@@ -25,6 +25,7 @@ PROMPT_PLACEHOLDERS = ("input", "submission", "ground_truth", "criterion", "scor
 _PLACEHOLDER = re.compile(r"\{([A-Za-z_][A-Za-z0-9_]*)\}")
 DEFAULT_ANALYTIC_MIN_SCORE = 0.7
 DEFAULT_CHECK_MIN_SCORE = 1.0
+AGGREGATE_NAMES = ("majority", "mean", "all", "any", "median")
 
 
 def unique_id(wanted: str, taken: set[str] | frozenset[str]) -> str:
@@ -77,6 +78,34 @@ class JudgeSettings(BaseModel):
     deadline: Number | None = Field(default=None, gt=0, le=604800)
     prompt: str | None = None
     prompt_path: str | None = None
+    #: A panel of judges (:mod:`rubric_studio.core.panel`): "provider:model" strings or mappings of these same keys.
+    panel: list[PanelMember] | None = Field(default=None, min_length=1, max_length=16)
+    #: How a panel's verdicts are pooled: a name, or {checklist: ..., analytic: ...}.
+    aggregate: PanelAggregate | None = None
+
+    @field_validator("panel", mode="before")
+    @classmethod
+    def _member_strings(cls, value: Any) -> Any:
+        if isinstance(value, list):
+            return [{"model": item} if isinstance(item, str) else item for item in value]
+        return value
+
+    @field_validator("aggregate", mode="before")
+    @classmethod
+    def _aggregate_name(cls, value: Any) -> Any:
+        """A name sets the rule of the kinds it applies to: majority/all/any checklist, median
+        analytic, mean both."""
+        if not isinstance(value, str):
+            return value
+        if value not in AGGREGATE_NAMES:
+            raise PydanticCustomError(
+                "aggregate_name",
+                "unknown aggregate {value}; expected one of {names}",
+                {"value": repr(value), "names": ", ".join(AGGREGATE_NAMES)},
+            )
+        if value == "mean":
+            return {"checklist": "mean", "analytic": "mean"}
+        return {"analytic": value} if value == "median" else {"checklist": value}
 
     @field_validator("model")
     @classmethod
@@ -101,7 +130,37 @@ class JudgeSettings(BaseModel):
     def _one_prompt(self) -> JudgeSettings:
         if self.prompt is not None and self.prompt_path is not None:
             raise ValueError("set either 'prompt' or 'prompt_path', not both")
+        if self.panel is not None and self.model is not None:
+            raise PydanticCustomError(
+                "panel_and_model", "set either 'model' (one judge) or 'panel' (several), not both", {}
+            )
         return self
+
+
+class PanelAggregate(BaseModel):
+    """``judge.aggregate`` as a mapping: the rule for checklist (met/unmet) and for analytic (0-10) criteria."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    checklist: Literal["majority", "mean", "all", "any"] = "majority"
+    analytic: Literal["mean", "median"] = "mean"
+
+
+class PanelMember(JudgeSettings):
+    """One judge of a panel: the keys of ``judge:`` (those it leaves out come from the ``judge:`` block)."""
+
+    @model_validator(mode="after")
+    def _no_nested_panel(self) -> PanelMember:
+        if self.model is None:
+            raise PydanticCustomError("member_model", 'a panel member needs a "model" (provider:model)', {})
+        if self.panel is not None or self.aggregate is not None:
+            raise PydanticCustomError(
+                "nested_panel", "'panel' and 'aggregate' belong to the judge block, not to one member", {}
+            )
+        return self
+
+
+JudgeSettings.model_rebuild()
 
 
 def check_prompt_template(template: str) -> None:
@@ -315,6 +374,10 @@ class Rubric(BaseModel):
     def content_hash(self) -> str:
         """Hash of the rubric's meaning (comments and formatting do not change it)."""
         data = self.model_dump(mode="json", by_alias=True)
+        if data["judge"] is not None:  # rubrics without a panel hash as they did before the keys existed
+            for key in ("panel", "aggregate"):
+                if data["judge"][key] is None:
+                    del data["judge"][key]
         for criterion in data["criteria"]:
             if not criterion["examples"]:
                 del criterion["examples"]  # as in Criterion.fingerprint: stable across the field's arrival

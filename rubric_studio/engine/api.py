@@ -54,6 +54,8 @@ def make_grader(
     """
     from rubric_studio.judges import NoJudge, make_judge, resolve_judge
 
+    if (members := panel_members(rubric, judge)) is not None:  # one grader per member, these same options
+        return _panel_grader(rubric, members, judge, {k: v for k, v in locals().items() if k in _GRADER_OPTIONS})
     base_dir = Path(rubric.path).resolve().parent if rubric.path else None
     trusted = effective_trust(rubric, allow_code, trust)
     resolved = resolve_judge(
@@ -80,6 +82,29 @@ def make_grader(
     )
     grader.warnings = warnings  # the cache reports a later write failure into the same list
     return grader
+
+
+_GRADER_OPTIONS = ("base_url", "concurrency", "repeat", "use_cache", "cache_path", "allow_code", "trust", "batch",
+                   "env", "memo", "timeout", "deadline", "reuse_batch")
+
+
+def _panel_grader(rubric: Rubric, members: list[Any], judge: str | None, options: dict[str, Any]) -> Any:
+    from rubric_studio.engine.panel import make_panel_grader
+
+    return make_panel_grader(rubric, members, make_grader, judge=judge, **options)
+
+
+def panel_members(rubric: Rubric, judge: str | None) -> list[Any] | None:
+    """The panel to grade with: ``--judge A,B,C`` (or ``A+B+C``), else the rubric's ``judge.panel``
+    unless ``--judge`` names one judge; None for a single judge."""
+    if judge is not None:
+        from rubric_studio.core.panel import split_judges
+
+        named = split_judges(judge)
+        return named if len(named) > 1 else None
+    if rubric.judge is not None and rubric.judge.panel:
+        return list(rubric.judge.panel)
+    return None
 
 
 def _dropped_settings(rubric: Rubric, judge: Any) -> list[str]:

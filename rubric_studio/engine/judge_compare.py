@@ -33,16 +33,19 @@ from rubric_studio.engine.report import Report
 
 
 def parse_judges(text: str) -> list[str]:
-    """``provider:model`` specs from a comma-separated list; ValueError naming the bad one."""
+    """``provider:model`` specs from a comma-separated list, a judge panel written ``A+B+C``
+    (:mod:`rubric_studio.core.panel`); ValueError naming the bad one."""
     specs: list[str] = []
     for raw in text.split(","):
-        spec = raw.strip()
-        provider, sep, model = spec.partition(":")
-        if not sep or not model.strip() or normalize_name(provider) not in provider_names():
-            raise ValueError(
-                f"--judges: {spec!r} is not provider:model with a provider among {', '.join(provider_names())}"
-                if spec else "--judges: an empty entry; expected provider:model,provider:model,..."
-            )
+        spec = "+".join(part.strip() for part in raw.split("+"))
+        for member in spec.split("+"):
+            provider, sep, model = member.partition(":")
+            if not sep or not model.strip() or normalize_name(provider) not in provider_names():
+                raise ValueError(
+                    f"--judges: {member!r} is not provider:model with a provider among {', '.join(provider_names())}"
+                    if member else "--judges: an empty entry; expected provider:model,provider:model,... "
+                                   "(a panel: provider:model+provider:model)"
+                )
         if spec in specs:
             raise ValueError(f"--judges: {spec} is listed twice")
         specs.append(spec)
@@ -147,6 +150,9 @@ async def grade_each(rubric: Rubric, samples: Sequence[Sample], judges: Sequence
 
 def _cached_cost(grader: Any, rubric: Rubric, samples: Sequence[Sample]) -> float | None:
     """What the replies the cache holds for this run cost when they were bought (None: no known price)."""
+    if hasattr(grader, "members"):  # a judge panel: each member at its own price
+        costs = [_cached_cost(member, rubric, samples) for _, member in grader.members]
+        return None if any(cost is None for cost in costs) else sum(c for c in costs if c is not None)
     if grader.cache is None:
         return 0.0
     tokens_in = tokens_out = hits = 0

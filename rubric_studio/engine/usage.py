@@ -10,7 +10,7 @@ shows a made-up total.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 
 @dataclass
@@ -23,6 +23,8 @@ class Usage:
     cost_usd: float = 0.0
     unpriced_calls: int = 0
     wall_seconds: float = 0.0
+    #: A judge panel's usage per member (label -> Usage); empty for one judge.
+    members: dict[str, Usage] = field(default_factory=dict)
 
     def add_call(self, cells: int, requests: int, input_tokens: int, output_tokens: int, cost: float | None) -> None:
         self.judge_calls += cells
@@ -43,6 +45,8 @@ class Usage:
         self.cost_usd += other.cost_usd
         self.unpriced_calls += other.unpriced_calls
         self.wall_seconds += other.wall_seconds
+        for label, usage in other.members.items():
+            self.members.setdefault(label, Usage()).merge(usage)
 
     @property
     def cost_known(self) -> bool:
@@ -55,6 +59,12 @@ class Usage:
         return text if self.cost_known else f"{text} + {self.unpriced_calls} unpriced calls"
 
     def to_dict(self) -> dict:
+        data = self._totals()
+        if self.members:
+            data["members"] = {label: usage._totals() for label, usage in self.members.items()}
+        return data
+
+    def _totals(self) -> dict:
         return {
             "judge_calls": self.judge_calls,
             "requests": self.requests,

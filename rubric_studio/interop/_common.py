@@ -136,6 +136,8 @@ def common_export_warnings(rubric: Rubric, warn: Warnings, target: str, *, thres
     judge = rubric.judge
     if judge is None:
         return
+    if judge.panel:
+        warn.add(panel_warning(judge, target))
     if judge.prompt is not None or judge.prompt_path is not None:
         warn.add(f"the custom judge prompt (judge.prompt/prompt_path) is not exported to {target}; "
                  f"{target}'s own judge prompt applies")
@@ -146,6 +148,15 @@ def common_export_warnings(rubric: Rubric, warn: Warnings, target: str, *, thres
     if lost:
         warn.add(f"judge settings not expressible in {target}: "
                  + ", ".join(f"{name}={getattr(judge, name)!r}" for name in lost))
+
+
+def panel_warning(judge: JudgeSettings, target: str) -> str:
+    """The line every export says about a judge panel it does not carry."""
+    names = "+".join(member.model or "?" for member in judge.panel or [])
+    rules = judge.aggregate or JudgeSettings.model_fields["aggregate"].default
+    pooled = f"checklist {rules.checklist}, analytic {rules.analytic}" if rules else "checklist majority, analytic mean"
+    return (f"judge.panel {names} ({pooled}) is not exported to {target}: each criterion there is graded by one "
+            f"judge; pick one of the panel's models in {target}")
 
 
 # -- ids and names --------------------------------------------------------------

@@ -70,6 +70,11 @@ def export(rubric: Rubric) -> ExportResult:
         if rubric.judge.base_url:
             judge += f" at {markdown_code(rubric.judge.base_url)}"
         lines += [judge + f", temperature {num(rubric.judge.temperature)}.", ""]
+    if rubric.judge is not None and rubric.judge.panel:
+        rules = rubric.judge.aggregate
+        pooled = f"checklist {rules.checklist}, analytic {rules.analytic}" if rules else "checklist majority, analytic mean"
+        names = ", ".join(markdown_code(member.model or "?") for member in rubric.judge.panel)
+        lines += [f"Judge panel: {names}; verdicts pooled by {pooled}.", ""]
     if rubric.on_error == "ignore":
         lines += ["Errored criteria are ignored (`on_error: ignore`).", ""]
     lines += ["| id | criterion | weight | required | scoring |", "|---|---|---:|:---:|---|"]

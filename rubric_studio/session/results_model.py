@@ -33,6 +33,7 @@ FILTERS: dict[str, str] = {
     "cell-error": "criterion error",
     "made-up": "made-up quote",
     "unlabelled": "no label yet",
+    "split": "split panel",
 }
 #: Filters about one criterion's cell (the focused one), or about every cell without one.
 CRITERION_FILTERS: dict[str, Status] = {"unmet": Status.UNMET, "cell-error": Status.ERROR}
@@ -41,6 +42,7 @@ SORTS: dict[str, str] = {
     "id": "id",
     "score": "score",
     "verdict": "verdict",
+    "contested": "most contested first",
 }
 _VERDICT_RANK = {
     Verdict.ERROR: 0,
@@ -120,6 +122,10 @@ def matches(kind: str, result: SampleResult | None, label: Label | None, criteri
         return result.verdict is Verdict.PENDING or any(c.status is Status.PENDING for c in result.criteria)
     if kind == "disagree":
         return disagrees(result, label)
+    if kind == "split":  # a judge panel whose members did not agree on some criterion
+        from rubric_studio.core.panel import is_split
+
+        return any(is_split(c) for c in result.criteria)
     raise ValueError(f"unknown filter {kind!r}")
 
 
@@ -295,6 +301,14 @@ class ResultsModel:
                 return (2, 0.0)
 
             ids.sort(key=by_score)
+        elif sort == "contested":  # a judge panel's closest splits first: the labels worth a person's time
+            from rubric_studio.core.panel import contest
+
+            def by_contest(i: str) -> float:
+                result = self.results.get(i)
+                return -max((contest(c) for c in result.criteria), default=0.0) if result is not None else 0.0
+
+            ids.sort(key=by_contest)
         elif sort == "verdict":
             def by_verdict(i: str) -> int:
                 result = self.results.get(i)

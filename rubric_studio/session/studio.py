@@ -279,7 +279,9 @@ class StudioSession:
         """A grader for ``rubric`` with its label and why it has no judge (blocking: imports the SDK)."""
         grader = make_studio_grader(rubric, self.grader_options, self.env)
         config = getattr(grader, "config", None)
-        if config is not None:
+        if getattr(grader, "members", None):  # a judge panel
+            label = f"panel {grader.label}"
+        elif config is not None:
             label = f"{config.alias or config.provider}:{config.model}"
         else:  # the judge asked for (flag, then rubric) that could not be set up; the note says why
             named = self.grader_options.get("judge") or (rubric.judge.model if rubric.judge else None)

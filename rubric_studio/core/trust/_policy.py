@@ -182,22 +182,31 @@ def provider_switch(rubric_model: str | None, user: UserJudge) -> bool:
 
 
 def judge_gates(settings: JudgeSettings | None, user: UserJudge, base_dir: Path | None) -> list[Gate]:
-    """The trust-gated settings of a rubric's ``judge:`` block, given the user's own choices."""
+    """The trust-gated settings of a rubric's ``judge:`` block (and of each panel member), given the
+    user's own choices."""
     if settings is None:
         return []
+    gates = _settings_gates(settings, user, base_dir, ("judge",))
+    for index, member in enumerate(settings.panel or []):
+        gates += _settings_gates(member, user, base_dir, ("judge", "panel", index))
+    return gates
+
+
+def _settings_gates(settings: JudgeSettings, user: UserJudge, base_dir: Path | None,
+                    loc: tuple[Any, ...]) -> list[Gate]:
     gates = []
     if settings.base_url and settings.base_url.strip() and not user.base_url and not user.chose_url(settings.base_url):
-        gates.append(Gate("judge.base_url", normalize_url(settings.base_url), ("judge", "base_url"),
+        gates.append(Gate("judge.base_url", normalize_url(settings.base_url), (*loc, "base_url"),
                           why="is set by the rubric, not by you"))
     if provider_switch(settings.model, user):
         assert settings.model is not None
         chosen = user.provider()
-        gates.append(Gate("judge.model", settings.model.strip(), ("judge", "model"),
+        gates.append(Gate("judge.model", settings.model.strip(), (*loc, "model"),
                           why=f"switches to provider {provider_family(settings.model)}, not the one you use ({chosen})"))
     if settings.prompt_path is not None:
         target, reason = prompt_path_reason(settings.prompt_path, base_dir)
         if reason is not None:
-            gates.append(Gate("judge.prompt_path", str(target), ("judge", "prompt_path"), why=reason))
+            gates.append(Gate("judge.prompt_path", str(target), (*loc, "prompt_path"), why=reason))
     return gates
 
 

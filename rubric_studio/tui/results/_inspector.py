@@ -327,6 +327,10 @@ class Inspector(VerticalScroll, can_focus=True):
                                        _lines(cell.error)))
         if cell.status is Status.UNJUDGED:
             parts.append(Text.assemble(("\nunjudged: ", "bold"), _lines(cell.rationale or "no judge configured")))
+        elif cell.members:
+            from rubric_studio.tui.results._panel_view import members_text
+
+            parts.append(members_text(cell))
         elif cell.rationale:
             parts.append(Text.assemble(("\nrationale\n", "bold"), _lines(cell.rationale)))
         if cell.votes:

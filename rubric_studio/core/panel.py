@@ -1,0 +1,182 @@
+"""Judge panels: several judges grade the same cells and their verdicts are pooled into one.
+
+After "Replacing Judges with Juries" (PoLL, 2024): a few smaller judges from different
+families, pooled, often agree with people better than one large judge, and a panel that
+splits is a cell worth a person's look.
+
+Pooling rules (``judge.aggregate``), over the members that gave a verdict:
+
+* checklist (met/unmet) criteria — ``majority`` (default): met when more than half say met;
+  a tie (2–2 in a panel of four, or 1–1 once a member errored) is **unmet** and marked
+  ``tie``. ``all``: met when every member says met. ``any``: met when one does. ``mean``:
+  the cell's score is the share of members saying met (2 of 3 → 0.667, so the sample score
+  gets partial credit) and it is met on a strict majority (a tie is unmet).
+* analytic (0-10) criteria — ``mean`` (default) or ``median`` of the members' raw scores;
+  met as a single judge's score would be (score/10 ≥ min_score).
+
+A member that errored is left out of the pool and counted in ``panel.errors``; the cell is
+marked but never shown as a fail. Only when every member errored is the cell an error.
+While any member is still pending the cell is pending.
+
+A panel is written ``A+B+C`` (``judge.panel`` in the rubric, ``--judge A,B,C`` or
+``--judge A+B+C`` on the command line, ``calibrate --judges A,A+B+C``).
+"""
+
+from __future__ import annotations
+
+import statistics
+from collections.abc import Sequence
+from typing import Any
+
+from rubric_studio.core.results import CriterionResult, Status
+from rubric_studio.core.rubric import Criterion, PanelAggregate
+from rubric_studio.core.scoring import cell_status
+
+__all__ = ["DEFAULT_RULES", "contest", "is_split", "panel_label", "pool_cell", "split_judges"]
+
+DEFAULT_RULES = PanelAggregate()
+_JUDGED = (Status.MET, Status.UNMET)
+
+
+def split_judges(text: str) -> list[str]:
+    """The members of ``A,B,C`` or ``A+B+C`` (one judge: a list of one)."""
+    separator = "," if "," in text else "+"
+    return [part.strip() for part in text.split(separator) if part.strip()]
+
+
+def panel_label(members: Sequence[str]) -> str:
+    """How a panel is named in reports and comparisons: ``A+B+C``."""
+    return "+".join(members)
+
+
+def member_entry(label: str, cell: CriterionResult) -> dict[str, Any]:
+    """One member's cell as the JSON report lists it."""
+    return {
+        "judge": label,
+        "status": str(cell.status),
+        "score": cell.score,
+        "raw_score": cell.raw_score,
+        "rationale": cell.rationale,
+        "evidence": [e.to_dict() for e in cell.evidence],
+        "source": cell.source,
+        "error": cell.error,
+    }
+
+
+def pool_cell(
+    criterion: Criterion, members: Sequence[tuple[str, CriterionResult]], rules: PanelAggregate | None = None
+) -> CriterionResult:
+    """The panel's cell for ``criterion`` from each member's (label, cell)."""
+    rules = rules or DEFAULT_RULES
+    cells = [cell for _, cell in members]
+    entries = [member_entry(label, cell) for label, cell in members]
+    for waiting in (Status.PENDING, Status.UNJUDGED):
+        found = next((cell for cell in cells if cell.status is waiting), None)
+        if found is not None:
+            return CriterionResult(
+                criterion.key,
+                waiting,
+                source="none",
+                rationale=found.rationale,
+                members=entries,
+                panel={"members": len(cells)},
+            )
+    judged = [(label, cell) for label, cell in members if cell.status in _JUDGED]
+    errors = len(cells) - len(judged)
+    if not judged:
+        reasons = "; ".join(f"{label}: {cell.error or cell.status}" for label, cell in members)
+        return CriterionResult(
+            criterion.key,
+            Status.ERROR,
+            source="judge",
+            error=f"every panel member failed ({reasons})",
+            members=entries,
+            panel={"members": len(cells), "errors": errors},
+        )
+    if criterion.kind == "analytic":
+        result, rule = _pool_analytic(criterion, [cell for _, cell in judged], rules.analytic), rules.analytic
+    else:
+        result, rule = (
+            _pool_checklist(criterion, [cell for _, cell in judged], rules.checklist),
+            rules.checklist,
+        )
+    agree = sum(1 for _, cell in judged if cell.status is result.status)
+    result.panel = {
+        "rule": rule,
+        "members": len(cells),
+        "agree": agree,
+        "disagree": len(judged) - agree,
+        "errors": errors,
+        "split": agree != len(judged),
+    }
+    result.members = entries
+    _explain(result, judged, errors)
+    return result
+
+
+def _pool_checklist(criterion: Criterion, cells: list[CriterionResult], rule: str) -> CriterionResult:
+    met = sum(1 for cell in cells if cell.status is Status.MET)
+    share = met / len(cells)
+    tie = 2 * met == len(cells)
+    if rule == "all":
+        is_met = met == len(cells)
+    elif rule == "any":
+        is_met = met > 0
+    else:  # majority and mean: a strict majority; a tie is unmet
+        is_met = 2 * met > len(cells)
+    status = Status.MET if is_met else Status.UNMET
+    score = round(share, 6) if rule == "mean" else (1.0 if is_met else 0.0)
+    return CriterionResult(
+        criterion.key, status, score=score, source=_source(cells), tie=tie and rule in ("majority", "mean")
+    )
+
+
+def _pool_analytic(criterion: Criterion, cells: list[CriterionResult], rule: str) -> CriterionResult:
+    raws = [cell.raw_score if cell.raw_score is not None else 10 * (cell.score or 0.0) for cell in cells]
+    raw = statistics.median(raws) if rule == "median" else statistics.fmean(raws)
+    raw = round(raw, 3)
+    score = raw / 10
+    return CriterionResult(
+        criterion.key, cell_status(criterion, score), score=score, raw_score=raw, source=_source(cells)
+    )
+
+
+def _source(cells: list[CriterionResult]) -> str:
+    return "cache" if all(cell.source == "cache" for cell in cells) else "judge"
+
+
+def _explain(result: CriterionResult, judged: list[tuple[str, CriterionResult]], errors: int) -> None:
+    """Rationale and evidence of the pooled cell: the tally, then what the agreeing members said."""
+    assert result.panel is not None
+    tally = f"panel {result.panel['agree']}–{result.panel['disagree']} ({result.panel['rule']})"
+    if errors:
+        tally += f"; {errors} member{'s' if errors > 1 else ''} errored, pooled over the rest"
+    agreeing = [(label, cell) for label, cell in judged if cell.status is result.status]
+    lines = [tally, *(f"{label}: {cell.rationale}" for label, cell in agreeing if cell.rationale)]
+    result.rationale = "\n".join(lines)
+    seen: set[str] = set()
+    for _, cell in agreeing:
+        for quote in cell.evidence:
+            if quote.quote not in seen:
+                seen.add(quote.quote)
+                result.evidence.append(quote)
+
+
+def is_split(cell: CriterionResult | None) -> bool:
+    """True when a panel's members did not all give the same verdict."""
+    return bool(cell is not None and cell.panel and cell.panel.get("split"))
+
+
+def contest(cell: CriterionResult | None) -> float:
+    """How contested a panel's cell is, 0 (unanimous or no panel) to 1 (an even split)."""
+    if cell is None or not cell.panel or not cell.panel.get("agree"):
+        return 0.0
+    agree, disagree = cell.panel["agree"], cell.panel.get("disagree", 0)
+    return 2 * disagree / (agree + disagree)
+
+
+def split_mark(cell: CriterionResult | None) -> str:
+    """`` 2–1`` after a panel cell's mark (agreeing–disagreeing members); "" for other cells."""
+    if cell is None or not cell.panel or "agree" not in cell.panel:
+        return ""
+    return f" {cell.panel['agree']}–{cell.panel['disagree']}"

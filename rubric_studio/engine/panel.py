@@ -1,0 +1,285 @@
+"""A grader for a judge panel: one :class:`~rubric_studio.engine.grader.Grader` per member, run
+concurrently, their cells pooled (:mod:`rubric_studio.core.panel`).
+
+Each member is a whole grader with its own judge, memo, concurrency limit and cache keys (the
+keys include the judge's identity), so adding a member sends only that member's requests and
+dropping one sends none. Members run at the same time, each at its own concurrency: a panel
+takes about as long as its slowest member, not the sum. Code checks run in the first member
+only; the others see the same check cells without running anyone's code again.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import Sequence
+from typing import Any
+
+from rubric_studio.core.panel import panel_label, pool_cell
+from rubric_studio.core.results import CriterionResult, SampleResult
+from rubric_studio.core.rubric import PanelAggregate, Rubric
+from rubric_studio.core.samples import Sample
+from rubric_studio.core.scoring import score_sample
+from rubric_studio.engine.events import Event, Progress, RunFinished, RunStarted, SamplesUpdated
+from rubric_studio.engine.grader import EventSink, Grader
+from rubric_studio.engine.report import Report
+from rubric_studio.engine.usage import Usage
+
+
+class PanelGrader:
+    """Grades with every member and pools; the parts of :class:`Grader` the studio and CLI use."""
+
+    def __init__(self, members: Sequence[tuple[str, Grader]], rules: PanelAggregate | None = None):
+        self.members = list(members)
+        self.labels = [label for label, _ in self.members]
+        self.label = panel_label(self.labels)
+        self.rules = rules
+        first = self.members[0][1]
+        self.judge, self.config, self.cache = first.judge, first.config, first.cache
+        self.no_judge_reason = first.no_judge_reason
+        self.warnings: list[str] = []
+        self._warned = 0
+        self.session_usage = Usage()
+        self.last_stopped: str | None = None
+
+    # -- what a Grader offers ---------------------------------------------------
+    @property
+    def allow_code(self) -> bool:
+        return self.members[0][1].allow_code
+
+    @property
+    def repeat(self) -> int:
+        return self.members[0][1].repeat
+
+    @repeat.setter
+    def repeat(self, value: int) -> None:
+        for _, grader in self.members:
+            grader.repeat = max(1, value)
+
+    @property
+    def deadline(self) -> float | None:
+        return self.members[0][1].deadline
+
+    @property
+    def dispatch(self) -> Any:
+        return self.members[0][1].dispatch
+
+    @property
+    def in_flight(self) -> int:
+        return sum(grader.in_flight for _, grader in self.members)
+
+    @property
+    def concurrency_text(self) -> str | None:
+        texts = [grader.concurrency_text for _, grader in self.members]
+        return " ".join(t for t in texts if t) or None
+
+    def trust(self, allow: bool = True) -> None:
+        self.members[0][1].trust(allow)
+
+    def forget_errors(self) -> int:
+        return sum(grader.forget_errors() for _, grader in self.members)
+
+    def one_invocation(self) -> None:
+        for _, grader in self.members:
+            grader.one_invocation()
+
+    def take_warnings(self) -> list[str]:
+        for label, grader in self.members:
+            self.warnings.extend(f"{label}: {w}" for w in grader.take_warnings())
+        fresh = self.warnings[self._warned :]
+        self._warned = len(self.warnings)
+        return fresh
+
+    def request_keys(self, rubric: Rubric, samples: Sequence[Sample]) -> list[str]:
+        return [key for _, grader in self.members for key in grader.request_keys(rubric, samples)]
+
+    def uncached(self, rubric: Rubric, samples: Sequence[Sample]) -> dict[str, Any]:
+        return {k: v for _, grader in self.members for k, v in grader.uncached(rubric, samples).items()}
+
+    def snapshot(self, rubric: Rubric, samples: Sequence[Sample]) -> Any:
+        return self.members[0][1].snapshot(rubric, samples)
+
+    def hand_over(self, successor: Any) -> None:
+        """Each member gives its memo and calls in flight to the successor's member of the same
+        judge (a member dropped from the panel keeps its calls; closing it cancels them)."""
+        theirs = dict(successor.members) if isinstance(successor, PanelGrader) else {}
+        if not theirs and getattr(successor, "config", None) is not None:
+            theirs = {member_label(successor.config): successor}
+        for label, grader in self.members:
+            if label in theirs:
+                grader.hand_over(theirs[label])
+
+    async def aclose(self) -> None:
+        await asyncio.gather(*(grader.aclose() for _, grader in self.members))
+
+    # -- a run ---------------------------------------------------------------------
+    async def run(
+        self, rubric: Rubric, samples: Sequence[Sample], on_event: EventSink | None = None
+    ) -> Report:
+        """Every member grades ``samples`` at once; the panel's cells are pooled as members answer."""
+        started = time.perf_counter()
+        samples = list(samples)
+        merge = _EventMerge(self, rubric, samples, on_event or (lambda event: None))
+        reports = await asyncio.gather(
+            *(
+                grader.run(rubric, samples, merge.sink(index))
+                for index, (_, grader) in enumerate(self.members)
+            )
+        )
+        usage = Usage()
+        for label, report in zip(self.labels, reports, strict=True):
+            member = Usage()
+            member.merge(report.usage)
+            member.members = {}
+            usage.merge(member)
+            usage.members[label] = member
+        usage.wall_seconds = time.perf_counter() - started
+        self.session_usage.merge(usage)
+        self.last_stopped = next((r.judge_stopped for r in reports if r.judge_stopped), None)
+        results = [self.pool(rubric, [r.samples[i] for r in reports]) for i in range(len(samples))]
+        report = Report(
+            rubric_name=rubric.name,
+            rubric_path=rubric.path,
+            rubric_hash=rubric.content_hash(),
+            judge={
+                "provider": "panel",
+                "model": self.label,
+                "members": [
+                    dict(r.judge or {}, judge=label) for label, r in zip(self.labels, reports, strict=True)
+                ],
+            },
+            samples=results,
+            usage=usage,
+            judge_note=reports[0].judge_note,
+            judge_stopped=self.last_stopped,
+            repeat=self.repeat,
+        )
+        merge.emit(RunFinished(report))
+        return report
+
+    def pool(self, rubric: Rubric, member_results: Sequence[SampleResult]) -> SampleResult:
+        """One sample's result from each member's: check cells from the first, judge cells pooled."""
+        first = member_results[0]
+        cells: dict[str, CriterionResult] = {c.id: c for c in first.criteria}
+        for criterion in rubric.judge_criteria:
+            votes = []
+            for label, result in zip(self.labels, member_results, strict=True):
+                cell = result.cell(criterion.key)
+                if cell is not None:
+                    votes.append((label, cell))
+            if votes:
+                cells[criterion.key] = pool_cell(criterion, votes, self.rules)
+        return SampleResult.from_outcome(first.id, score_sample(rubric, cells))
+
+
+def member_label(config: Any) -> str:
+    """A member's name: ``provider:model`` as the user writes it."""
+    return f"{config.alias or config.provider}:{config.model}"
+
+
+class _EventMerge:
+    """Turns the members' events into the panel's: one RunStarted, pooled SamplesUpdated, summed Progress."""
+
+    def __init__(self, panel: PanelGrader, rubric: Rubric, samples: list[Sample], emit: EventSink):
+        self.panel, self.rubric, self.emit = panel, rubric, emit
+        count = len(panel.members)
+        self.latest: list[dict[str, SampleResult]] = [{} for _ in range(count)]
+        self.final = [False] * count
+        self.started: list[RunStarted | None] = [None] * count
+        self.progress: list[Progress | None] = [None] * count
+        self.position = {s.id: n for n, s in enumerate(samples)}
+
+    def sink(self, index: int) -> EventSink:
+        return lambda event: self.on_event(index, event)
+
+    def on_event(self, index: int, event: Event) -> None:
+        if isinstance(event, RunStarted):
+            self.started[index] = event
+            if all(s is not None for s in self.started):
+                starts = [s for s in self.started if s is not None]
+                self.emit(
+                    RunStarted(
+                        total_requests=sum(s.total_requests for s in starts),
+                        to_send=sum(s.to_send for s in starts),
+                        stale_cells=max(s.stale_cells for s in starts),
+                        plan=starts[0].plan,
+                    )
+                )
+        elif isinstance(event, SamplesUpdated):
+            self.latest[index].update({s.id: s for s in event.samples})
+            self.final[index] = event.final
+            self._pooled({s.id for s in event.samples})
+        elif isinstance(event, Progress):
+            self.progress[index] = event
+            known = [p for p in self.progress if p is not None]
+            self.emit(
+                Progress(
+                    done=sum(p.done for p in known),
+                    total=sum(p.total for p in known),
+                    in_flight=sum(p.in_flight for p in known),
+                    concurrency=self.panel.concurrency_text,
+                )
+            )
+
+    def _pooled(self, touched: set[str]) -> None:
+        ready = sorted(
+            (i for i in touched if all(i in latest for latest in self.latest)), key=self.position.get
+        )
+        if ready:
+            pooled = [self.panel.pool(self.rubric, [latest[i] for latest in self.latest]) for i in ready]
+            self.emit(SamplesUpdated(pooled, final=all(self.final)))
+
+
+def member_settings(settings: Any, member: Any) -> Any:
+    """A member's judge settings: the ``judge:`` block's, with what the member sets itself (no panel)."""
+    from rubric_studio.core.rubric import JudgeSettings
+
+    base = (
+        settings.model_dump(exclude={"panel", "aggregate", "model"}, exclude_unset=True) if settings else {}
+    )
+    own = (
+        {}
+        if isinstance(member, str)
+        else member.model_dump(exclude={"panel", "aggregate"}, exclude_unset=True)
+    )
+    return JudgeSettings.model_validate({**base, **own})
+
+
+def make_panel_grader(
+    rubric: Rubric, members: Sequence[Any], make_grader: Any, *, judge: str | None, **options: Any
+) -> Any:
+    """A :class:`PanelGrader` (one grader per member, one shared reply cache), or a judge-less
+    grader whose reason names the member that cannot be set up."""
+    graders: list[tuple[str, Grader]] = []
+    for index, member in enumerate(members):
+        named = member if isinstance(member, str) else None  # from --judge: the user's own choice
+        settings = member_settings(rubric.judge, member)
+        member_rubric = rubric.model_copy(update={"judge": settings})
+        shared = {"use_cache": False} if graders else {}  # one cache file, opened once
+        grader = make_grader(member_rubric, judge=named, **{**options, **shared})
+        if grader.judge is None:
+            which = named or settings.model
+            reason = f"judge panel member {index + 1} ({which}): {grader.no_judge_reason}"
+            return Grader(
+                judge=None,
+                no_judge_reason=reason,
+                allow_code=grader.allow_code,
+                repeat=options.get("repeat") or 1,
+            )
+        if graders:
+            grader.trust(False)  # the first member runs the code checks; the others need not
+            grader.cache = grader.dispatch.cache = graders[0][1].cache
+        graders.append((_unique(member_label(grader.config), {label for label, _ in graders}), grader))
+    panel = PanelGrader(graders, rubric.judge.aggregate if rubric.judge else None)
+    for _, grader in graders:
+        panel.warnings.extend(grader.take_warnings())
+    return panel
+
+
+def _unique(label: str, taken: set[str]) -> str:
+    """``label``, or ``label#2`` ... when the panel already has a member of that name."""
+    number, unique = 1, label
+    while unique in taken:
+        number += 1
+        unique = f"{label}#{number}"
+    return unique

@@ -1,0 +1,170 @@
+"""Judge panels end to end: ``grade --judge A,B,C`` and ``calibrate --judges`` against three scripted
+judges on the fake server (see tests/panels/judges.py)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from rubric_studio.cli import main
+from tests.fakellm import FakeLLM
+from tests.panels.judges import COIN, DOWN, LONG, RIGHT, RUBRIC, Judges, member, sample_text, truth
+
+pytestmark = pytest.mark.timeout(120)
+N = 40
+
+
+@pytest.fixture
+def project(tmp_path: Path) -> Path:
+    (tmp_path / "r.yaml").write_text(RUBRIC)
+    lines = [json.dumps({"id": f"s{i:02d}", "output": sample_text(i)}) for i in range(N)]
+    (tmp_path / "s.jsonl").write_text("\n".join(lines) + "\n")
+    labels = "".join(f"s{i:02d}: {{verdict: {'pass' if truth(i) else 'fail'}}}\n" for i in range(N))
+    (tmp_path / "r.labels.yaml").write_text(labels)
+    return tmp_path
+
+
+@pytest.fixture
+def server(monkeypatch):
+    with FakeLLM(brain=Judges()) as fake:
+        monkeypatch.setenv("OPENAI_API_KEY", "test")
+        monkeypatch.setenv("OPENAI_BASE_URL", fake.base_url_openai)
+        yield fake
+
+
+def grade(project: Path, capsys, judges: list[str], *extra: str) -> tuple[int, dict]:
+    code = main(
+        [
+            "grade",
+            str(project / "r.yaml"),
+            str(project / "s.jsonl"),
+            "--format",
+            "json",
+            "--judge",
+            ",".join(member(m) for m in judges),
+            "--cache-path",
+            str(project / "c.sqlite"),
+            *extra,
+        ]
+    )
+    return code, json.loads(capsys.readouterr().out)
+
+
+def test_the_panel_beats_its_biased_members_on_the_labels(project, server, capsys):
+    panel = "+".join(member(m) for m in (LONG, COIN, RIGHT))
+    judges = ",".join([member(LONG), member(COIN), panel])
+    code = main(
+        [
+            "calibrate",
+            str(project / "r.yaml"),
+            str(project / "s.jsonl"),
+            "--format",
+            "json",
+            "--judges",
+            judges,
+            "--cache-path",
+            str(project / "c.sqlite"),
+        ]
+    )
+    data = json.loads(capsys.readouterr().out)
+    assert code in (0, 1), data
+    kappa = {entry["judge"]: entry["kappa"] for entry in data["judges"]}
+    assert kappa[panel] > kappa[member(LONG)] + 0.2
+    assert kappa[panel] > kappa[member(COIN)] + 0.2
+    assert kappa[panel] > 0.4
+    # every member judged every sample once: the panel's run took the members' earlier replies from the cache
+    assert server.brain.calls == {LONG: N, COIN: N, RIGHT: N}
+
+
+def test_json_lists_each_members_verdict_and_usage(project, server, capsys):
+    code, data = grade(project, capsys, [LONG, COIN, RIGHT])
+    assert code == 1
+    assert data["judge"]["provider"] == "panel"
+    for sample in data["samples"]:
+        number = int(sample["id"][1:])
+        cell = sample["criteria"][0]
+        members = {m["judge"]: m for m in cell["members"]}
+        assert set(members) == {member(LONG), member(COIN), member(RIGHT)}
+        assert members[member(RIGHT)]["status"] == ("met" if truth(number) else "unmet")
+        votes = [m["status"] == "met" for m in cell["members"]]
+        assert cell["status"] == ("met" if sum(votes) >= 2 else "unmet")
+        assert cell["panel"]["agree"] + cell["panel"]["disagree"] == 3
+        assert {"judge", "status", "score", "rationale", "evidence", "source"} <= set(cell["members"][0])
+    usage = data["usage"]
+    assert usage["judge_calls"] == 3 * N
+    assert {label: u["judge_calls"] for label, u in usage["members"].items()} == {
+        member(LONG): N,
+        member(COIN): N,
+        member(RIGHT): N,
+    }
+
+
+def test_adding_a_member_judges_only_its_cells_and_dropping_one_costs_nothing(project, server, capsys):
+    grade(project, capsys, [LONG, RIGHT])
+    assert server.calls() == 2 * N
+    server.reset()
+    _, data = grade(project, capsys, [LONG, RIGHT, COIN])
+    assert server.calls() == N
+    assert {r.body["model"] for r in server.requests} == {COIN}
+    assert data["usage"]["members"][member(COIN)]["judge_calls"] == N
+    assert data["usage"]["members"][member(LONG)]["cache_hits"] == N
+    server.reset()
+    grade(project, capsys, [COIN, RIGHT])
+    assert server.calls() == 0
+
+
+def test_a_member_that_errors_is_left_out_of_the_pool(project, server, capsys):
+    code, data = grade(project, capsys, [DOWN, RIGHT, RIGHT])
+    assert code != 3  # no errored cell: the two others pooled
+    for sample in data["samples"]:
+        cell = sample["criteria"][0]
+        assert cell["status"] == ("met" if truth(int(sample["id"][1:])) else "unmet")
+        assert cell["panel"]["errors"] == 1
+        assert "errored" in cell["rationale"]
+        assert [m["status"] for m in cell["members"]][0] == "error"
+    assert data["summary"]["errors"] == 0
+
+
+def test_every_member_erroring_is_an_error_cell_not_a_fail(project, server, capsys):
+    code, data = grade(project, capsys, [DOWN, DOWN])
+    assert code == 3
+    cell = data["samples"][0]["criteria"][0]
+    assert cell["status"] == "error" and "every panel member failed" in cell["error"]
+    assert data["summary"]["failed"] == 0
+
+
+def test_the_summary_line_names_the_panel_and_each_members_calls(project, server, capsys):
+    main(
+        [
+            "grade",
+            str(project / "r.yaml"),
+            str(project / "s.jsonl"),
+            "--judge",
+            f"{member(LONG)},{member(RIGHT)}",
+            "--cache-path",
+            str(project / "c.sqlite"),
+        ]
+    )
+    out = capsys.readouterr().out
+    assert f"panel {member(LONG)}+{member(RIGHT)}: {2 * N} calls" in out
+    assert f"{member(LONG)}: {N} calls, 0 cache hits" in out and f"{member(RIGHT)}: {N} calls" in out
+
+
+def test_the_batch_api_refuses_a_panel_in_one_line(project, server, capsys):
+    code = main(
+        [
+            "grade",
+            str(project / "r.yaml"),
+            str(project / "s.jsonl"),
+            "--batch-api",
+            "--judge",
+            f"{member(LONG)},{member(RIGHT)}",
+            "--cache-path",
+            str(project / "c.sqlite"),
+        ]
+    )
+    err = capsys.readouterr().err
+    assert code == 2 and "judge panel" in err and "Traceback" not in err
+    assert server.calls() == 0

@@ -1,0 +1,62 @@
+"""The studio with a judge panel: the split in the cell, each member in the inspector."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from textual.geometry import Region
+
+from rubric_studio.tui.app import StudioApp
+from rubric_studio.tui.results import Inspector, ResultsMatrix
+from tests.fakellm import FakeLLM
+from tests.panels.judges import COIN, LONG, RIGHT, RUBRIC, Judges, member, sample_text
+from tests.tui.studio_helpers import graded, until
+
+pytestmark = pytest.mark.timeout(90)
+
+
+def shown(widget) -> str:
+    """The text a widget draws, line by line."""
+    region = Region(0, 0, widget.size.width, widget.size.height)
+    return "\n".join(strip.text.rstrip() for strip in widget.render_lines(region))
+
+
+async def test_a_cell_shows_the_split_and_the_inspector_each_member(tmp_path: Path):
+    (tmp_path / "r.yaml").write_text(RUBRIC)
+    # s03: short and wrong, so judge-long says unmet, judge-right says unmet; the coin says met for seed 7
+    (tmp_path / "s.jsonl").write_text(json.dumps({"id": "s03", "output": sample_text(3)}) + "\n")
+    with FakeLLM(brain=Judges()) as server:
+        app = StudioApp(
+            tmp_path / "r.yaml",
+            tmp_path / "s.jsonl",
+            judge=",".join(member(m) for m in (LONG, COIN, RIGHT)),
+            base_url=server.base_url_openai,
+            env={"OPENAI_API_KEY": "k"},
+            cache_path=tmp_path / "c.sqlite",
+            watch=False,
+        )
+        async with app.run_test(size=(160, 45)) as pilot:
+            await until(lambda: graded(app))
+            await pilot.pause()
+            cell = app.session.model.results["s03"].cell("timeline")
+            members = {m["judge"]: m["status"] for m in cell.members}
+            assert members[member(RIGHT)] == "unmet" and members[member(LONG)] == "unmet"
+            expected = "✗ 3–0" if members[member(COIN)] == "unmet" else "✗ 2–1"
+            matrix = app.query_one(ResultsMatrix)
+            assert expected in matrix._row_strip(0).text
+            matrix.focus()
+            matrix.select_sample("s03")
+            matrix.select_criterion("timeline")
+            await pilot.press("enter")
+            inspector = app.query_one(Inspector)
+            await until(
+                lambda: "s03" in str(inspector.query_one("#insp-head").render()),
+                what="the inspector on the selected cell",
+            )
+            body = shown(inspector.query_one("#insp-body"))
+            assert f"panel {expected.split()[1]} (majority)" in body
+            for judge in (LONG, COIN, RIGHT):
+                assert member(judge) in body and f"{judge} says" in body
+            assert "panel" in str(app.query_one("#status").render())
