@@ -18,6 +18,7 @@ if TYPE_CHECKING:
     from rubric_studio.tui.results._layout import Column, plan_layout, share
     from rubric_studio.tui.results._matrix import (
         CRIT_MIN,
+        HEADER_LINES,
         ID_COMPACT,
         ID_MAX,
         ResultsMatrix,
@@ -29,7 +30,6 @@ if TYPE_CHECKING:
         verdict_mark,
     )
     from rubric_studio.tui.results._pane import ResultsPane
-    from rubric_studio.tui.results._render import HEADER_LINES
 
 #: Public name -> the private module that defines it.
 _EXPORTS = {
@@ -40,7 +40,7 @@ _EXPORTS = {
     "CRIT_MIN": "_matrix",
     "evidence_lines": "_inspector",
     "fit": "_matrix",
-    "HEADER_LINES": "_render",
+    "HEADER_LINES": "_matrix",
     "ID_COMPACT": "_matrix",
     "ID_MAX": "_matrix",
     "input_highlighted": "_inspector",
