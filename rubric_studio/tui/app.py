@@ -10,9 +10,10 @@ the document, samples, labels, judge, runs and versions:
 * each message handler hands the message to the session and redraws what it changed. Grading
   messages carry their run number; the session ignores those of a superseded run (its command
   returns None/False) and the handler then draws nothing;
-* what several panes show is held in a few reactive values — :attr:`StudioApp.report`,
-  :attr:`StudioApp.labels`, :attr:`StudioApp.selection` — whose watchers redraw every pane that
-  shows them; a pane of its own subscribes with ``self.watch(self.app, "report", …)``;
+* what several panes show is held in a few reactive values — :attr:`StudioApp.problems`,
+  :attr:`StudioApp.report`, :attr:`StudioApp.graded`, :attr:`StudioApp.labels`,
+  :attr:`StudioApp.selection` — whose watchers redraw every pane that shows them; a pane of
+  its own subscribes with ``self.watch(self.app, "problems", …)``;
 * flows that talk to the user — saving (:mod:`~rubric_studio.tui.save_flow`), labelling
   (:mod:`~rubric_studio.tui.calibration._labeling`), calibration (:mod:`~rubric_studio.tui.calibration._flow`),
   trust, interop, drafting, improving, comparing judges — get the app as a
@@ -25,7 +26,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import functools
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -74,6 +75,7 @@ if TYPE_CHECKING:
     from textual.widget import Widget
 
     from rubric_studio.core.labels import Label
+    from rubric_studio.core.problems import Problem
     from rubric_studio.core.rubric import Rubric
     from rubric_studio.engine.report import Report
     from rubric_studio.session.studio import GradingTicket
@@ -172,6 +174,12 @@ class StudioApp(App[int]):
     # its own subscribes with ``self.watch(self.app, name, callback)`` instead of being added
     # to a list here. They always notify: the session updates results and labels in place,
     # so setting a value again means "it changed".
+    #: The problems of the rubric, samples, labels and the last run (the session's): the banner, the
+    #: table (its rows drawn stale while a file is invalid), the run header, status bar and inspector.
+    problems: reactive[Sequence[Problem]] = reactive(tuple, init=False, always_update=True)
+    #: The samples whose results just came in while a run streams: their rows, the bars, and the
+    #: hint and inspector when the cursor's sample is among them.
+    graded: reactive[Sequence[str]] = reactive(tuple, init=False, always_update=True)
     #: (sample, criterion) under the results cursor: the hint line and the inspector follow it.
     selection: reactive[tuple[str | None, str | None]] = reactive((None, None), init=False, always_update=True)
     #: The report of the last finished run: the table, run header, status bar, inspector and Agreement panel.
@@ -343,7 +351,7 @@ class StudioApp(App[int]):
     def on_samples_loaded(self, message: SamplesLoaded) -> None:
         session = self.session
         taken = session.take_samples(message.read, initial=message.initial)
-        self.show_problems()
+        self.problems = session.problems
         self._show_empty()
         if not taken:
             if not session.samples_loaded:
@@ -359,10 +367,10 @@ class StudioApp(App[int]):
 
     def on_labels_loaded(self, message: LabelsLoaded) -> None:
         if not self.session.take_labels(message.read):
-            self.show_problems()
+            self.problems = self.session.problems
             return
         self.query_one(ResultsMatrix).reset()
-        self.show_problems()
+        self.problems = self.session.problems
         self.labels = self.session.labels
 
     async def on_files_changed(self, message: FilesChanged) -> None:
@@ -384,7 +392,7 @@ class StudioApp(App[int]):
         except RubricError as exc:
             if session.rubric_path.exists():  # unreadable (not UTF-8, too large ...): say why, keep the results
                 session.set_problems("rubric", exc.problems)
-                self.show_problems()
+                self.problems = session.problems
             return  # else removed or being replaced: wait for the file to come back
         if disk == document.disk_text:
             return  # our own save
@@ -492,22 +500,18 @@ class StudioApp(App[int]):
     def on_grade_started(self, message: GradeStarted) -> None:
         if self.session.run_started(message.run):
             self.session.progress = (0, message.to_send, 0)
-            self.show_problems()
+            self.problems = self.session.problems  # the grading problem of the run before goes
 
     @_tolerate_shutdown
     def on_samples_graded(self, message: SamplesGraded) -> None:
         changed = self.session.rows_graded(message.run, message.samples)
         if changed is None:
             return
-        self.query_one(ResultsMatrix).rows_changed(changed)
+        self.graded = changed
         if not self._editor_mounted:
             self.call_after_refresh(self.ensure_editor)
         if self._document_reload_pending:
             self.call_after_refresh(self._reload_document)
-        self.refresh_bars()
-        if self.selection[0] in set(changed):
-            self.refresh_inspector()
-            self.refresh_hint()
 
     @_tolerate_shutdown
     def on_grade_progress(self, message: GradeProgress) -> None:
@@ -531,7 +535,7 @@ class StudioApp(App[int]):
     def on_grade_failed(self, message: GradeFailed) -> None:
         if self.session.run_failed(message.run, message.error):
             self.call_later(self._reload_document)
-            self.show_problems()
+            self.problems = self.session.problems
 
     # -- calibration and interop workers ---------------------------------------------------
     def on_label_written(self, message: LabelWritten) -> None:
@@ -558,7 +562,6 @@ class StudioApp(App[int]):
         self.action_show("results")
 
     # -- widgets ----------------------------------------------------------------------------
-    # Named handlers (not ``@on``): a mixin's decorated handlers are not collected by Textual.
     def on_results_matrix_highlighted(self, message: ResultsMatrix.Highlighted) -> None:
         if isinstance(message, ResultsMatrix.Selected):
             return
@@ -584,7 +587,7 @@ class StudioApp(App[int]):
         """Parse the rubric as saved (or ``text``); re-grade if valid, else show why and mark
         the results stale. True when a re-grade started."""
         applied = self.session.apply_rubric_text(text)
-        self.show_problems()
+        self.problems = self.session.problems
         if applied.columns_changed and self.is_mounted:
             self.query_one(ResultsMatrix).reset()
         if not applied.valid:
@@ -624,6 +627,23 @@ class StudioApp(App[int]):
             matrix.select_criterion(criterion_id)
 
     # -- what several panes show: each watcher redraws the panes that show it ------------
+    @_tolerate_shutdown
+    def watch_problems(self) -> None:
+        if not self.is_mounted:
+            return
+        self._show_banner()
+        self.query_one(ResultsMatrix).refresh()
+        self.refresh_bars()
+        self.refresh_inspector()
+
+    @_tolerate_shutdown
+    def watch_graded(self, changed: Sequence[str]) -> None:
+        self.query_one(ResultsMatrix).rows_changed(changed)
+        self.refresh_bars()
+        if self.selection[0] in set(changed):
+            self.refresh_inspector()
+            self.refresh_hint()
+
     def watch_selection(self) -> None:
         self.refresh_hint()
         self.refresh_inspector()
@@ -657,16 +677,6 @@ class StudioApp(App[int]):
         if panes & {"left", "right"}:
             main = self.screen_stack[0].query_one("#main")
             main.set_class("right" in panes, "-results-focused")
-
-    def show_problems(self) -> None:
-        """The banner, bars and inspector after the problems changed; the table, whose rows are
-        drawn as stale while a file is invalid."""
-        if not self.is_mounted:
-            return
-        self._show_banner()
-        self.query_one(ResultsMatrix).refresh()
-        self.refresh_bars()
-        self.refresh_inspector()
 
     def say_history_warnings(self) -> None:
         """A damaged run-history file was read around: say so once, the studio goes on."""

@@ -1,9 +1,11 @@
-"""The studio's shared values — report, labels, selection — reach every pane through watchers.
+"""The studio's shared values — problems, report, graded rows, labels, selection — reach every
+pane through watchers.
 
 Setting ``app.report`` once redraws the results table, run header, status bar, inspector and
-Agreement panel; a pane the app knows nothing of subscribes with ``self.watch(self.app, …)``
-and follows runs, labels and the cursor without a line of the app changing. The judge is the
-fake server of tests/fakellm.py (every criterion met).
+Agreement panel; setting ``app.problems`` once redraws the banner, table, bars and inspector. A
+pane the app knows nothing of subscribes with ``self.watch(self.app, …)`` and follows problems,
+runs, streaming results, labels and the cursor without a line of the app changing. The judge is
+the fake server of tests/fakellm.py (every criterion met).
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ from textual.widgets import Static
 
 from rubric_studio.tui.app import StudioApp
 from rubric_studio.tui.calibration import AgreementPanel
+from rubric_studio.tui.messages import FilesChanged
 from rubric_studio.tui.results import ResultsMatrix
 from rubric_studio.tui.statusbar import RunHeader, StatusBar
 from tests.fakellm import FakeLLM
@@ -128,3 +131,86 @@ async def test_panes_added_later_follow_the_labels_and_the_cursor(judge):
         await until(lambda: labels.seen and sample in labels.seen[-1], what="the new label")
         assert labels.seen[-1][sample].verdict == "pass"
         assert labels.seen[-1] is app.session.labels
+
+
+def rubric_errors(problems: Any) -> list[Any]:
+    return [p for p in problems if p.severity == "error" and p.file.endswith("support_reply.yaml")]
+
+
+async def test_a_pane_added_later_follows_a_problem_appearing_and_clearing(judge):
+    app = make_app(judge)
+    async with app.run_test(size=SIZE) as pilot:
+        await ready(app, pilot)
+        pane = Subscriber("problems")
+        await app.screen.mount(pane)
+        rubric = Path(app.session.rubric_path)
+        good = rubric.read_text()
+
+        rubric.write_text(good.replace("criteria:\n", "criteria:\n  - id: [unclosed\n", 1))
+        app.post_message(FilesChanged({"rubric"}))
+        await until(lambda: pane.seen and rubric_errors(pane.seen[-1]), what="the pane to hear of the error")
+        problem = rubric_errors(pane.seen[-1])[0]
+        assert problem.line is not None  # where the YAML breaks, as the banner says it
+        assert list(pane.seen[-1]) == app.session.problems
+        await pilot.pause()
+        assert app.query_one("#banner").display
+        assert app.session.model.stale  # the results stay, drawn stale
+
+        heard = len(pane.seen)
+        rubric.write_text(good)
+        app.post_message(FilesChanged({"rubric"}))
+        await until(lambda: len(pane.seen) > heard and not rubric_errors(pane.seen[-1]),
+                    what="the pane to hear the error is gone")
+        await until(lambda: graded(app), what="the re-grade of the repaired rubric")
+        assert not rubric_errors(app.session.problems)
+        assert not app.query_one("#banner").display
+
+
+async def test_setting_the_problems_once_redraws_the_banner_table_bars_and_inspector(judge, monkeypatch):
+    app = make_app(judge)
+    async with app.run_test(size=SIZE) as pilot:
+        matrix = await ready(app, pilot)
+        rubric = Path(app.session.rubric_path)
+        rubric.write_text(rubric.read_text().replace("pass_threshold: 0.8", "pass_threshold: 7"))
+        app.post_message(FilesChanged({"rubric"}))
+        await until(lambda: rubric_errors(app.session.problems), what="the invalid threshold")
+        app.action_show("inspector")  # the inspector draws while its tab is shown
+        await pilot.pause()
+        banner = app.query_one("#banner", Static)
+        header, inspector_head = app.query_one(RunHeader), app.query_one("#insp-head", Static)
+        repaints: list[object] = []
+        repaint = matrix.refresh
+        monkeypatch.setattr(matrix, "refresh", lambda *a, **k: repaints.append(a) or repaint(*a, **k))
+        banner.display = False
+        for widget in (banner, header, inspector_head):
+            widget.update("")  # blank: only a redraw brings their text back
+
+        app.problems = app.session.problems
+
+        assert banner.display and "pass_threshold" in text_of(banner)
+        assert repaints, "the results table was not redrawn"
+        assert "support" in text_of(header).lower()
+        assert text_of(inspector_head) != ""
+
+
+async def test_a_pane_added_later_follows_the_rows_as_results_stream_in(judge):
+    app = make_app(judge)
+    async with app.run_test(size=SIZE) as pilot:
+        matrix = await ready(app, pilot)
+        pane = Subscriber("graded")
+        await app.screen.mount(pane)
+        first = app.session.report
+
+        app.action_regrade()
+        await until(lambda: app.session.report is not first and not app.session.running, what="a second run")
+        assert {sample_id for ids in pane.seen for sample_id in ids} == set(app.session.samples_by_id)
+
+        sample = "cancel-subscription"
+        assert matrix.select_sample(sample)
+        await until(lambda: app.selection[0] == sample, what="the cursor on the sample")
+        hint = app.query_one("#cell-hint", Static)
+        hint.update("")
+        app.graded = [other for other in app.session.samples_by_id if other != sample][:1]
+        assert text_of(hint) == ""  # another sample's row: the hint is left alone
+        app.graded = [sample]
+        assert sample in text_of(hint)  # the cursor's sample: its hint is drawn again

@@ -34,5 +34,20 @@ _EXPORTS = {
     "parse_field": "_fields",
     "TextInput": "_text_fields",
 }
-__all__ = ["apply_field", "check_field_rows", "CHECK_SPECS", "ConfirmDelete", "CriteriaList", "CRITERION_SPECS", "display_value", "EditBursts", "EditorPane", "FieldArea", "FieldEdited", "FieldInput", "parse_field", "TextInput"]
+__all__ = [
+    "apply_field",
+    "check_field_rows",
+    "CHECK_SPECS",
+    "ConfirmDelete",
+    "CriteriaList",
+    "CRITERION_SPECS",
+    "display_value",
+    "EditBursts",
+    "EditorPane",
+    "FieldArea",
+    "FieldEdited",
+    "FieldInput",
+    "parse_field",
+    "TextInput",
+]
 __getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)

@@ -14,14 +14,24 @@ and not applied. The YAML tab applies its text after a pause too; a syntax error
 shown under it and the text is kept. Undo/redo work on the document, so they cover every
 tab; each burst of typing (one field until it is left, the YAML view until the cursor
 moves) is its own undo step.
+
+Showing only reads the document: the fields are filled in without posting edits, and the
+fields the user is typing in (or whose edit still waits) keep their text unless a refresh
+is forced (undo, another criterion). The pane follows the list's selection.
+
+Structural edits (add, duplicate, delete and move criteria, add and remove bands) answer
+the criteria list's keys (:class:`CriteriaList.Command`) and the score-range buttons. Each
+first applies the typing still waiting for its pause, then makes one document edit (its
+own undo step), selects what it made, and posts ``Changed``.
 """
 
 from __future__ import annotations
 
 import contextlib
+from collections.abc import Callable
 from dataclasses import dataclass
 from functools import partial
-from typing import ClassVar
+from typing import Any, ClassVar
 
 from textual import events
 from textual.app import ComposeResult
@@ -31,7 +41,7 @@ from textual.css.query import NoMatches
 from textual.message import Message
 from textual.timer import Timer
 from textual.widget import Widget
-from textual.widgets import Input, Static, TabbedContent, TabPane
+from textual.widgets import Button, Input, OptionList, Static, TabbedContent, TabPane
 
 from rubric_studio.core.document import ChangedOnDisk, EditError, RubricDocument, UndoStop
 from rubric_studio.core.problems import RubricError
@@ -40,10 +50,9 @@ from rubric_studio.tui.editor._criterion_form import CriterionForm
 from rubric_studio.tui.editor._list import ConfirmDelete, CriteriaList
 from rubric_studio.tui.editor._outside import shown_in
 from rubric_studio.tui.editor._rubric_form import RubricForm
-from rubric_studio.tui.editor._structure import StructureActions
-from rubric_studio.tui.editor._views import DocumentViews
-from rubric_studio.tui.editor._widgets import FieldArea, FieldControl, FieldEdited
-from rubric_studio.tui.editor._yaml import YamlView
+from rubric_studio.tui.editor._specs import next_band, range_keys
+from rubric_studio.tui.editor._widgets import FieldArea, FieldControl, FieldEdited, FieldInput, show_fields
+from rubric_studio.tui.editor._yaml import YamlView, status_markup, yaml_note
 
 __all__ = ["FIELD_DEBOUNCE", "YAML_DEBOUNCE", "ConfirmDelete", "CriteriaList", "EditorPane", "FieldEdited"]
 
@@ -60,7 +69,7 @@ _LIST_HINT = (
 )
 
 
-class EditorPane(DocumentViews, StructureActions, Widget):
+class EditorPane(Widget):
     """The rubric editor. ``EditorPane(document, id="editor")``."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
@@ -278,6 +287,137 @@ class EditorPane(DocumentViews, StructureActions, Widget):
         """Whether typed text will be applied when the typing pause ends."""
         return self._field_timer is not None or self._yaml_timer is not None
 
+    # -- showing the document ---------------------------------------------------------
+    async def _sync(self, force: bool = False, reset_yaml: bool = False) -> None:
+        """Bring every view in line with the document (values of focused fields kept unless forced).
+
+        Only shows: never writes to the document. Does nothing once the pane has left
+        the app (the app may close while the editor is still being mounted).
+        """
+        if not self.is_attached:
+            return
+        try:
+            await self._sync_views(force, reset_yaml)
+        except NoMatches:
+            if self.is_attached and self.app.is_running:
+                raise  # a missing view while the app runs is a bug; while it shuts down, expected
+
+    async def _sync_views(self, force: bool, reset_yaml: bool) -> None:
+        document = self.document
+        self.query_one("#ed-yaml", YamlView).show_text(document.text, reset=reset_yaml)
+        self._sync_yaml_note()
+        count = document.criteria_count
+        if document.structure_problem is not None:
+            pass  # keep the selection for when the YAML parses again
+        elif count == 0:
+            self.selected = None
+        elif self.selected is None or self.selected >= count:
+            self.selected = min(self.selected or 0, count - 1)
+        self._sync_list()
+        await self._sync_form(force=force)
+        self.query_one("#ed-rubric", RubricForm).show_document(document, keep=self._kept_fields(), force=force)
+        self._released_field = None
+        self._sync_status()
+
+    def _sync_yaml_note(self) -> None:
+        note = self.query_one("#ed-yaml-problem", Static)
+        text, state = yaml_note(self.document)
+        note.update(text)
+        note.set_class(state == "error", "-error")
+        note.set_class(state == "ok", "-ok")
+        note.display = state != "ok"
+
+    def _sync_list(self) -> None:
+        listing = self.query_one("#ed-list", CriteriaList)
+        listing.show_document(self.document)
+        if self._quiet_highlight is not None and listing.highlighted == self._quiet_highlight:
+            return  # a selection asked for (select_criterion) is on its way: keep it
+        if self.selected is not None and listing.highlighted != self.selected:
+            self._quiet_highlight = self.selected
+            listing.highlighted = self.selected
+
+    async def _sync_form(self, force: bool = False) -> None:
+        form = self.query_one("#ed-form", CriterionForm)
+        form.show_criterion(self.document, self.selected)
+        focused = self.app.focused
+        focus_id = focused.id if focused is not None and form in focused.ancestors else None
+        await form.apply_layout()
+        if not self.is_attached:
+            return
+        if focus_id and self.app.focused is None:  # its row was rebuilt (score ranges)
+            with contextlib.suppress(NoMatches):
+                self.query_one(f"#{focus_id}").focus()
+        force = force or form.index_changed
+        show_fields(form.fields(), form.data or {}, keep=set() if force else self._kept_fields(), clear_errors=force)
+        self._sync_form_problems(form.index)
+
+    def _kept_fields(self) -> set[str]:
+        """The fields a refresh leaves alone: the one being typed in, and those with an edit waiting
+        (a focused field an outside edit changed before the user typed in it shows that value)."""
+        keep = set(self._pending)
+        focused = self.app.focused
+        released = focused is not None and focused.id == self._released_field
+        if isinstance(focused, FieldControl) and focused.id and not (released and focused.shows_document()):
+            keep.add(focused.id)
+        return keep
+
+    def _sync_form_problems(self, index: int | None) -> None:
+        with contextlib.suppress(NoMatches):
+            widget = self.query_one("#ed-form-problems", Static)
+            if index is None:
+                widget.update("")
+                return
+            prefix = f"criteria[{index}]"
+            mine = [p for p in self.document.problems() if prefix in p.message]
+            widget.update("\n".join(f"{'✗' if p.severity == 'error' else '!'} {p}" for p in mine))
+            widget.display = bool(mine)
+
+    def _sync_status(self) -> None:
+        self.query_one("#ed-status", Static).update(status_markup(self.document))
+
+    # -- selection --------------------------------------------------------------------
+    def _select(self, index: int, *, quiet: bool = False) -> None:
+        """Select ``index``; a selection the list already has changes nothing (and echoes nothing)."""
+        listing = self.query_one("#ed-list", CriteriaList)
+        if listing.highlighted == index:
+            if index != self.selected or not quiet:
+                self.call_later(self._selection_made, index, quiet)
+            return
+        if quiet:
+            self._quiet_highlight = index
+        listing.highlighted = index
+
+    async def on_option_list_option_highlighted(self, event: OptionList.OptionHighlighted) -> None:
+        if event.option_list.id != "ed-list":
+            return
+        event.stop()
+        if event.option_index != event.option_list.highlighted:
+            # Stale: the list moved on before this arrived (keys pressed quickly, or the results
+            # cursor crossing several columns). Taking it for a pick would send the results
+            # cursor back and start a ping-pong; the event for where the list is now follows.
+            return
+        quiet = self._quiet_highlight == event.option_index
+        self._quiet_highlight = None
+        await self._selection_made(event.option_index, quiet)
+
+    def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
+        if event.option_list.id == "ed-list":
+            event.stop()
+
+    async def _selection_made(self, index: int, quiet: bool) -> None:
+        if index != self.selected:
+            await self._flush()
+            self.selected = index
+            self._bursts.end()
+            await self._sync_form()
+        if not quiet:
+            self._post_selection()
+
+    def _post_selection(self) -> None:
+        ids = self.document.criterion_ids()
+        index = self.selected
+        self.post_message(self.SelectionChanged(ids[index] if index is not None and index < len(ids) else None, index))
+
     # -- field edits --------------------------------------------------------------------
     def on_field_control_edited(self, event: FieldEdited) -> None:
         """Queue a field's edit (or show why it cannot be applied)."""
@@ -368,6 +508,132 @@ class EditorPane(DocumentViews, StructureActions, Widget):
             if timer is not None:
                 timer.stop()
         self._field_timer = self._yaml_timer = None
+
+    # -- messages from the list and the band buttons ------------------------------------
+    async def on_criteria_list_command(self, event: CriteriaList.Command) -> None:
+        event.stop()
+        if event.command == "add":
+            await self.add_criterion()
+        elif event.command == "duplicate":
+            await self.duplicate_criterion()
+        elif event.command == "delete":
+            self.confirm_delete()
+        elif event.command == "move":
+            await self.move_criterion(event.delta)
+        elif event.command == "edit":
+            self.focus_form()
+
+    async def on_button_pressed(self, event: Button.Pressed) -> None:
+        button_id = event.button.id or ""
+        if button_id == "ed-range-add":
+            event.stop()
+            await self.add_score_range()
+        elif button_id.startswith("ed-range-del-"):
+            event.stop()
+            await self.remove_score_range(int(button_id.rsplit("-", 1)[1]))
+
+    # -- criteria ------------------------------------------------------------------------
+    async def _structural(self, operation: Callable[..., Any], *args: Any) -> tuple[bool, Any]:
+        """Run a list operation after applying pending typing; (ok, result)."""
+        await self.flush()
+        try:
+            result = operation(*args)
+        except (EditError, IndexError) as exc:
+            self.notify(str(exc), severity="error", title="Editor")
+            return False, None
+        return True, result
+
+    async def add_criterion(self) -> None:
+        """Add a criterion after the selected one and put the cursor in its outcome, ready to type over."""
+        index = 0 if self.selected is None else self.selected + 1
+        ok, new = await self._structural(self.document.add_criterion, None, index)
+        if not ok:
+            return
+        self.selected = new
+        await self._after_edit()
+        self._post_selection()
+        area = self.query_one("#ed-f-outcome", FieldArea)
+        area.focus()
+        area.select_all()
+
+    async def duplicate_criterion(self) -> None:
+        if self.selected is None:
+            return
+        ok, new = await self._structural(self.document.duplicate_criterion, self.selected)
+        if not ok:
+            return
+        self.selected = new
+        await self._after_edit()
+        self._post_selection()
+
+    def confirm_delete(self) -> None:
+        """Ask, then delete the selected criterion."""
+        if self.selected is None:
+            return
+        ids = self.document.criterion_ids()
+        index = self.selected
+        if index >= len(ids):
+            return
+
+        async def done(answer: bool | None) -> None:
+            if answer:
+                await self.delete_criterion(index)
+
+        self.app.push_screen(ConfirmDelete(ids[index]), done)
+
+    async def delete_criterion(self, index: int | None = None) -> None:
+        """Delete without asking (the list's ``d`` asks first)."""
+        index = self.selected if index is None else index
+        if index is None:
+            return
+        ok, _ = await self._structural(self.document.delete_criterion, index)
+        if not ok:
+            return
+        count = self.document.criteria_count
+        self.selected = min(index, count - 1) if count else None
+        await self._after_edit()
+        self._post_selection()
+        with contextlib.suppress(NoMatches):
+            self.query_one("#ed-list", CriteriaList).focus()
+
+    async def move_criterion(self, delta: int) -> None:
+        if self.selected is None:
+            return
+        ok, new = await self._structural(self.document.move_criterion, self.selected, delta)
+        if not ok or new == self.selected:
+            return
+        self.selected = new
+        await self._after_edit()
+
+    # -- score ranges ---------------------------------------------------------------------
+    async def add_score_range(self) -> None:
+        """Add a band at the next free bound and put the cursor in its text (empty: the field's
+        placeholder asks for it, so typing never mixes with a default)."""
+        if self.selected is None:
+            return
+        await self.flush()
+        lower = next_band(self.document.criterion_data(self.selected))
+        if lower is None:
+            return
+        try:
+            self.document.set_score_range(self.selected, lower, "")
+        except EditError as exc:
+            self.notify(str(exc), severity="error", title="Editor")
+            return
+        await self._after_edit()
+        row = range_keys(self.document.criterion_data(self.selected)).index(lower)
+        with contextlib.suppress(NoMatches):
+            self.query_one(f"#ed-range-text-{row}", FieldInput).focus()
+
+    async def remove_score_range(self, row: int) -> None:
+        if self.selected is None:
+            return
+        await self.flush()
+        keys = range_keys(self.document.criterion_data(self.selected))
+        if not 0 <= row < len(keys):
+            return
+        self.document.remove_score_range(self.selected, keys[row])
+        await self._after_edit()
 
     # -- undo / redo / save -------------------------------------------------------------------
     async def action_undo(self) -> None:

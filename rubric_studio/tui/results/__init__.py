@@ -16,9 +16,8 @@ if TYPE_CHECKING:
         source_words,
     )
     from rubric_studio.tui.results._layout import Column, plan_layout, share
-    from rubric_studio.tui.results._matrix import ResultsMatrix
+    from rubric_studio.tui.results._matrix import HEADER_LINES, ResultsMatrix
     from rubric_studio.tui.results._pane import ResultsPane
-    from rubric_studio.tui.results._render import HEADER_LINES
     from rubric_studio.tui.results._text import (
         CRIT_MIN,
         ID_COMPACT,
@@ -33,16 +32,16 @@ if TYPE_CHECKING:
 
 #: Public name -> the private module that defines it.
 _EXPORTS = {
-    "cell_mark": "_matrix",
-    "cell_text": "_matrix",
+    "cell_mark": "_text",
+    "cell_text": "_text",
     "Column": "_layout",
-    "column_title": "_matrix",
-    "CRIT_MIN": "_matrix",
+    "column_title": "_text",
+    "CRIT_MIN": "_text",
     "evidence_lines": "_inspector",
-    "fit": "_matrix",
-    "HEADER_LINES": "_render",
-    "ID_COMPACT": "_matrix",
-    "ID_MAX": "_matrix",
+    "fit": "_text",
+    "HEADER_LINES": "_matrix",
+    "ID_COMPACT": "_text",
+    "ID_MAX": "_text",
     "input_highlighted": "_inspector",
     "Inspector": "_inspector",
     "plan_layout": "_layout",
@@ -50,8 +49,8 @@ _EXPORTS = {
     "ResultsPane": "_pane",
     "share": "_layout",
     "source_words": "_inspector",
-    "squeeze": "_matrix",
-    "verdict_mark": "_matrix",
+    "squeeze": "_text",
+    "verdict_mark": "_text",
 }
 __all__ = [
     "cell_mark",

@@ -12,9 +12,18 @@ Cells are compact so that a rubric's criteria fit beside the editor: ``✓`` / `
 quoted something no text it saw says) and a reversed ``↑`` / ``↓`` (flipped since the
 last save). Columns take the width the terminal gives (:mod:`~rubric_studio.tui.results._layout`);
 what is still cut is written in full on the focused line above the titles. When rows
-leave room, a legend shows at the bottom. Texts: :mod:`~rubric_studio.tui.results._text`;
-drawing: :mod:`~rubric_studio.tui.results._render`; keys and the mouse:
-:mod:`~rubric_studio.tui.results._nav`.
+leave room, a legend shows at the bottom. The texts of cells and titles are pure functions
+(:mod:`~rubric_studio.tui.results._text`).
+
+Drawing: line 0 names the focused sample and criterion in full (cells and headers are cut
+to their columns, so this is where a long id can always be read), line 1 holds the column
+titles, then one line per visible row, and the cell legend at the bottom when the rows
+leave room. Only the lines on screen are built, so 10,000 rows cost nothing until seen.
+
+Moving: the cursor is a (row, column) pair (column 0 is the sample columns), the view
+scrolls to keep it on screen, and every move posts ``Highlighted`` once the cell under the
+cursor changed. Jumps (next flip, next sample without a label) go through the rows shown,
+wrapping.
 
 Attributes down: the app sets :attr:`ResultsMatrix.model` and calls
 :meth:`ResultsMatrix.rows_changed` / :meth:`ResultsMatrix.reset`; a search box sets
@@ -30,46 +39,65 @@ from collections.abc import Iterable
 from dataclasses import KW_ONLY, dataclass
 
 from rich.cells import cell_len
+from rich.segment import Segment
 from rich.style import Style
 from textual import events
 from textual.binding import Binding
-from textual.geometry import Size
+from textual.geometry import Offset, Size
 from textual.message import Message
 from textual.reactive import reactive
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
 from rubric_studio.core.safe_text import terminal_safe
-from rubric_studio.session.results_model import CRITERION_FILTERS, ResultsModel
+from rubric_studio.session.labels import next_unlabelled
+from rubric_studio.session.results_model import (
+    CRITERION_FILTERS,
+    FILTERS,
+    SORTS,
+    ResultsModel,
+    cell_disagrees,
+    has_made_up_quote,
+)
 from rubric_studio.session.results_model import filter_label as describe_filter
 from rubric_studio.tui.calibration import table_bindings
 from rubric_studio.tui.results._layout import Column, other_fixed_width, plan_layout, shown_columns
-from rubric_studio.tui.results._nav import MatrixNavigation
-from rubric_studio.tui.results._render import HEADER_LINES, MatrixPainter
 from rubric_studio.tui.results._text import (
     CRIT_MAX,
     CRIT_MIN,
+    GAP,
+    HUMAN_W,
     ID_COMPACT,
     ID_MAX,
     ID_MIN,
+    LEGEND,
+    LEGEND_LINES,
+    MADE_UP,
+    SCORE_W,
+    SEPARATOR,
+    VERDICT_W,
     cell_mark,
     cell_text,
     column_title,
     fit,
+    human_text,
+    score_cell,
     squeeze,
     verdict_mark,
     verdict_text,
 )
 
 __all__ = [
-    "CRIT_MAX", "CRIT_MIN", "ID_COMPACT", "ID_MAX", "ID_MIN", "Column", "ResultsMatrix", "cell_mark", "cell_text",
+    "CRIT_MAX", "CRIT_MIN", "HEADER_LINES", "ID_COMPACT", "ID_MAX", "ID_MIN", "Column", "ResultsMatrix", "cell_mark", "cell_text",
     "column_title", "fit", "squeeze", "verdict_mark", "verdict_text",
 ]  # fmt: skip
 
 REBUILD_INTERVAL = 0.1  # seconds between re-sorts/re-filters while results stream in
+HEADER_LINES = 2  # the focused line and the column titles
+STALE = Style(dim=True, italic=True)
 
 
-class ResultsMatrix(MatrixNavigation, MatrixPainter, ScrollView, can_focus=True):
+class ResultsMatrix(ScrollView, can_focus=True):
     """Samples × criteria, virtualised."""
 
     COMPONENT_CLASSES = {
@@ -168,6 +196,7 @@ class ResultsMatrix(MatrixNavigation, MatrixPainter, ScrollView, can_focus=True)
         self._layout_key: tuple[int, int] | None = None
         self._columns_version = 0
         self._index_cache: tuple[list[str], dict[str, int]] | None = None
+        self._pressed: tuple[int | None, int | None] | None = None  # the cell a mouse button went down on
 
     # -- attributes down ---------------------------------------------------------
     def reset(self) -> None:
@@ -323,3 +352,356 @@ class ResultsMatrix(MatrixNavigation, MatrixPainter, ScrollView, can_focus=True)
     def watch_search(self) -> None:
         if self.is_mounted:
             self._rebuild()
+
+    # -- actions -----------------------------------------------------------------
+    def action_cycle_filter(self) -> None:
+        keys = list(FILTERS)
+        self.filter_kind = keys[(keys.index(self.filter_kind) + 1) % len(keys)]
+
+    def action_cycle_sort(self) -> None:
+        keys = list(SORTS)
+        self.sort_by = keys[(keys.index(self.sort_by) + 1) % len(keys)]
+
+    def action_reverse_sort(self) -> None:
+        self.reverse = not self.reverse
+
+    def action_cursor(self, rows: int, cols: int) -> None:
+        self._move(self.cursor_row + rows, self.cursor_col + cols)
+
+    def action_page(self, direction: int) -> None:
+        self._move(self.cursor_row + direction * max(1, self._page_height() - 1), self.cursor_col)
+
+    def action_edge(self, direction: int) -> None:
+        self._move(0 if direction < 0 else len(self.rows) - 1, self.cursor_col)
+
+    def action_next_flip(self, direction: int) -> None:
+        flips = self.model.flips
+        count = len(self.rows)
+        for step in range(1, count + 1):
+            row = (self.cursor_row + direction * step) % count
+            sample_id = self.rows[row]
+            if sample_id in flips or sample_id in self.model.verdict_flips:
+                cells = flips.get(sample_id, {})
+                col = self.cursor_col
+                for index, column in enumerate(self.columns):
+                    if column.criterion.key in cells:
+                        col = index + 1
+                        break
+                self._move(row, col)
+                return
+
+    def action_next_unlabelled(self, direction: int) -> None:
+        """The next (1) / previous (−1) sample shown that has no human label yet, wrapping: a labelling queue."""
+        target = next_unlabelled(self.model, self.rows, self.cursor_row, direction)
+        if target is None:
+            self.notify("Every sample shown has a label." if self.rows else "No samples shown.",
+                        timeout=3)
+            return
+        self._move(self.rows.index(target), self.cursor_col)
+
+    def action_inspect(self) -> None:
+        sample_id, criterion_id = self.current
+        if sample_id is not None:
+            self.post_message(self.Selected(sample_id, criterion_id))
+
+    # -- the cursor --------------------------------------------------------------
+    def _page_height(self) -> int:
+        """How many rows fit under the focused line and the titles."""
+        return max(1, self.scrollable_content_region.height - HEADER_LINES)
+
+    def _move(self, row: int, col: int) -> None:
+        self.cursor_row = max(0, min(row, len(self.rows) - 1))
+        self.cursor_col = max(0, min(col, len(self.columns)))
+        self._scroll_to_cursor()
+        self.refresh()
+        self._maybe_highlight()
+
+    def _maybe_highlight(self) -> None:
+        current = self.current
+        if current != self._highlighted:
+            self._highlighted = current
+            self.post_message(self.Highlighted(*current))
+
+    def _scroll_to_cursor(self) -> None:
+        height = self._page_height()
+        top = int(self.scroll_y)
+        if self.cursor_row < top:
+            top = self.cursor_row
+        elif self.cursor_row >= top + height:
+            top = self.cursor_row - height + 1
+        if top != int(self.scroll_y):
+            self.scroll_to(y=top, animate=False, immediate=True)
+        # Sideways: keep the cursor's criterion column on screen.
+        fits = self._column_fits
+        if self.cursor_col > 0:
+            index = self.cursor_col - 1
+            if index < self.col_offset:
+                self.col_offset = index
+            else:
+                while self.col_offset < index and not fits(index):
+                    self.col_offset += 1
+        # Room on the left (the table got wider): scroll back as far as keeps the
+        # cursor's column, or the last column shown, on screen.
+        keep = self.cursor_col - 1 if self.cursor_col > 0 else self._shown_columns().stop - 1
+        while self.col_offset > 0:
+            self.col_offset -= 1
+            if not fits(keep):
+                self.col_offset += 1
+                break
+
+    # -- mouse -------------------------------------------------------------------
+    def on_mouse_down(self, event: events.MouseDown) -> None:
+        # The cell is taken where the button went down: focus moving here may widen the
+        # table (the editor narrows) before the button comes up.
+        self._pressed = self._cell_at(event.get_content_offset(self))
+
+    def on_click(self, event: events.Click) -> None:
+        pressed, self._pressed = self._pressed, None
+        cell = pressed if pressed is not None else self._cell_at(event.get_content_offset(self))
+        if cell is None:
+            return
+        self.focus()
+        row, col = cell
+        if row is None:  # the titles
+            if col is not None and col > 0:
+                self._move(self.cursor_row, col)
+            return
+        self._move(row, self.cursor_col if col is None else col)
+        if event.chain >= 1:
+            self.action_inspect()
+
+    def _cell_at(self, offset: Offset | None) -> tuple[int | None, int | None] | None:
+        """(row or None on the titles, column or None) at a content offset; None: nowhere to click."""
+        if offset is None or offset.y < HEADER_LINES - 1:
+            return None
+        col = self._column_at(offset.x)
+        if offset.y == HEADER_LINES - 1:
+            return None, col
+        row = int(self.scroll_y) + offset.y - HEADER_LINES
+        return None if row >= len(self.rows) else (row, col)
+
+    def _column_at(self, x: int) -> int | None:
+        fixed = self._fixed_width()
+        if x < fixed:
+            return 0
+        position = fixed
+        for index in self._shown_columns():
+            width = self.columns[index].width + GAP
+            if position <= x < position + width:
+                return index + 1
+            position += width
+        return None
+
+    # -- drawing (the Line API) -----------------------------------------------------
+    def notify_style_update(self) -> None:
+        super().notify_style_update()
+        self._styles.clear()
+        self._legend.clear()
+
+    def _style(self, name: str) -> Style:
+        """A component's full Rich style (colours blended over the widget's background)."""
+        style = self._styles.get(name)
+        if style is None:
+            style = self.get_component_rich_style(f"matrix--{name}")
+            self._styles[name] = style
+        return style
+
+    def _background(self, name: str) -> Style:
+        """Only the background (and text style) of a component, to lay over a cell's colour."""
+        key = f"bg:{name}"
+        style = self._styles.get(key)
+        if style is None:
+            full = self._style(name)
+            style = Style(bgcolor=full.bgcolor, bold=full.bold, italic=full.italic, reverse=full.reverse)
+            self._styles[key] = style
+        return style
+
+    def render_line(self, y: int) -> Strip:
+        self._layout()
+        width = self._width()
+        base = self.rich_style
+        if y == 0:
+            strip = self._focus_strip(width)
+        elif y == 1:
+            strip = self._header_strip()
+        else:
+            top = int(self.scroll_y)
+            row = top + y - HEADER_LINES
+            if row < len(self.rows):
+                strip = self._row_strip(row)
+            elif row == 0 and not self.rows:
+                strip = self._empty_strip()
+            else:
+                legend = self._legend_lines(width)
+                first = self.scrollable_content_region.height - len(legend)
+                # Only in room the rows leave free, one blank line below the last row.
+                last = HEADER_LINES - 1 + max(len(self.rows), 1) - top  # the line of the last row
+                if not (legend and y >= first and first >= last + 2):
+                    return Strip.blank(width, base)
+                strip = legend[y - first]
+        return strip.crop_extend(0, width, base).apply_style(base)
+
+    # -- the lines -----------------------------------------------------------------
+    def _view_text(self) -> str:
+        """The filter and the search in words ("" when showing every sample)."""
+        parts = []
+        if self.filter_kind != "all":
+            parts.append("filter: " + describe_filter(self.filter_kind, self.filter_criterion))
+        if self.search.strip():
+            parts.append(f"search: “{self.search}”")
+        return terminal_safe(" · ".join(parts))
+
+    def _focus_strip(self, width: int) -> Strip:
+        """``focused  <sample id> · <criterion id>`` in full, and the filter / search when there is room."""
+        plain, strong = self._style("focus"), self._style("focus") + Style(bold=True)
+        sample_id, criterion_id = self.current
+        segments = [Segment(" focused  ", plain)]
+        if sample_id is None:
+            segments.append(Segment("—", plain))
+        else:
+            segments.append(Segment(terminal_safe(sample_id), strong))
+            segments.append(Segment(" · ", plain))
+            if criterion_id is None:
+                segments.append(Segment("every criterion", plain))
+            else:
+                column = self.columns[self.cursor_col - 1]
+                segments.append(Segment(column.title, strong))
+        view = self._view_text()
+        used = sum(cell_len(s.text) for s in segments)
+        if view and used + 2 + cell_len(view) + 1 <= width:
+            segments.append(Segment(" " * (width - used - cell_len(view) - 1) + view + " ", plain))
+        return Strip(segments)
+
+    def _empty_strip(self) -> Strip:
+        if not self.model.order:
+            text = "  no samples"
+        elif self.search.strip():
+            text = f"  no samples match “{terminal_safe(self.search)}” — esc clears the search"
+            if self.filter_kind != "all":
+                text += f", f changes the filter “{describe_filter(self.filter_kind, self.filter_criterion)}”"
+        else:
+            text = f"  no samples match the filter “{describe_filter(self.filter_kind, self.filter_criterion)}” — press f to change it"
+        return Strip([Segment(text, self._style("empty"))])
+
+    def _legend_lines(self, width: int) -> list[Strip]:
+        """The cell legend, wrapped to ``width`` (at most LEGEND_LINES lines; none if it does not fit)."""
+        cached = self._legend.get(width)
+        if cached is not None:
+            return cached
+        muted = self._style("pending")
+        lines: list[list[Segment]] = [[]]
+        used = 0
+        for mark, style, meaning in LEGEND:
+            length = cell_len(mark) + 1 + cell_len(meaning)
+            gap = 2 if used else 1
+            if used and used + gap + length > width:
+                lines.append([])
+                used = 0
+                gap = 1
+            if gap + length > width:
+                lines = []
+                break
+            line = lines[-1]
+            line.append(Segment(" " * gap, muted))
+            if mark == "↑↓":
+                line.append(Segment("↑", self._style("flip-up")))
+                line.append(Segment("↓", self._style("flip-down")))
+            else:
+                line.append(Segment(mark, self._style(style)))
+            line.append(Segment(" " + meaning, muted))
+            used += gap + length
+        strips = [Strip(line) for line in lines] if 0 < len(lines) <= LEGEND_LINES else []
+        self._legend[width] = strips
+        return strips
+
+    def _header_strip(self) -> Strip:
+        head = self._style("header")
+        cursor_head = head + self._background("header-cursor")
+        total = len(self.model.order)
+        title = f"{total} samples" if len(self.rows) == total else f"{len(self.rows)}/{total} samples"
+        # "score" starts one cell left of the scores (in the gap after the ids), so the
+        # three headers keep a space between them in SCORE_W + VERDICT_W + HUMAN_W cells.
+        segments = [
+            Segment(fit(title, self.id_width - 1) + " ", cursor_head if self.cursor_col == 0 else head),
+            Segment(fit("score", SCORE_W + GAP) + " " + fit("verdict", VERDICT_W) + " " + fit("human", HUMAN_W), head),
+            Segment("‹ " if self.col_offset > 0 else SEPARATOR, head),
+        ]
+        shown = self._shown_columns()
+        for index in shown:
+            column = self.columns[index]
+            style = cursor_head if index + 1 == self.cursor_col else head
+            segments.append(Segment(column_title(column.criterion, column.width), style))
+            segments.append(Segment(" " * GAP, head))
+        if shown.stop < len(self.columns):
+            segments.append(Segment(f"+{len(self.columns) - shown.stop}›", head))
+        return Strip(segments)
+
+    def _row_strip(self, row: int) -> Strip:
+        self._layout()
+        model = self.model
+        sample_id = self.rows[row]
+        result = model.results.get(sample_id)
+        label = model.labels.get(sample_id)
+        on_row = row == self.cursor_row
+        paint = RowPaint(self, cursor_row=on_row, stale=model.stale)
+        paint.add(fit(sample_id, self.id_width), "id", at_cursor=on_row and self.cursor_col == 0)
+        vtext, vstyle = verdict_mark(result)
+        paint.add(score_cell(result), vstyle)
+        paint.cell(vtext, vstyle, VERDICT_W, paint.flip_mark(model.verdict_flips.get(sample_id, 0)))
+        htext, hstyle = human_text(result, label)
+        paint.add(" " + fit(htext, HUMAN_W), hstyle)
+        paint.add(SEPARATOR, "id")
+        flips = model.flips.get(sample_id, {})
+        cells = {c.id: c for c in result.criteria} if result is not None else {}
+        for index in self._shown_columns():
+            column = self.columns[index]
+            key = column.criterion.key
+            cell = cells.get(key)
+            text, style = cell_mark(column.criterion, cell)
+            if cell_disagrees(cell, label):
+                style, text = "disagree", text + "≠"
+            marks = [(MADE_UP, "made-up")] if has_made_up_quote(cell) else []
+            marks += paint.flip_mark(flips.get(key, 0))
+            paint.cell(text, style, column.width, marks, at_cursor=on_row and self.cursor_col == index + 1)
+            paint.add(" " * GAP, "id")
+        return Strip(paint.segments)
+
+
+class RowPaint:
+    """The segments of one row, styled for the cursor row, the cursor cell and stale results."""
+
+    def __init__(self, painter: ResultsMatrix, *, cursor_row: bool, stale: bool) -> None:
+        self.painter = painter
+        self.segments: list[Segment] = []
+        self.row_style = painter._background("cursor-row") if cursor_row else Style()
+        self.cursor = painter._background("cursor")
+        self.stale = STALE if stale else Style()
+
+    def add(self, text: str, name: str, *, at_cursor: bool = False) -> None:
+        style = self.painter._style(name) + self.row_style
+        if at_cursor:
+            style = style + self.cursor
+        self.segments.append(Segment(text, style + self.stale))
+
+    @staticmethod
+    def flip_mark(flip: int) -> list[tuple[str, str]]:
+        """The reversed ↑ / ↓ of a cell or verdict that flipped (none when it did not)."""
+        if not flip:
+            return []
+        return [("↑", "flip-up")] if flip > 0 else [("↓", "flip-down")]
+
+    def cell(self, text: str, name: str, width: int, marks: list[tuple[str, str]], *, at_cursor: bool = False) -> None:
+        """``text`` in ``width`` cells, squeezed to leave a cell for each mark after it (the
+        made-up ``?`` gives way first when even the squeezed text needs the room)."""
+        room = width - len(marks)
+        if len(marks) > 1 and cell_len(squeeze(text, room)) > room:
+            marks = marks[1:]
+            room += 1
+        text = squeeze(text, room)
+        shown = text if cell_len(text) <= room else fit(text, room)
+        self.add(shown, name, at_cursor=at_cursor)
+        for mark, style in marks:
+            self.add(mark, style, at_cursor=at_cursor)
+        rest = width - cell_len(shown) - len(marks)
+        if rest > 0:
+            self.add(" " * rest, name, at_cursor=at_cursor)
