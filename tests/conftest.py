@@ -94,6 +94,7 @@ def _isolated_user_dirs(tmp_path_factory: pytest.TempPathFactory, monkeypatch: p
     monkeypatch.setenv("RUBRIC_STUDIO_HOME", str(home / "config"))
     monkeypatch.setenv("RUBRIC_STUDIO_CACHE", str(home / "cache" / "judge-cache.sqlite"))
     monkeypatch.setenv("XDG_CACHE_HOME", str(home / "cache"))
+    monkeypatch.delenv("RUBRIC_STUDIO_ANNOTATOR", raising=False)  # labels default to the OS user
     from rubric_studio.core.providers import BUILTIN
 
     for provider in BUILTIN:  # every built-in provider's key, endpoint and settings

@@ -28,6 +28,7 @@ from typing import TYPE_CHECKING, Any
 from rubric_studio.core.labels import (
     UNNAMED,
     Label,
+    annotator_is_named,
     consensus,
     current_annotator,
     labels_from_samples,
@@ -140,6 +141,8 @@ class StudioSession:
         self.grader_key: object = None
         self.by_annotator: dict[str, dict[str, Label]] = {}
         self.label_writer = LabelWriter(self.labels_path, current_annotator(annotator, env))
+        #: The annotator was named (``--annotator`` or the environment), not taken from the OS user.
+        self.annotator_chosen = annotator_is_named(annotator, env)
         self.trust = SessionTrust(self)
         self.calibration = Calibration(self)
         self.versions = SessionVersions(self, persist=persist_history)

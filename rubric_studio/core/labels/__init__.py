@@ -12,6 +12,7 @@ if TYPE_CHECKING:
     from rubric_studio.core.labels._annotators import (
         ADJUDICATED,
         UNNAMED,
+        annotator_is_named,
         annotator_names,
         check_name,
         current_annotator,
@@ -31,6 +32,7 @@ if TYPE_CHECKING:
 #: Public name -> the private module that defines it.
 _EXPORTS = {
     "ADJUDICATED": "_annotators",
+    "annotator_is_named": "_annotators",
     "annotator_names": "_annotators",
     "apply_change": "_store",
     "check_name": "_annotators",
@@ -48,5 +50,24 @@ _EXPORTS = {
     "set_verdict": "_store",
     "UNNAMED": "_annotators",
 }
-__all__ = ["ADJUDICATED", "annotator_names", "apply_change", "check_name", "consensus", "current_annotator", "insert_key", "Label", "LabelChange", "labels_from_samples", "labels_of", "labels_path_for", "load_labels", "parse_label", "round_trip_yaml", "set_verdict", "UNNAMED"]
+__all__ = [
+    "ADJUDICATED",
+    "annotator_is_named",
+    "annotator_names",
+    "apply_change",
+    "check_name",
+    "consensus",
+    "current_annotator",
+    "insert_key",
+    "Label",
+    "LabelChange",
+    "labels_from_samples",
+    "labels_of",
+    "labels_path_for",
+    "load_labels",
+    "parse_label",
+    "round_trip_yaml",
+    "set_verdict",
+    "UNNAMED",
+]
 __getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)

@@ -63,6 +63,13 @@ def current_annotator(given: str | None = None, env: Mapping[str, str] | None = 
         return UNNAMED
 
 
+def annotator_is_named(given: str | None = None, env: Mapping[str, str] | None = None) -> bool:
+    """Whether the annotator was named (``--annotator`` or ``RUBRIC_STUDIO_ANNOTATOR``) rather than
+    taken from the OS user: the studio then shows whose labels its keys write."""
+    env = os.environ if env is None else env
+    return given is not None or bool(env.get(ENV_VAR, "").strip())
+
+
 def majority(values: list[str]) -> str | None:
     """The most common value; None on a tie for the most (or no values)."""
     ranked = Counter(values).most_common()

@@ -18,7 +18,7 @@ from rich.text import Text
 from textual.app import SystemCommand
 
 from rubric_studio.core.human_agreement import human_agreement, human_disagreements
-from rubric_studio.core.labels import ADJUDICATED
+from rubric_studio.core.labels import ADJUDICATED, annotator_names
 from rubric_studio.core.safe_text import terminal_safe
 
 if TYPE_CHECKING:
@@ -26,9 +26,12 @@ if TYPE_CHECKING:
 
 
 def agreement_title(session: Any) -> str:
-    """The Agreement tab's title: ``Agreement · alice`` (who the label keys label as)."""
+    """The Agreement tab's title: ``Agreement · alice`` (who the label keys label as) when the
+    annotator was named or the labels already hold several people's; plain ``Agreement`` for one
+    person labelling as themselves."""
     who = session.label_writer.annotator
-    return f"Agreement · {who}" if who else "Agreement"
+    several = len(annotator_names(session.by_annotator)) > 1
+    return f"Agreement · {who}" if who and (session.annotator_chosen or several) else "Agreement"
 
 
 def humans_of(session: Any) -> dict[str, Any] | None:
