@@ -32,6 +32,7 @@ from rubric_studio.interop._common import (
     slugify,
     snap,
 )
+from rubric_studio.interop.promptfoo._judge import imported_judge
 
 BANDS_INTRO = "Score this criterion from 0.0 to 1.0 using these bands:"
 CONTRADICTION = "Passes unless the output contradicts this statement (not mentioning it at all passes): "
@@ -264,21 +265,9 @@ def _judge(data: dict[str, Any], warn: Warnings) -> dict[str, Any] | None:
         provider = provider.get("id")
     if not isinstance(provider, str):
         return None
-    parts = provider.split(":")
-    judge: dict[str, Any] = {}
-    if parts[0] == "openai" and len(parts) >= 2:
-        judge["model"] = f"{'openai-compatible' if config.get('apiBaseUrl') else 'openai'}:{parts[-1]}"
-    elif parts[0] == "anthropic" and len(parts) >= 2:
-        judge["model"] = f"anthropic:{parts[-1]}"
-    elif parts[0] == "ollama" and len(parts) >= 2:
-        judge["model"] = f"ollama:{parts[-1]}"
-    else:
-        warn.add(f"grader provider {provider!r} has no rubric-studio judge; set judge.model yourself")
+    judge = imported_judge(provider, config, warn)
+    if judge is None:
         return None
-    if config.get("apiBaseUrl"):
-        judge["base_url"] = str(config["apiBaseUrl"])
-    if isinstance(config.get("temperature"), int | float):
-        judge["temperature"] = float(config["temperature"])
     evaluate = data.get("evaluateOptions")
     if isinstance(evaluate, dict) and isinstance(evaluate.get("maxConcurrency"), int):
         judge["concurrency"] = evaluate["maxConcurrency"]

@@ -46,11 +46,11 @@ from rubric_studio.interop._common import (
     num,
     outcome_with_examples,
     slugify,
-    split_judge_model,
 )
 from rubric_studio.interop._formats import ExportResult
 from rubric_studio.interop._output import dump_yaml
 from rubric_studio.interop.promptfoo._build import BANDS_INTRO, CONTRADICTION, CORRECTNESS, GRADING_PROMPT
+from rubric_studio.interop.promptfoo._judge import grader_provider
 from rubric_studio.interop.promptfoo._read import import_
 
 __all__ = ["export", "import_"]
@@ -102,27 +102,6 @@ def _check_assertions(criterion: Criterion, warn: Warnings) -> list[dict[str, An
             entry["value"] = _nunjucks_safe(entry["value"])
         out.append(entry)
     return out
-
-
-def _provider(rubric: Rubric) -> Any:
-    judge = rubric.judge
-    if judge is None or judge.model is None:
-        return None
-    provider, model = split_judge_model(judge.model)
-    config: dict[str, Any] = {}
-    if provider == "openai":
-        ident = f"openai:{model}"
-    elif provider == "anthropic":
-        ident = f"anthropic:messages:{model}"
-    elif provider == "ollama":
-        ident = f"ollama:chat:{model}"
-    else:
-        ident = f"openai:chat:{model}"
-    if judge.base_url:
-        config["apiBaseUrl"] = judge.base_url
-    if "temperature" in judge.model_fields_set:
-        config["temperature"] = num(judge.temperature)
-    return {"id": ident, "config": config} if config else ident
 
 
 @dataclass
@@ -196,9 +175,9 @@ def _assertions(rubric: Rubric, placement: _Placement, warn: Warnings) -> list[d
     return assertions
 
 
-def _default_test(rubric: Rubric, assertions: list[dict[str, Any]]) -> dict[str, Any]:
+def _default_test(rubric: Rubric, assertions: list[dict[str, Any]], warn: Warnings) -> dict[str, Any]:
     default_test: dict[str, Any] = {"options": {}}
-    provider = _provider(rubric)
+    provider = grader_provider(rubric.judge, warn)
     if provider is not None:
         default_test["options"]["provider"] = provider
     if any(c.is_judged for c in rubric.criteria):
@@ -236,7 +215,7 @@ def export(rubric: Rubric, *, samples: list[Sample] | None = None) -> ExportResu
         "description": f"{rubric.name}: {rubric.description.strip()}" if rubric.description.strip() else rubric.name,
         "prompts": ["{{output}}"],
         "providers": ["echo"],
-        "defaultTest": _default_test(rubric, assertions),
+        "defaultTest": _default_test(rubric, assertions, warn),
         "tests": _tests(samples),
     }
     if rubric.judge is not None and "concurrency" in rubric.judge.model_fields_set:
