@@ -50,15 +50,14 @@ from rubric_studio.interop._common import (
     num,
     outcome_with_examples,
     slugify,
-    split_judge_model,
     threshold_with_negations,
 )
 from rubric_studio.interop._formats import ExportResult
 from rubric_studio.interop._output import dump_yaml, flow, prepare
 from rubric_studio.interop.agentv import _samples as _agentv_samples
 from rubric_studio.interop.agentv import _v4 as _agentv4
-from rubric_studio.interop.agentv._files import OLLAMA_URL
 from rubric_studio.interop.agentv._items import ANALYTIC_PASS_MARK
+from rubric_studio.interop.agentv._judge import provider_entry
 from rubric_studio.interop.agentv._read import import_
 
 __all__ = ["export", "import_"]
@@ -225,7 +224,7 @@ def export(rubric: Rubric, *, agentv_version: int = 5, samples: list[Sample] | N
     data: dict[str, Any] = {"name": suite}
     if rubric.description.strip():
         data["description"] = rubric.description.strip()
-    judge_provider = _judge_provider(rubric)
+    judge_provider = _judge_provider(rubric, warn)
     fixtures_file = samples_file or _agentv_samples.fixtures_name(suite)
     files = {fixtures_file: _agentv_samples.fixtures(samples, suite)} if samples else {}
     providers = [_agentv_samples.replay_provider_v5(fixtures_file, suite)] if samples else []
@@ -259,21 +258,6 @@ def export(rubric: Rubric, *, agentv_version: int = 5, samples: list[Sample] | N
     return ExportResult(dump_yaml(data, header), warn.items, files=files)
 
 
-def _judge_provider(rubric: Rubric) -> dict[str, Any] | None:
+def _judge_provider(rubric: Rubric, warn: Warnings) -> dict[str, Any] | None:
     """The judge as an AgentV provider entry (selected with ``default_test.options.provider``)."""
-    judge = rubric.judge
-    if judge is None or judge.model is None:
-        return None
-    provider, model = split_judge_model(judge.model)
-    config: dict[str, Any] = {"model": model}
-    if provider in ("ollama", "openai-compatible"):
-        config["base_url"] = judge.base_url or (OLLAMA_URL if provider == "ollama" else None)
-        provider = "openai"
-    elif judge.base_url:
-        config["base_url"] = judge.base_url
-    if config.get("base_url") is None:
-        config.pop("base_url", None)
-    config["api_key"] = "{{ env." + _agentv4.key_variable(provider) + " }}"
-    if "temperature" in judge.model_fields_set:
-        config["temperature"] = num(judge.temperature)
-    return {"id": provider, "label": JUDGE_LABEL, "config": config}
+    return provider_entry(rubric.judge, JUDGE_LABEL, warn)

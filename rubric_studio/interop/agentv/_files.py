@@ -16,8 +16,9 @@ from rubric_studio.core.files import parse_user_json, read_user_file
 from rubric_studio.core.problems import RubricError
 from rubric_studio.core.trust import resolve_prompt_path
 from rubric_studio.interop._common import Source, Warnings
+from rubric_studio.interop.agentv._judge import OLLAMA_URL, imported_judge
 
-OLLAMA_URL = "http://localhost:11434/v1"
+__all__ = ["OLLAMA_URL", "TestsFile", "judge", "load_tests"]
 
 
 class TestsFile:
@@ -82,22 +83,6 @@ def judge(data: dict[str, Any], warn: Warnings) -> dict[str, Any] | None:
     for entry in entries:
         if isinstance(entry, dict) and label in (entry.get("label"), entry.get("id")):
             config = entry.get("config") if isinstance(entry.get("config"), dict) else {}
-            provider = str(entry.get("id"))
-            if provider not in ("openai", "anthropic"):
-                warn.add(f"grader provider {provider!r} has no rubric-studio judge; set judge.model yourself")
-                return None
-            found: dict[str, Any] = {}
-            base_url = config.get("base_url")
-            if base_url == OLLAMA_URL:
-                provider, base_url = "ollama", None
-            elif base_url and provider == "openai":
-                provider = "openai-compatible"
-            if config.get("model"):
-                found["model"] = f"{provider}:{config['model']}"
-            if base_url:
-                found["base_url"] = str(base_url)
-            if isinstance(config.get("temperature"), int | float):
-                found["temperature"] = float(config["temperature"])
-            return found or None
+            return imported_judge(str(entry.get("id")), config, warn)
     warn.add(f"grader provider {label!r} is not defined in this file's providers; judge not imported")
     return None

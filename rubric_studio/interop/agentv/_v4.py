@@ -16,11 +16,11 @@ from typing import Any
 
 from rubric_studio.core.samples import Sample
 from rubric_studio.interop._common import Warnings
+from rubric_studio.interop._providers import key_var
 from rubric_studio.interop.agentv import _samples as _agentv_samples
+from rubric_studio.interop.agentv._judge import JUDGE_MODEL_VARIABLE, parse_reference, reference, v4_reference
 
 EXAMPLE_INPUT = "Replace with a real input for your target"
-#: The variable the judge target's model is read from (AgentV 4 refuses a literal model there).
-JUDGE_MODEL_VARIABLE = "RUBRIC_JUDGE_MODEL"
 #: What every test states as its criteria (AgentV 4 needs criteria, an expected output or assertions).
 CASE_CRITERIA = "Meets the rubric in `assertions`."
 
@@ -67,43 +67,55 @@ def _entry_lines(target: dict[str, Any]) -> list[str]:
 
 
 def key_variable(provider: str) -> str:
-    """The environment variable AgentV (4 and 5) reads the judge's key from."""
-    return "ANTHROPIC_API_KEY" if provider == "anthropic" else "OPENAI_API_KEY"
+    """The environment variable AgentV (4 and 5) reads the judge's key from: the registry's."""
+    return key_var(provider)
 
 
-def _judge_target(judge: dict[str, Any], warn: Warnings) -> tuple[dict[str, Any], str, str]:
-    """(the judge's ``.agentv/targets.yaml`` entry, its key variable, its model). AgentV 4 accepts
-    the key and the model of an openai or anthropic target only as ``${{ VARIABLE }}`` references
-    (a literal model fails when the eval runs), and it loads a ``.env`` beside the eval itself, so
-    the shell needs nothing but the key."""
+def _judge_target(judge: dict[str, Any], warn: Warnings) -> tuple[dict[str, Any], list[str], list[str]]:
+    """(the judge's ``.agentv/targets.yaml`` entry, its ``.env`` lines, the variables to export).
+    AgentV 4 accepts the key and the model of an openai or anthropic target (and an azure target's
+    endpoint and deployment) only as ``${{ VARIABLE }}`` references (a literal model fails when the
+    eval runs), and it loads a ``.env`` beside the eval itself, so the shell needs nothing but the
+    key (and an endpoint the rubric does not name)."""
     config = dict(judge["config"])
-    key_name = key_variable(judge["id"])
-    model = config.pop("model")
-    config["api_key"] = "${{ " + key_name + " }}"
-    target = {"name": judge["label"], "provider": judge["id"], "model": "${{ " + JUDGE_MODEL_VARIABLE + " }}",
-              **config}
+    parsed = parse_reference(config["model"])  # an Azure deployment is already a reference
+    model = parsed[1] if parsed is not None and parsed[1] is not None else config["model"]
+    config["model"] = reference(JUDGE_MODEL_VARIABLE, model)
+    dotenv: list[str] = []
+    exports: list[str] = []
+    for name, value in config.items():
+        parsed = parse_reference(value)
+        config[name], line = v4_reference(value)
+        if line:
+            dotenv.append(line)
+        elif parsed is not None:
+            exports.append(parsed[0])
+    target = {"name": judge["label"], "provider": judge["id"], "model": config.pop("model"), **config}
     warn.add(f"AgentV 4 has no providers list: the judge ({model}) is printed in the file's header as a "
              f".agentv/targets.yaml entry to add, with its model in .env ({JUDGE_MODEL_VARIABLE}={model})")
-    return target, key_name, model
+    return target, dotenv, exports
 
 
-def _dotenv_lines(key_name: str, model: str) -> str:
-    return ("AgentV 4 takes the judge's model only from the environment; put this line in a .env file\n"
-            "beside this eval (AgentV loads it):\n"
-            f"{JUDGE_MODEL_VARIABLE}={model}\n"
-            f"and export {key_name} before running.")
+def _these(lines: list[str]) -> str:
+    return "this line" if len(lines) == 1 else "these lines"
+
+
+def _dotenv_lines(dotenv: list[str], exports: list[str]) -> str:
+    return ("AgentV 4 takes the judge's model only from the environment; put " + _these(dotenv) + " in a .env file\n"
+            "beside this eval (AgentV loads it):\n" + "\n".join(dotenv) + "\n"
+            f"and export {' and '.join(exports)} before running.")
 
 
 def judge_target_lines(judge: dict[str, Any], warn: Warnings) -> str:
     """The header lines that set the judge up in AgentV 4: a ``.agentv/targets.yaml`` entry and the
     ``.env`` line naming its model."""
-    target, key_name, model = _judge_target(judge, warn)
+    target, dotenv, exports = _judge_target(judge, warn)
     return ("AgentV 4 reads the judge from .agentv/targets.yaml, not from this file; add:\n"
             "targets:\n" + "\n".join(_entry_lines(target)) + "\n"
             f"and give your target `grader_target: {judge['label']}`. AgentV 4 takes the judge's model only\n"
-            f"from the environment; put this line in a .env file beside this eval (AgentV loads it):\n"
-            f"{JUDGE_MODEL_VARIABLE}={model}\n"
-            f"and export {key_name} before running.")
+            f"from the environment; put {_these(dotenv)} in a .env file beside this eval (AgentV loads it):\n"
+            + "\n".join(dotenv) + "\n"
+            f"and export {' and '.join(exports)} before running.")
 
 
 def samples_target_lines(suite: str, fixtures_file: str, judge: dict[str, Any] | None, warn: Warnings) -> str:
@@ -114,8 +126,8 @@ def samples_target_lines(suite: str, fixtures_file: str, judge: dict[str, Any] |
              f"written, from {fixtures_file} (keep it beside this file). AgentV 4 reads targets only",
              "from .agentv/targets.yaml; add:", "targets:", *_entry_lines(replay)]
     if judge is not None:
-        target, key_name, model = _judge_target(judge, warn)
+        target, dotenv, exports = _judge_target(judge, warn)
         lines += _entry_lines(target)
-        lines.append(_dotenv_lines(key_name, model))
+        lines.append(_dotenv_lines(dotenv, exports))
     lines.append("Then run: agentv eval run <this file>   (inside a git repository)")
     return "\n".join(lines)
