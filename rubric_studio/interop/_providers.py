@@ -98,10 +98,12 @@ def _environment(judge: JudgeProvider) -> str:
 
 
 def cannot_carry(warn: Warnings, judge: JudgeProvider, target: str, supported: Iterable[str], *,
-                 left_out: str, set_by_hand: str) -> None:
+                 left_out: str, set_by_hand: str, environment: bool = True) -> None:
     """Warn that ``target`` has no provider for ``judge`` (it has ``supported``): ``left_out`` says
-    what the export does instead, ``set_by_hand`` what the user sets in the exported file."""
+    what the export does instead, ``set_by_hand`` what the user sets in the exported file, and
+    (with ``environment``, for a target that can be pointed at any server) where our judge finds
+    its key and endpoint."""
     kind = f"plugin provider {judge.name!r} ({judge.provider.origin})" if judge.plugin and judge.provider \
         else f"{judge.name} provider"  # fmt: skip
     warn.add(f"judge {judge.written}: {target} has no {kind} (it has {', '.join(supported)}); {left_out} — "
-             f"set {set_by_hand} by hand{_environment(judge)}")
+             f"set {set_by_hand} by hand{_environment(judge) if environment else ''}")

@@ -34,13 +34,17 @@ from rubric_studio.interop._common import (
     expect_mapping,
     refuse_without_judged,
     slugify,
-    split_judge_model,
 )
 from rubric_studio.interop._formats import ExportResult
 from rubric_studio.interop._output import dump_json
+from rubric_studio.interop._providers import cannot_carry, judge_provider
 from rubric_studio.interop._text import parse_criteria_text, render_criteria_text
 
 DOCENT_PROVIDERS = ("openai", "anthropic", "google", "openrouter")
+#: Our judge provider -> Docent's ``judge_model.provider`` (Docent has no Azure and no base URL).
+JUDGE_PROVIDERS = {"openai": "openai", "anthropic": "anthropic"}
+#: Docent's provider -> ours, on import (``openrouter`` becomes an OpenAI-compatible judge).
+IMPORTED = {"openai": "openai", "anthropic": "anthropic"}
 OPENROUTER_URL = "https://openrouter.ai/api/v1"
 _PROPERTY_KEYS = {"type", "description", "citations", "enum", "format", "minLength", "maxLength", "pattern",
                   "minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "multipleOf", "items",
@@ -115,14 +119,16 @@ def _judge_model(rubric: Rubric, warn: Warnings) -> dict[str, Any] | None:
     judge = rubric.judge
     if judge is None or judge.model is None:
         return None
-    provider, model = split_judge_model(judge.model)
-    if provider not in ("openai", "anthropic"):
-        warn.add(f"judge {judge.model}: Docent has no {provider} provider (only {', '.join(DOCENT_PROVIDERS)}); "
-                 "judge_model omitted, Docent's default judge applies")
+    found = judge_provider(judge.model)
+    if found is None or found.name not in JUDGE_PROVIDERS:
+        if found is not None:
+            cannot_carry(warn, found, "Docent", DOCENT_PROVIDERS,
+                         left_out="judge_model omitted, Docent's default judge applies", set_by_hand="judge_model",
+                         environment=False)
         return None
     if judge.base_url:
         warn.add(f"judge.base_url {judge.base_url} has no Docent equivalent; not exported")
-    out: dict[str, Any] = {"provider": provider, "model_name": model}
+    out: dict[str, Any] = {"provider": JUDGE_PROVIDERS[found.name], "model_name": found.model}
     if judge.reasoning_effort:
         out["reasoning_effort"] = judge.reasoning_effort
     return out
@@ -153,8 +159,8 @@ def _judge(source: Source, raw: Any, warn: Warnings) -> dict[str, Any] | None:
         warn.add(f"{source.at(('judge_model',))}: judge_model needs provider and model_name; not imported")
         return None
     judge: dict[str, Any] = {}
-    if provider in ("openai", "anthropic"):
-        judge["model"] = f"{provider}:{model}"
+    if provider in IMPORTED:
+        judge["model"] = f"{IMPORTED[provider]}:{model}"
     elif provider == "openrouter":
         judge["model"] = f"openai-compatible:{model}"
         judge["base_url"] = OPENROUTER_URL

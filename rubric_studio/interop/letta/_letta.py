@@ -28,7 +28,7 @@ from typing import Any
 
 from rubric_studio.core.files import read_prompt_file
 from rubric_studio.core.problems import RubricError
-from rubric_studio.core.rubric import Rubric
+from rubric_studio.core.rubric import JudgeSettings, Rubric
 from rubric_studio.core.trust import Gate, resolve_prompt_path
 from rubric_studio.interop._common import (
     GENERIC_BANDS,
@@ -41,13 +41,18 @@ from rubric_studio.interop._common import (
     num,
     refuse_without_judged,
     slugify,
-    split_judge_model,
 )
 from rubric_studio.interop._formats import ExportResult
 from rubric_studio.interop._output import dump_yaml
+from rubric_studio.interop._providers import base_url_var, cannot_carry, judge_provider
 from rubric_studio.interop._text import parse_criteria_text, render_criteria_text
 from rubric_studio.interop.letta._vars import RubricVars
 
+#: Our judge provider -> Letta's model_judge provider (letta-evals ``LLMProvider``: openai, anthropic;
+#: no Azure). OpenAI-compatible servers are Letta's openai provider at ``OPENAI_BASE_URL``.
+LETTA_PROVIDERS = {"openai": "openai", "openai-compatible": "openai", "ollama": "openai", "anthropic": "anthropic"}
+#: Letta's provider -> ours, on import.
+IMPORTED = {"openai": "openai", "anthropic": "anthropic"}
 LETTA_DEFAULTS = {"model": "gpt-4o-mini", "provider": "openai", "temperature": 0.0, "max_retries": 5, "timeout": 120.0}
 _PLACEHOLDER_LINE = re.compile(r"\{(input|submission|ground_truth)\}")
 
@@ -75,6 +80,32 @@ def prompt_for(rubric: Rubric, warn: Warnings) -> str:
             f"Response to grade:\n{{submission}}\n\n{reply}\n")
 
 
+def _grader_provider(judge: JudgeSettings | None, key: str, warn: Warnings) -> tuple[str | None, str | None]:
+    """(Letta provider, model) of the judge; (None, None) when there is none or Letta cannot
+    express its provider (warned: Letta's default grader model runs). Letta reads base URLs
+    only from the environment, so a judge at one is warned with the variable to set."""
+    found = judge_provider(judge.model if judge is not None else None)
+    if judge is None or found is None:
+        return None, None
+    provider = LETTA_PROVIDERS.get(found.name)
+    if provider is None:
+        cannot_carry(warn, found, "Letta evals", sorted(set(LETTA_PROVIDERS.values())),
+                     left_out=f"the grader is written with Letta's default model ({LETTA_DEFAULTS['provider']} "
+                              f"{LETTA_DEFAULTS['model']})",
+                     set_by_hand=f"graders.{key}.provider and model")  # fmt: skip
+        return None, None
+    if found.provider is not None and found.provider.alias(found.name) is not None:  # OpenAI-compatible
+        url = judge.base_url or "http://localhost:11434/v1"
+        warn.add(f"judge {judge.model}: Letta calls OpenAI-compatible servers through the "
+                 f"{base_url_var(provider)} environment variable; set {base_url_var(provider)}={url} when running "
+                 "the suite")
+    elif judge.base_url:
+        env = base_url_var(provider)
+        warn.add(f"judge.base_url: set {env}={judge.base_url} when running the suite (Letta reads it from the "
+                 "environment)")
+    return provider, found.model
+
+
 def export(rubric: Rubric) -> ExportResult:
     warn = Warnings()
     common_export_warnings(rubric, warn, "Letta evals",
@@ -83,16 +114,7 @@ def export(rubric: Rubric) -> ExportResult:
     key = slugify(rubric.name).replace("-", "_")
     grader: dict[str, Any] = {"kind": "model_judge", "display_name": rubric.name, "prompt": prompt_for(rubric, warn)}
     judge = rubric.judge
-    provider, model = split_judge_model(judge.model if judge else None)
-    if provider in ("ollama", "openai-compatible"):
-        url = (judge.base_url if judge else None) or "http://localhost:11434/v1"
-        warn.add(f"judge {judge.model if judge else ''}: Letta calls OpenAI-compatible servers through the "
-                 f"OPENAI_BASE_URL environment variable; set OPENAI_BASE_URL={url} when running the suite")
-        provider = "openai"
-    elif judge is not None and judge.base_url:
-        env = "ANTHROPIC_BASE_URL" if provider == "anthropic" else "OPENAI_BASE_URL"
-        warn.add(f"judge.base_url: set {env}={judge.base_url} when running the suite (Letta reads it from the "
-                 "environment)")
+    provider, model = _grader_provider(judge, key, warn)
     grader["model"] = model or LETTA_DEFAULTS["model"]
     grader["provider"] = provider or LETTA_DEFAULTS["provider"]
     grader["temperature"] = float(judge.temperature) if judge else 0.0
@@ -296,8 +318,8 @@ def _judge(grader: dict[str, Any], data: dict[str, Any], warn: Warnings) -> dict
     provider = str(grader.get("provider") or LETTA_DEFAULTS["provider"])
     model = str(grader.get("model") or LETTA_DEFAULTS["model"])
     judge: dict[str, Any] = {}
-    if provider in ("openai", "anthropic"):
-        judge["model"] = f"{provider}:{model}"
+    if provider in IMPORTED:
+        judge["model"] = f"{IMPORTED[provider]}:{model}"
     else:
         warn.add(f"Letta provider {provider!r} has no rubric-studio judge; judge.model not set")
     for key in ("temperature", "max_retries", "timeout"):
