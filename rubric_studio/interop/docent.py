@@ -37,7 +37,7 @@ from rubric_studio.interop._common import (
 )
 from rubric_studio.interop._formats import ExportResult
 from rubric_studio.interop._output import dump_json
-from rubric_studio.interop._providers import cannot_carry, judge_provider
+from rubric_studio.interop._providers import cannot_carry, judge_provider, key_var
 from rubric_studio.interop._text import parse_criteria_text, render_criteria_text
 
 DOCENT_PROVIDERS = ("openai", "anthropic", "google", "openrouter")
@@ -165,7 +165,7 @@ def _judge(source: Source, raw: Any, warn: Warnings) -> dict[str, Any] | None:
         judge["model"] = f"openai-compatible:{model}"
         judge["base_url"] = OPENROUTER_URL
         warn.add(f"judge_model openrouter/{model}: imported as an OpenAI-compatible judge at {OPENROUTER_URL} "
-                 "(put your OpenRouter key in OPENAI_API_KEY)")
+                 f"(put your OpenRouter key in {key_var('openai-compatible')})")
     else:
         warn.add(f"judge_model provider {provider!r} has no rubric-studio judge; judge.model not set")
     if raw.get("reasoning_effort") in ("minimal", "low", "medium", "high"):
