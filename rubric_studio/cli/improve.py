@@ -28,7 +28,7 @@ from rubric_studio.cli.common import (
 )
 from rubric_studio.core.problems import RubricError
 
-KINDS = ("reword", "examples", "check", "required", "scoring")
+KINDS = ("reword", "examples", "check", "required", "scoring", "panel")
 
 
 def _kinds(text: str) -> list[str]:
@@ -47,8 +47,8 @@ def register(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--labels", metavar="FILE")
     parser.add_argument("--criterion", metavar="ID", help="the criterion to improve (default: most disagreements)")
     parser.add_argument("--model", metavar="P:M", help="the model that writes rewordings (default: the judge's)")
-    parser.add_argument("--kinds", metavar="K,K", default="reword,examples,check,required,scoring",
-                        help="candidate kinds to make (reword, examples, check, required, scoring)")
+    parser.add_argument("--kinds", metavar="K,K", default="reword,examples,check,required,scoring,panel",
+                        help="candidate kinds to make (reword, examples, check, required, scoring, panel)")
     parser.add_argument("--seed", type=int, default=0, help="seed of the fitting/holdout split")
     parser.add_argument("--holdout", type=float, default=0.3, metavar="F", help="share of labels held out (0.3)")
     parser.add_argument("--apply", type=int, metavar="N", help="write candidate N (1 = the first listed) into RUBRIC")

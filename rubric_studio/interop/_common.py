@@ -127,8 +127,9 @@ class Warnings:
 
 
 def common_export_warnings(rubric: Rubric, warn: Warnings, target: str, *, threshold: bool = True,
-                           judge_fields: Iterable[str] = ()) -> None:
-    """Warnings every export shares: on_error, custom judge prompts, judge knobs the target lacks."""
+                           judge_fields: Iterable[str] = (), panel: bool = False) -> None:
+    """Warnings every export shares: on_error, custom judge prompts, judge knobs the target lacks, and
+    a judge panel the target does not carry (``panel``: the export writes the panel itself)."""
     if rubric.on_error == "ignore":
         warn.add(f"on_error: ignore has no {target} equivalent; errored criteria will count as failures there")
     if not threshold and abs(rubric.pass_threshold - 0.8) > 1e-9:
@@ -136,7 +137,7 @@ def common_export_warnings(rubric: Rubric, warn: Warnings, target: str, *, thres
     judge = rubric.judge
     if judge is None:
         return
-    if judge.panel:
+    if judge.panel and not panel:
         warn.add(panel_warning(judge, target))
     if judge.prompt is not None or judge.prompt_path is not None:
         warn.add(f"the custom judge prompt (judge.prompt/prompt_path) is not exported to {target}; "

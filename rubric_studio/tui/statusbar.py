@@ -150,10 +150,22 @@ class StatusBar(Static):
         out.append(f"  {usage.cache_hits} cache hits", style="dim")
         out.append(f"  {tokens_text(usage.input_tokens + usage.output_tokens)} tokens", style="dim")
         out.append(f"  {usage.cost_text()}", style="dim")
+        if usage.members:
+            out.append("  │ " + member_usage_text(usage), style="dim")
         if state.dirty:
             out.append("  │ ", style="dim")
             out.append(f"● {terminal_safe(state.file or 'rubric')} has unsaved edits", style="yellow")
         self.update(out)
+
+
+def member_usage_text(usage: Usage) -> str:
+    """A judge panel's calls, cache hits and cost per member (its model name), for the status bar:
+    the totals alone hide which member costs what."""
+    parts = []
+    for label, member in usage.members.items():
+        name = terminal_safe(label.split(":", 1)[-1])
+        parts.append(f"{name} {member.judge_calls} calls {member.cache_hits} cached {member.cost_text()}")
+    return " · ".join(parts)
 
 
 def _lowered(concurrency_text: str) -> bool:

@@ -43,19 +43,23 @@ class Judges:
         self.calls[model] = self.calls.get(model, 0) + 1
         if model == DOWN:
             return server_error(500)
-        number = int(re.search(r"ticket (\d+)", call.sample).group(1))
-        if model == LONG:
-            met = len(call.sample) > 120
-        elif model == COIN:
-            met = random.Random(f"{SEED}-{number}").random() < 0.5
-        else:
-            met = truth(number)
+        met = decide(model, call.sample)
         quote = "5 days" if "5 days" in call.sample else ""
         return {
             "rationale": f"{model} says {'met' if met else 'unmet'}",
             "evidence": [quote] if quote else [],
             "verdict": "met" if met else "unmet",
         }
+
+
+def decide(model: str, text: str) -> bool:
+    """What ``model`` says about the criterion on an output ``text`` (its ticket number picks the coin)."""
+    number = int(re.search(r"ticket (\d+)", text).group(1))
+    if model == LONG:
+        return len(text) > 120
+    if model == COIN:
+        return random.Random(f"{SEED}-{number}").random() < 0.5
+    return truth(number)
 
 
 def member(model: str) -> str:

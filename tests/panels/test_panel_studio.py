@@ -59,4 +59,7 @@ async def test_a_cell_shows_the_split_and_the_inspector_each_member(tmp_path: Pa
             assert f"panel {expected.split()[1]} (majority)" in body
             for judge in (LONG, COIN, RIGHT):
                 assert member(judge) in body and f"{judge} says" in body
-            assert "panel" in str(app.query_one("#status").render())
+            status = str(app.query_one("#status").render())
+            assert "panel" in status
+            for judge in (LONG, COIN, RIGHT):  # each member's own calls and cost, not only the total
+                assert f"{judge} 1 calls 0 cached cost unknown" in status

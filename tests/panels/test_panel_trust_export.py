@@ -1,4 +1,5 @@
-"""A panel in the rubric: trust applies to each member, and every export says it carries no panel."""
+"""A panel in the rubric: trust applies to each member, and every export that carries no panel says so
+(promptfoo writes it: tests/panels/test_panel_exports.py)."""
 
 from __future__ import annotations
 
@@ -29,7 +30,7 @@ def test_a_members_base_url_needs_trust_like_a_single_judges(tmp_path):
     assert trusted.members[1][1].config.base_url == "http://elsewhere.example/v1"
 
 
-@pytest.mark.parametrize("target", ["agentv", "promptfoo", "letta", "docent", "healthbench"])
+@pytest.mark.parametrize("target", ["agentv", "letta", "docent", "healthbench"])
 def test_every_export_names_the_panel_it_does_not_carry(target):
     rubric = parse_rubric(PANEL.replace(', base_url: "http://elsewhere.example/v1"', ""))
     warnings = export_rubric(rubric, target).warnings

@@ -9,24 +9,8 @@ from typing import TYPE_CHECKING
 from rubric_studio._lazy import lazy_exports
 
 if TYPE_CHECKING:
-    from rubric_studio.core.labels._annotators import (
-        ADJUDICATED,
-        UNNAMED,
-        annotator_is_named,
-        annotator_names,
-        check_name,
-        current_annotator,
-        labels_of,
-    )
-    from rubric_studio.core.labels._labels import (
-        Label,
-        LabelChange,
-        consensus,
-        labels_from_samples,
-        labels_path_for,
-        load_labels,
-        parse_label,
-    )
+    from rubric_studio.core.labels._annotators import ADJUDICATED, UNNAMED, annotator_is_named, annotator_names, check_name, current_annotator, labels_of
+    from rubric_studio.core.labels._labels import Label, LabelChange, consensus, labels_from_samples, labels_path_for, load_labels, parse_label
     from rubric_studio.core.labels._store import apply_change, insert_key, round_trip_yaml, set_verdict
 
 #: Public name -> the private module that defines it.

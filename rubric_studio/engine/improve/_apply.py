@@ -51,6 +51,8 @@ def write_candidate(document: RubricDocument, criterion_id: str | None, candidat
     with document.transaction():
         if candidate.kind == "scoring":
             return write_fit(document, candidate.fit_result)
+        if candidate.kind == "panel":
+            return _write_panel(document, candidate)
         if candidate.kind == "required":
             criterion_id = candidate.change["criterion"]
         if criterion_id is None or (index := document.criterion_index(criterion_id)) is None:
@@ -72,6 +74,24 @@ def write_candidate(document: RubricDocument, criterion_id: str | None, candidat
         else:
             raise EditError(f"unknown kind of suggestion {candidate.kind!r}")
         _check_meaning(document, criterion_id, candidate)
+    return candidate.description
+
+
+def _write_panel(document: RubricDocument, candidate: Candidate) -> str:
+    """The panel without the dropped member, the others as written (string or mapping)."""
+    judge = document.rubric_data().get("judge")
+    written = judge.get("panel") if isinstance(judge, dict) else None
+    index = candidate.change["index"]
+    if not isinstance(written, list) or index >= len(written):
+        raise EditError("the rubric's judge panel changed since the suggestion; run improve again")
+    document.set_judge_field("panel", [m for n, m in enumerate(written) if n != index])
+    try:
+        panel = document.parse().judge.panel  # type: ignore[union-attr]
+    except (RubricError, AttributeError) as exc:
+        raise EditError(f"the edited rubric does not load: {exc}") from None
+    wanted = candidate.rubric.judge.panel  # type: ignore[union-attr]
+    if [m.model_dump() for m in panel or []] != [m.model_dump() for m in wanted or []]:
+        raise EditError("writing the suggestion would not give the panel its members; nothing changed")
     return candidate.description
 
 

@@ -13,29 +13,10 @@ from typing import Any
 from rubric_studio.core.labels import Label
 from rubric_studio.core.rubric import Rubric
 from rubric_studio.core.samples import Sample
-from rubric_studio.engine.improve._candidates import (
-    REWORD_SCHEMA,
-    REWORD_SYSTEM,
-    check_candidate,
-    example_candidate,
-    read_rewordings,
-    reword_candidates,
-    reword_prompt,
-)
-from rubric_studio.engine.improve._improve import (
-    HOLDOUT,
-    Candidate,
-    ImproveReport,
-    cell_delta,
-    cell_labels,
-    cell_verdicts,
-    rubric_verdicts,
-    stratified_split,
-    verdict_labels,
-    worst_criterion,
-)
+from rubric_studio.engine.improve._candidates import REWORD_SCHEMA, REWORD_SYSTEM, check_candidate, example_candidate, read_rewordings, reword_candidates, reword_prompt
+from rubric_studio.engine.improve._improve import HOLDOUT, Candidate, ImproveReport, cell_delta, cell_labels, cell_verdicts, rubric_verdicts, stratified_split, verdict_labels, worst_criterion
 
-KINDS = ("reword", "examples", "check", "required", "scoring")
+KINDS = ("reword", "examples", "check", "required", "scoring", "panel")
 MAX_CONTRAST = 2
 
 
@@ -128,6 +109,20 @@ async def _criterion_candidates(report: ImproveReport, rubric: Rubric, criterion
         errors = [s.id for s in run.samples if (c := s.cell(criterion.key)) is not None and str(c.status) == "error"]
         if errors:
             candidate.error = f"{len(errors)} cell(s) errored while evaluating: {', '.join(errors[:5])}"
+        candidate.fit = cell_delta(before, after, human, report.fit_ids)
+        candidate.holdout = cell_delta(before, after, human, report.holdout_ids)
+        report.candidates.append(candidate)
+    if "panel" in kinds and criterion.is_judged:
+        _panel_candidates(report, rubric, criterion, baseline, before, human)
+
+
+def _panel_candidates(report: ImproveReport, rubric: Rubric, criterion: Any, baseline: Any,
+                      before: dict[str, bool], human: dict[str, bool]) -> None:
+    """Drop a panel member far worse than the others (:mod:`._panel`): evaluated from the baseline's
+    member cells, so it costs no judge call."""
+    from rubric_studio.engine.improve._panel import drop_member_candidates
+
+    for candidate, after in drop_member_candidates(rubric, criterion, baseline.samples, human, report.fit_ids):
         candidate.fit = cell_delta(before, after, human, report.fit_ids)
         candidate.holdout = cell_delta(before, after, human, report.holdout_ids)
         report.candidates.append(candidate)

@@ -10,14 +10,7 @@ from rubric_studio._lazy import lazy_exports
 
 if TYPE_CHECKING:
     from rubric_studio.engine.probes._perturb import KINDS, paraphrase, perturb_text, reorder
-    from rubric_studio.engine.probes._probes import (
-        Flip,
-        KindProbe,
-        ProbeReport,
-        parse_kinds,
-        probed_criteria,
-        run_probes,
-    )
+    from rubric_studio.engine.probes._probes import Flip, KindProbe, ProbeReport, parse_kinds, probed_criteria, run_probes
 
 #: Public name -> the private module that defines it.
 _EXPORTS = {

@@ -11,15 +11,7 @@ from rubric_studio._lazy import lazy_exports
 if TYPE_CHECKING:
     from rubric_studio.engine.versions._diff import VersionDiff
     from rubric_studio.engine.versions._history import RunHistory, history_folder, history_path, open_history
-    from rubric_studio.engine.versions._versions import (
-        LABELS_CHANGE,
-        Version,
-        VersionHistory,
-        judge_key_of,
-        labels_fingerprint_of,
-        samples_fingerprint_of,
-        text_hash,
-    )
+    from rubric_studio.engine.versions._versions import LABELS_CHANGE, Version, VersionHistory, judge_key_of, labels_fingerprint_of, samples_fingerprint_of, text_hash
 
 #: Public name -> the private module that defines it.
 _EXPORTS = {

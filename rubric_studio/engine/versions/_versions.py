@@ -29,20 +29,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any, Protocol
 
-from rubric_studio.engine.versions._diff import (
-    FIGURES,
-    Fixes,
-    LabelsSnapshot,
-    Pairs,
-    VersionDiff,
-    agreement_changes,
-    cell_flips,
-    figures_of,
-    pairs_from_labels,
-    pairs_from_report,
-    rubric_changes,
-    verdict_flips,
-)
+from rubric_studio.engine.versions._diff import FIGURES, Fixes, LabelsSnapshot, Pairs, VersionDiff, agreement_changes, cell_flips, figures_of, pairs_from_labels, pairs_from_report, rubric_changes, verdict_flips
 
 if TYPE_CHECKING:
     from rubric_studio.core.agreement import AgreementReport

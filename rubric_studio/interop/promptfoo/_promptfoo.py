@@ -32,7 +32,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from rubric_studio.core.checks import definition_of
-from rubric_studio.core.rubric import Criterion, Rubric
+from rubric_studio.core.rubric import Criterion, PanelAggregate, Rubric
 from rubric_studio.core.samples import Sample
 from rubric_studio.interop import _checks
 from rubric_studio.interop._common import (
@@ -49,6 +49,13 @@ from rubric_studio.interop._common import (
 )
 from rubric_studio.interop._formats import ExportResult
 from rubric_studio.interop._output import dump_yaml
+from rubric_studio.interop._panel import (
+    lossy,
+    member_setting_warnings,
+    panel_members,
+    panel_rules,
+    verdict_share,
+)
 from rubric_studio.interop.promptfoo._build import BANDS_INTRO, CONTRADICTION, CORRECTNESS, GRADING_PROMPT
 from rubric_studio.interop.promptfoo._judge import grader_provider
 from rubric_studio.interop.promptfoo._read import import_
@@ -109,6 +116,9 @@ class _Placement:
     """Where each criterion's assertions go: top-level gates (must pass) or the scored assert-set,
     with the weight sums the set's restated threshold needs."""
 
+    #: The judge panel's members as promptfoo providers (none: one judge for every criterion).
+    members: list[Any] = field(default_factory=list)
+    rules: PanelAggregate = field(default_factory=PanelAggregate)
     gates: list[dict[str, Any]] = field(default_factory=list)
     scored: list[dict[str, Any]] = field(default_factory=list)
     total_positive: float = 0.0  # of the criteria that made it into the config
@@ -119,20 +129,22 @@ class _Placement:
     def add_penalty(self, criterion: Criterion, warn: Warnings) -> None:
         if criterion.required:
             warn.criterion(criterion.key, "a required penalty cannot gate in promptfoo; exported as a penalty")
-        parts = ([_judge_assertion(criterion, negated=True)] if criterion.is_judged
-                 else _check_assertions(criterion, warn))
+        parts = self._judged(criterion, warn, negated=True, gate=False) if criterion.is_judged \
+            else _check_assertions(criterion, warn)
         self.scored += parts
         if parts:
             self.penalties += -criterion.weight
             self.set_weight += -criterion.weight
 
     def add_positive(self, criterion: Criterion, warn: Warnings) -> None:
-        parts = [_judge_assertion(criterion, negated=False)] if criterion.is_judged else _check_assertions(criterion, warn)
+        gate_only = criterion.required and _is_binary(criterion)
+        parts = self._judged(criterion, warn, negated=False, gate=gate_only) if criterion.is_judged \
+            else _check_assertions(criterion, warn)
         if not parts:
             return
         self.total_positive += criterion.weight
         if criterion.required:
-            self.gates += parts
+            self.gates += self._gate(criterion, parts)
             if _is_binary(criterion):
                 self.gate_weight += criterion.weight
                 return
@@ -146,8 +158,34 @@ class _Placement:
         self.set_weight += criterion.weight
 
 
+    def _judged(self, criterion: Criterion, warn: Warnings, *, negated: bool, gate: bool) -> list[dict[str, Any]]:
+        """The llm-rubric assertion of a judged criterion: one, or one per panel member (each with its
+        provider and an equal share of the weight, so the set's mean counts the members' mean)."""
+        one = _judge_assertion(criterion, negated=negated)
+        if not self.members:
+            return [one]
+        note = lossy(criterion, self.rules, "promptfoo", gate=gate)
+        if note:
+            warn.criterion(criterion.key, note)
+        share = num(abs(criterion.weight) / len(self.members))
+        return [{**one, "weight": share, "provider": provider} for provider in self.members]
+
+    def _gate(self, criterion: Criterion, parts: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        """A required criterion's gate: its assertions, or for a panel an assert-set of the members
+        that passes as the panel's rule does (see :mod:`.._panel`)."""
+        if not (self.members and criterion.is_judged):
+            return parts
+        share = verdict_share(criterion, self.rules)
+        threshold = share if share is not None else boundary_safe(criterion.effective_min_score)
+        members = [{key: value for key, value in part.items() if key != "weight"} for part in parts]
+        return [{"type": "assert-set", "metric": criterion.key, "threshold": num(threshold), "assert": members}]
+
+
 def _place_criteria(rubric: Rubric, warn: Warnings) -> _Placement:
     placement = _Placement()
+    if rubric.judge is not None and rubric.judge.panel:
+        placement.members = [grader_provider(member, warn) for member in panel_members(rubric.judge)]
+        placement.rules = panel_rules(rubric.judge)
     for criterion in rubric.criteria:
         if criterion.weight < 0:
             placement.add_penalty(criterion, warn)
@@ -206,7 +244,11 @@ def _tests(samples: list[Sample] | None) -> list[dict[str, Any]]:
 def export(rubric: Rubric, *, samples: list[Sample] | None = None) -> ExportResult:
     """The promptfoo config; ``samples`` become its tests (their outputs graded as written)."""
     warn = Warnings()
-    common_export_warnings(rubric, warn, "promptfoo", judge_fields=("base_url", "temperature", "concurrency"))
+    fields = ("base_url", "temperature", "concurrency")
+    common_export_warnings(rubric, warn, "promptfoo", judge_fields=fields, panel=True)
+    if rubric.judge is not None and rubric.judge.panel:
+        for note in member_setting_warnings(rubric.judge, "promptfoo", fields):
+            warn.add(note)
     if any(c.tags for c in rubric.criteria):
         warn.add("criterion tags have no promptfoo equivalent; not exported ("
                  + ", ".join(c.key for c in rubric.criteria if c.tags) + ")")

@@ -11,13 +11,7 @@ from rubric_studio._lazy import lazy_exports
 if TYPE_CHECKING:
     from rubric_studio.tui.calibration._agreement import AgreementPanel, step_through
     from rubric_studio.tui.calibration._annotators import agreement_title, toggle_adjudication
-    from rubric_studio.tui.calibration._dialogs import (
-        FitScreen,
-        LabelNoteScreen,
-        LabelScoreScreen,
-        VersionsScreen,
-        fit_table,
-    )
+    from rubric_studio.tui.calibration._dialogs import FitScreen, LabelNoteScreen, LabelScoreScreen, VersionsScreen, fit_table
     from rubric_studio.tui.calibration._flow import CalibrationFlow
     from rubric_studio.tui.calibration._keys import CALIBRATION_KEYS, table_bindings
     from rubric_studio.tui.calibration._labeling import Labeler

@@ -9,26 +9,11 @@ from typing import TYPE_CHECKING
 from rubric_studio._lazy import lazy_exports
 
 if TYPE_CHECKING:
-    from rubric_studio.tui.results._inspector import (
-        Inspector,
-        evidence_lines,
-        input_highlighted,
-        source_words,
-    )
+    from rubric_studio.tui.results._inspector import Inspector, evidence_lines, input_highlighted, source_words
     from rubric_studio.tui.results._layout import Column, plan_layout, share
     from rubric_studio.tui.results._matrix import HEADER_LINES, ResultsMatrix
     from rubric_studio.tui.results._pane import ResultsPane
-    from rubric_studio.tui.results._text import (
-        CRIT_MIN,
-        ID_COMPACT,
-        ID_MAX,
-        cell_mark,
-        cell_text,
-        column_title,
-        fit,
-        squeeze,
-        verdict_mark,
-    )
+    from rubric_studio.tui.results._text import CRIT_MIN, ID_COMPACT, ID_MAX, cell_mark, cell_text, column_title, fit, squeeze, verdict_mark
 
 #: Public name -> the private module that defines it.
 _EXPORTS = {
