@@ -233,7 +233,7 @@ class StudioSession:
         else:
             self.sidecar_labels[sample_id] = agreed
         self._merge_labels()
-        self.versions.labels_changed()
+        self.versions.labels_changed(by=annotator or UNNAMED)
 
     def _merge_labels(self) -> None:
         self.labels = {**labels_from_samples(self.samples), **self.sidecar_labels}

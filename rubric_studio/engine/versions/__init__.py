@@ -9,9 +9,11 @@ from typing import TYPE_CHECKING
 from rubric_studio._lazy import lazy_exports
 
 if TYPE_CHECKING:
+    from rubric_studio.engine.versions._causes import annotators_key_of, grader_key_of
     from rubric_studio.engine.versions._diff import VersionDiff
     from rubric_studio.engine.versions._history import RunHistory, history_folder, history_path, open_history
     from rubric_studio.engine.versions._versions import (
+        LABEL_KINDS,
         LABELS_CHANGE,
         Version,
         VersionHistory,
@@ -23,6 +25,9 @@ if TYPE_CHECKING:
 
 #: Public name -> the private module that defines it.
 _EXPORTS = {
+    "annotators_key_of": "_causes",
+    "grader_key_of": "_causes",
+    "LABEL_KINDS": "_versions",
     "history_folder": "_history",
     "history_path": "_history",
     "judge_key_of": "_versions",
@@ -36,5 +41,5 @@ _EXPORTS = {
     "VersionDiff": "_diff",
     "VersionHistory": "_versions",
 }
-__all__ = ["history_folder", "history_path", "judge_key_of", "LABELS_CHANGE", "labels_fingerprint_of", "open_history", "RunHistory", "samples_fingerprint_of", "text_hash", "Version", "VersionDiff", "VersionHistory"]
+__all__ = ["annotators_key_of", "grader_key_of", "LABEL_KINDS", "history_folder", "history_path", "judge_key_of", "LABELS_CHANGE", "labels_fingerprint_of", "open_history", "RunHistory", "samples_fingerprint_of", "text_hash", "Version", "VersionDiff", "VersionHistory"]
 __getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)
