@@ -236,8 +236,12 @@ class StudioSession:
         self.versions.labels_changed(by=annotator or UNNAMED)
 
     def _merge_labels(self) -> None:
+        from rubric_studio.core.human_agreement import human_disagreements
+
         self.labels = {**labels_from_samples(self.samples), **self.sidecar_labels}
-        self.model.set_labels(self.labels)
+        criteria = sorted({c for labels in self.by_annotator.values() for label in labels.values() for c in label.criteria})
+        queue = human_disagreements(self.by_annotator, criteria)
+        self.model.set_labels(self.labels, {item["id"] for item in queue if item["adjudicated"] is None})
 
     def set_problems(self, kind: str, problems: list[Problem]) -> bool:
         """Record (or clear) the problems of ``kind``; True when the results' staleness changed."""
