@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 from rubric_studio._lazy import lazy_exports
 
 if TYPE_CHECKING:
-    from rubric_studio.engine.probes._perturb import KINDS, paraphrase, perturb_text, reorder
+    from rubric_studio.engine.probes._perturb import DESCRIPTIONS, KINDS, paraphrase, perturb_text, reorder
     from rubric_studio.engine.probes._probes import (
         Flip,
         KindProbe,
@@ -21,6 +21,7 @@ if TYPE_CHECKING:
 
 #: Public name -> the private module that defines it.
 _EXPORTS = {
+    "DESCRIPTIONS": "_perturb",
     "Flip": "_probes",
     "KindProbe": "_probes",
     "KINDS": "_perturb",
@@ -33,6 +34,7 @@ _EXPORTS = {
     "run_probes": "_probes",
 }
 __all__ = [
+    "DESCRIPTIONS",
     "Flip",
     "KindProbe",
     "KINDS",

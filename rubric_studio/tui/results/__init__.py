@@ -18,6 +18,7 @@ if TYPE_CHECKING:
     from rubric_studio.tui.results._layout import Column, plan_layout, share
     from rubric_studio.tui.results._matrix import HEADER_LINES, ResultsMatrix
     from rubric_studio.tui.results._pane import ResultsPane
+    from rubric_studio.tui.results._probe_view import ProbeFindings, probe_text
     from rubric_studio.tui.results._text import (
         CRIT_MIN,
         ID_COMPACT,
@@ -45,6 +46,8 @@ _EXPORTS = {
     "input_highlighted": "_inspector",
     "Inspector": "_inspector",
     "plan_layout": "_layout",
+    "ProbeFindings": "_probe_view",
+    "probe_text": "_probe_view",
     "ResultsMatrix": "_matrix",
     "ResultsPane": "_pane",
     "share": "_layout",
@@ -66,6 +69,8 @@ __all__ = [
     "input_highlighted",
     "Inspector",
     "plan_layout",
+    "ProbeFindings",
+    "probe_text",
     "ResultsMatrix",
     "ResultsPane",
     "share",
