@@ -18,6 +18,7 @@ if TYPE_CHECKING:
         current_annotator,
         labels_of,
     )
+    from rubric_studio.core.labels._claim import claim_unnamed, unclaim
     from rubric_studio.core.labels._labels import (
         Label,
         LabelChange,
@@ -31,6 +32,8 @@ if TYPE_CHECKING:
 
 #: Public name -> the private module that defines it.
 _EXPORTS = {
+    "claim_unnamed": "_claim",
+    "unclaim": "_claim",
     "ADJUDICATED": "_annotators",
     "annotator_is_named": "_annotators",
     "annotator_names": "_annotators",
@@ -51,6 +54,8 @@ _EXPORTS = {
     "UNNAMED": "_annotators",
 }
 __all__ = [
+    "claim_unnamed",
+    "unclaim",
     "ADJUDICATED",
     "annotator_is_named",
     "annotator_names",
