@@ -3,7 +3,8 @@
 Every graded save in the studio is a version, kept in the rubric's run-history file beside
 the judge cache (:mod:`rubric_studio.engine.versions._history`). This lists them — number, date
 and time, what kind of change it was (rubric edit, samples change, labels change, judge
-change), pass / fail / other counts, kappa against the labels when known, and the one-line
+change, panel change, annotator change — with who labelled, and which panel members or
+annotators came or went), pass / fail / other counts, kappa against the labels when known, and the one-line
 diff against the version before — or, with ``--diff A B``, shows what changed from A to B:
 the summary, the per-criterion lines and the rubric's changes.
 
@@ -23,6 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from rubric_studio.cli.common import echo, fail_usage
+from rubric_studio.core.safe_text import terminal_safe
 
 
 def register(parser: argparse.ArgumentParser) -> None:
@@ -62,10 +64,14 @@ def run(args: argparse.Namespace) -> int:
     for row in _rows(history):
         counts = row["counts"]
         kappa = "–" if row["kappa"] is None else f"{row['kappa']:.2f}"
-        echo(f"v{row['number']:<4} {row['time']}  {row['kind']:<28} pass {counts['pass']:<4} fail {counts['fail']:<4} "
+        by = row["labelled_by"] if any(word in row["kind"] for word in ("labels", "annotator")) else None
+        kind = row["kind"] + (f" by {by}" if by else "")
+        echo(f"v{row['number']:<4} {row['time']}  {terminal_safe(kind):<28} pass {counts['pass']:<4} fail {counts['fail']:<4} "
              f"other {counts['other']:<4} kappa {kappa}")  # fmt: skip
         if row["summary"]:
             echo(f"      {row['summary']}")
+        for cause in row["causes"]:
+            echo(f"      {terminal_safe(cause)}")
     return 0
 
 
@@ -78,12 +84,14 @@ def _rows(history) -> list[dict[str, Any]]:
     for version in history.versions:
         figures = version.figures() or {}
         overall = figures.get("overall") or {}
+        diff = None if previous is None else history.diff(previous, version, compare_rubrics=False)
         rows.append({
             "number": version.number, "timestamp": version.timestamp,
             "time": datetime.datetime.fromtimestamp(version.timestamp).strftime("%Y-%m-%d %H:%M:%S"),
             "kind": version.kind, "counts": version.counts(), "kappa": overall.get("kappa"),
             "labelled": overall.get("n"), "judge": version.judge_key,
-            "summary": None if previous is None else history.diff(previous, version, compare_rubrics=False).summary_line(),
+            "annotators": version.annotators_key, "labelled_by": version.labelled_by,
+            "summary": None if diff is None else diff.summary_line(), "causes": [] if diff is None else diff.causes,
         })  # fmt: skip
         previous = version
     return rows
@@ -109,7 +117,7 @@ def _diff(args: argparse.Namespace, history) -> int:
         return 0
     echo(diff.summary_line())
     for title, lines in (("per criterion", diff.criterion_lines()), ("rubric changes", diff.rubric_changes),
-                         ("verdict changes", _flip_lines(diff))):  # fmt: skip
+                         ("other changes", diff.causes), ("verdict changes", _flip_lines(diff))):  # fmt: skip
         if lines:
             echo(f"{title}:")
             for line in lines:

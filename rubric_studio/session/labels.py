@@ -19,7 +19,15 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from rubric_studio.core.labels import Label, LabelChange, apply_change
+from rubric_studio.core.labels import (
+    ADJUDICATED,
+    UNNAMED,
+    Label,
+    LabelChange,
+    apply_change,
+    claim_unnamed,
+    unclaim,
+)
 from rubric_studio.session.results_model import (
     ResultsModel,
     cell_disagrees,
@@ -56,6 +64,19 @@ class LabelStep:
     def undoing(self) -> LabelChange:
         """The change that puts back what ``change`` replaced."""
         return self.change.restoring(self.before)
+
+
+@dataclass(frozen=True)
+class ClaimStep:
+    """The sidecar's unnamed labels claimed as ``annotator``'s (undo makes them unnamed again)."""
+
+    sample_ids: tuple[str, ...]
+    annotator: str
+    sample_id: str = ""  # a claim is about no one sample
+
+    def describe(self) -> str:
+        count = len(self.sample_ids)
+        return f"{count} unnamed label{'s' if count != 1 else ''} claimed as {self.annotator}'s"
 
 
 def describe_change(change: LabelChange) -> str:
@@ -97,6 +118,12 @@ class LabelWriter:
         #: Whose labels the changes are (None: the entries' top-level labels, as before annotators).
         self.annotator = annotator
         self.history = LabelHistory()
+        #: Claim the sidecar's unnamed labels for :attr:`annotator` before the next change (set by the
+        #: session when they are the only labels and the annotator was not named; tried once).
+        self.claim_pending = False
+        self.claim_offered = False
+        #: The claim the last :meth:`apply` made (None: none).
+        self.claimed: ClaimStep | None = None
         self._lock = asyncio.Lock()
         self._written: tuple[int, int, int] | None = None
 
@@ -119,8 +146,24 @@ class LabelWriter:
     async def apply(self, sample_id: str, change: LabelChange) -> LabelStep:
         """Make ``change`` (a label key's) and remember it for undo. Raises what the store raises."""
         async with self._lock:
+            self.claimed = await self._claim() if self.claim_pending else None
             step = await self._apply(sample_id, change)
             self.history.record(step)
+        return step
+
+    async def _claim(self) -> ClaimStep | None:
+        """Claim the unnamed labels (once): a step of its own, undone after the change that follows it."""
+        self.claim_pending, self.claim_offered = False, True
+        name = self.annotator
+        if name in (None, UNNAMED, ADJUDICATED):
+            return None
+        ids = await asyncio.to_thread(claim_unnamed, self.path, name)
+        self._written = file_signature(self.path)
+        if not ids:
+            return None
+        step = ClaimStep(tuple(ids), name)
+        self.history.done.append(step)  # type: ignore[arg-type]
+        self.history.undone.clear()
         return step
 
     async def undo(self) -> tuple[LabelStep, LabelStep] | None:
@@ -141,6 +184,14 @@ class LabelWriter:
             if not source:
                 return None
             step = source[-1]
+            if isinstance(step, ClaimStep):
+                if undo:
+                    await asyncio.to_thread(unclaim, self.path, step.sample_ids, step.annotator)
+                else:
+                    await asyncio.to_thread(claim_unnamed, self.path, step.annotator, step.sample_ids)
+                self._written = file_signature(self.path)
+                target.append(source.pop())
+                return step, step
             written = await self._apply(step.sample_id, step.undoing if undo else step.change, step.annotator)
             target.append(source.pop())
         return step, written

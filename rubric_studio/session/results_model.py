@@ -34,6 +34,7 @@ FILTERS: dict[str, str] = {
     "made-up": "made-up quote",
     "unlabelled": "no label yet",
     "split": "split panel",
+    "people": "people disagree",
 }
 #: Filters about one criterion's cell (the focused one), or about every cell without one.
 CRITERION_FILTERS: dict[str, Status] = {"unmet": Status.UNMET, "cell-error": Status.ERROR}
@@ -122,6 +123,8 @@ def matches(kind: str, result: SampleResult | None, label: Label | None, criteri
         return result.verdict is Verdict.PENDING or any(c.status is Status.PENDING for c in result.criteria)
     if kind == "disagree":
         return disagrees(result, label)
+    if kind == "people":  # needs every annotator's labels: ResultsModel.visible answers it
+        return False
     if kind == "split":  # a judge panel whose members did not agree on some criterion
         from rubric_studio.core.panel import is_split
 
@@ -185,6 +188,9 @@ class ResultsModel:
     #: The files changed into something invalid: these results are the last good ones.
     stale: bool = False
     version: int = 0
+    #: Samples whose annotators labelled a verdict or a cell differently, not adjudicated yet
+    #: (the filter "people disagree"; see :meth:`set_labels`).
+    people_disagree: set[str] = field(default_factory=set)
     #: Sample id -> the sample, when :meth:`set_samples` was given samples (a search reads their text).
     samples: dict[str, SearchableSample] = field(default_factory=dict)
     _folded: dict[str, str] = field(default_factory=dict, repr=False)
@@ -211,8 +217,12 @@ class ResultsModel:
         self.criteria = list(criteria)
         self.version += 1
 
-    def set_labels(self, labels: Mapping[str, Label]) -> None:
+    def set_labels(self, labels: Mapping[str, Label], people_disagree: Iterable[str] | None = None) -> None:
+        """The labels (each sample's consensus) and, when given, the samples whose annotators disagree
+        with no adjudication yet."""
         self.labels = dict(labels)
+        if people_disagree is not None:
+            self.people_disagree = set(people_disagree)
         self.version += 1
 
     def start_run(self, baseline: Mapping[str, SampleResult] | None) -> None:
@@ -281,7 +291,9 @@ class ResultsModel:
         """Sample ids passing ``filter_kind`` (about ``criterion`` for a criterion filter) whose id,
         input or output holds ``search`` (any case), ordered by ``sort``."""
         ids = list(self.order)
-        if filter_kind != "all":
+        if filter_kind == "people":  # about every annotator's labels, not the consensus one row holds
+            ids = [i for i in ids if i in self.people_disagree]
+        elif filter_kind != "all":
             results, labels = self.results, self.labels
             ids = [i for i in ids if matches(filter_kind, results.get(i), labels.get(i), criterion)]
         query = search.casefold() if search.strip() else ""

@@ -29,6 +29,7 @@ from rubric_studio.core.labels import (
     UNNAMED,
     Label,
     annotator_is_named,
+    annotator_names,
     consensus,
     current_annotator,
     labels_from_samples,
@@ -216,7 +217,25 @@ class StudioSession:
         self.set_problems("labels", [p for p in read.problems if p.severity == "error"])
         self._merge_labels()
         self.versions.labels_changed()
+        writer = self.label_writer
+        writer.claim_pending = not writer.claim_offered and self._unnamed_are_mine()
         return True
+
+    def _unnamed_are_mine(self) -> bool:
+        """The sidecar holds only unnamed labels (a file from before annotators) and the annotator was
+        not named explicitly: the first label change claims them as the current annotator's."""
+        return not self.annotator_chosen and annotator_names(self.by_annotator) == [UNNAMED]
+
+    def claim_changed(self, step: Any, *, undo: bool = False) -> None:
+        """The sidecar's unnamed labels were claimed as ``step.annotator``'s (or, undone, unnamed again):
+        the labels in memory follow (the consensus does not change: one person's labels either way)."""
+        old, new = (step.annotator, UNNAMED) if undo else (UNNAMED, step.annotator)
+        for sample_id in step.sample_ids:
+            labels = self.by_annotator.get(sample_id, {})
+            if old in labels and new not in labels:
+                labels[new] = labels.pop(old)
+        self._merge_labels()
+        self.versions.labels_changed(by=step.annotator)
 
     def label_written(self, sample_id: str, label: Label | None, annotator: str | None = None) -> None:
         """Our own label write (``annotator``'s label, by default the current one) landed: the labels
@@ -233,11 +252,15 @@ class StudioSession:
         else:
             self.sidecar_labels[sample_id] = agreed
         self._merge_labels()
-        self.versions.labels_changed()
+        self.versions.labels_changed(by=annotator or UNNAMED)
 
     def _merge_labels(self) -> None:
+        from rubric_studio.core.human_agreement import human_disagreements
+
         self.labels = {**labels_from_samples(self.samples), **self.sidecar_labels}
-        self.model.set_labels(self.labels)
+        criteria = sorted({c for labels in self.by_annotator.values() for label in labels.values() for c in label.criteria})
+        queue = human_disagreements(self.by_annotator, criteria)
+        self.model.set_labels(self.labels, {item["id"] for item in queue if item["adjudicated"] is None})
 
     def set_problems(self, kind: str, problems: list[Problem]) -> bool:
         """Record (or clear) the problems of ``kind``; True when the results' staleness changed."""

@@ -23,11 +23,11 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 from rubric_studio.core.agreement import AgreementReport, agreement
 from rubric_studio.engine.versions import (
-    LABELS_CHANGE,
     Version,
     VersionDiff,
     VersionHistory,
-    judge_key_of,
+    annotators_key_of,
+    grader_key_of,
     text_hash,
 )
 from rubric_studio.session.calibration import flip_summary
@@ -148,6 +148,9 @@ class VersionsContext(Protocol):
     def labels(self) -> dict[str, Label]: ...
 
     @property
+    def by_annotator(self) -> dict[str, dict[str, Label]]: ...
+
+    @property
     def grader(self) -> Grader | None: ...
 
     @property
@@ -205,18 +208,22 @@ class SessionVersions:
 
     # -- fingerprints of what a run grades against ------------------------------------------
     def _basis(self) -> dict[str, str | None]:
+        """The samples, the judge (or panel) and the annotators a run now grades against."""
         session = self.session
-        grader = session.grader
         return {
             "samples_fingerprint": session.samples_fingerprint,
-            "judge_key": judge_key_of(getattr(grader, "config", None)) if grader is not None else None,
+            "judge_key": grader_key_of(session.grader),
+            "annotators_key": annotators_key_of(getattr(session, "by_annotator", None) or {}),
         }
 
     # -- what the session tells us -----------------------------------------------------------
-    def labels_changed(self) -> None:
-        """The labels changed: a version of kind "labels change" (same results, new labels).
+    def labels_changed(self, by: str | None = None) -> None:
+        """The labels changed (``by`` that annotator's edit; None: the file changed on disk): a version
+        of kind "labels change", or "annotator change" when someone's labels joined or left (same
+        results, new labels).
 
-        Consecutive label edits (a labelling run) update that one version rather than adding one per key.
+        Consecutive label edits by one person (a labelling run) update that one version rather than
+        adding one per key.
         """
         session = self.session
         latest = self.history.latest
@@ -226,8 +233,9 @@ class SessionVersions:
         # No agreement report: a version with a labels snapshot derives its figures from it when asked.
         # A key pressed in a labelling run updates the version in memory; it is written once, when the
         # next version is recorded or the session closes (not a full line of every cell per key).
-        coalesce = latest.kind == LABELS_CHANGE
-        version = self.history.record_labels(session.labels, coalesce=coalesce, persist=not coalesce)
+        coalesce = self.history.coalesces_with(by)
+        version = self.history.record_labels(session.labels, coalesce=coalesce, persist=not coalesce, by=by,
+                                             annotators_key=self._basis()["annotators_key"])
         if version is not None:
             self._keep(version.number, results)
             self._unwritten = version if coalesce else None

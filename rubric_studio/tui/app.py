@@ -65,7 +65,7 @@ from rubric_studio.tui.messages import (
     SamplesGraded,
     SamplesLoaded,
 )
-from rubric_studio.tui.results import Inspector, ResultsMatrix, ResultsPane, cell_text
+from rubric_studio.tui.results import Inspector, ProbeFindings, ResultsMatrix, ResultsPane, cell_text
 from rubric_studio.tui.save_flow import SaveFlow
 from rubric_studio.tui.statusbar import RunHeader, RunState, StatusBar, StatusState
 from rubric_studio.tui.trust_prompt import TrustFlow
@@ -206,6 +206,8 @@ class StudioApp(App[int]):
         self._document_reload_pending = False
         self._graded_disk: tuple[str, object] = ("", None)  # the disk text graded, and its state
         self.labeler = Labeler(self)
+        #: The flipped cells of the bias probes run in this window (shown in the inspector).
+        self.probe_findings = ProbeFindings()
         self.save_flow = SaveFlow(self)
         self.calibration = CalibrationFlow(self)
         self.trust_flow = TrustFlow(self)
@@ -784,6 +786,7 @@ class StudioApp(App[int]):
             session.labels.get(sample_id) if sample_id else None,
             criteria=session.rubric.criteria if session.rubric is not None else [],
             stale=session.model.stale,
+            probes=self.probe_findings.of(session.samples_by_id.get(sample_id) if sample_id else None, criterion_id),
         )
 
     # -- actions ---------------------------------------------------------------------

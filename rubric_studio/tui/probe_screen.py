@@ -8,7 +8,8 @@ nothing) — and posts :class:`ProbesDone` or :class:`ProbesFailed`. The screen 
 kind (cells compared, flips, flip rate with its Wilson 95% interval, direction, or why the kind
 was skipped), then the flipped samples; the highlighted one's perturbed text — the padded or
 rephrased output, the reworded outcome, the other order — is shown in full below, so the user
-reads exactly what the judge saw.
+reads exactly what the judge saw. The flips are also handed to the window's inspector
+(:class:`~rubric_studio.tui.results.ProbeFindings`): selecting a flipped cell in Results shows them.
 """
 
 from __future__ import annotations
@@ -150,16 +151,28 @@ class ProbeScreen(ModalScreen[None]):
                 flips.add_row(
                     probe.kind, terminal_safe(flip.sample_id), f"{flip.before} → {flip.after}", key=key
                 )
+        self._remember(report)
         which = "labelled samples" if report.source == "labelled" else "samples (none is labelled)"
         errors = f"; {report.errors} cells errored (left out)" if report.errors else ""
         self._status(
             f"Probed {self.criterion_id} on {report.samples} {which}: {len(self.flips)} flipped cells; "
             f"{report.usage.judge_calls} judge calls, {report.usage.cache_hits} cache hits{errors}."
+            + (" Select a flipped cell in Results to see it in the inspector." if self.flips else "")
         )
         if self.flips:
             self._show(next(iter(self.flips)))
         else:
             self.query_one("#probe-text", Static).update(Text("No verdict flipped.", style="dim"))
+
+    def _remember(self, report: ProbeReport) -> None:
+        """Hand the flips to the window's inspector: a flipped cell selected in Results shows them."""
+        findings = getattr(self.app, "probe_findings", None)
+        if findings is None:
+            return
+        findings.take(self.criterion_id, report, {sample.id: sample for sample in self.samples})
+        refresh = getattr(self.app, "refresh_inspector", None)
+        if refresh is not None:
+            refresh()
 
     def on_probes_failed(self, message: ProbesFailed) -> None:
         self._status(f"Probing failed: {message.reason}")

@@ -21,7 +21,14 @@ import html
 from collections.abc import Mapping
 from typing import Any
 
-from rubric_studio.cli.report._formats import LEGEND, error_lines, flip_lines, report_mark, sample_score, summary_line
+from rubric_studio.cli.report._formats import (
+    LEGEND,
+    error_lines,
+    flip_lines,
+    report_mark,
+    sample_score,
+    summary_line,
+)
 from rubric_studio.core.results import CriterionResult, Status
 from rubric_studio.core.safe_text import terminal_safe
 

@@ -11,7 +11,13 @@ from rubric_studio._lazy import lazy_exports
 
 if TYPE_CHECKING:
     from rubric_studio.core.checks._checks import falloff, json_value
-    from rubric_studio.core.checks._definition import TIMEOUT_FIELD, CannotExport, CheckType, EditorField, definition_of
+    from rubric_studio.core.checks._definition import (
+        TIMEOUT_FIELD,
+        CannotExport,
+        CheckType,
+        EditorField,
+        definition_of,
+    )
     from rubric_studio.core.checks._grade import score_text
     from rubric_studio.core.checks._jsonschema import schema_problem
     from rubric_studio.core.checks._registry import (

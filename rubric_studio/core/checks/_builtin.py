@@ -9,12 +9,24 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from rubric_studio.core.checks._checks import json_evaluator, keywords_evaluator, length_evaluator, regex_evaluator
+from rubric_studio.core.checks._checks import (
+    json_evaluator,
+    keywords_evaluator,
+    length_evaluator,
+    regex_evaluator,
+)
 from rubric_studio.core.checks._code import command_check, python_check
 from rubric_studio.core.checks._definition import CannotExport, CheckType, EditorField
 from rubric_studio.core.checks._eval import Evaluator
 from rubric_studio.core.checks._json_path import JSON_PATH
-from rubric_studio.core.checks._spec import CommandCheck, JsonCheck, KeywordsCheck, LengthCheck, PythonCheck, RegexCheck
+from rubric_studio.core.checks._spec import (
+    CommandCheck,
+    JsonCheck,
+    KeywordsCheck,
+    LengthCheck,
+    PythonCheck,
+    RegexCheck,
+)
 
 __all__ = ["BUILTIN"]
 

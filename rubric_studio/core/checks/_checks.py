@@ -18,7 +18,12 @@ from typing import Any
 import regex
 
 from rubric_studio.core.checks._eval import CheckFailure, CheckTimeout, Evaluator, TextView
-from rubric_studio.core.checks._jsonschema import SchemaTimeout, bounded_validator, describe_failure, validation_errors
+from rubric_studio.core.checks._jsonschema import (
+    SchemaTimeout,
+    bounded_validator,
+    describe_failure,
+    validation_errors,
+)
 from rubric_studio.core.checks._spec import JsonCheck, KeywordsCheck, LengthCheck, RegexCheck
 from rubric_studio.core.results import Evidence
 from rubric_studio.core.values import max_int_digits

@@ -12,7 +12,13 @@ from typing import Any
 from ruamel.yaml.comments import CommentedMap, CommentedSeq
 
 from rubric_studio.core.document._keys import set_key
-from rubric_studio.core.document._layout import CriteriaLayout, find_layout, insert_lines, is_comment, render_item
+from rubric_studio.core.document._layout import (
+    CriteriaLayout,
+    find_layout,
+    insert_lines,
+    is_comment,
+    render_item,
+)
 from rubric_studio.core.document._nodes import criteria_seq
 from rubric_studio.core.document._schema import CRITERION_ORDER, NEW_OUTCOME, RUBRIC_ORDER, EditError
 from rubric_studio.core.document._style import plain, styled

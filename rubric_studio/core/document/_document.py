@@ -49,7 +49,13 @@ from rubric_studio.core.document._fields import FieldEdits
 from rubric_studio.core.document._history import EditHistory, UndoStop
 from rubric_studio.core.document._nodes import criteria_seq
 from rubric_studio.core.document._roundtrip import RoundTripYaml
-from rubric_studio.core.document._schema import CHECK_FIELDS, CRITERION_ORDER, JUDGE_ORDER, RUBRIC_ORDER, EditError
+from rubric_studio.core.document._schema import (
+    CHECK_FIELDS,
+    CRITERION_ORDER,
+    JUDGE_ORDER,
+    RUBRIC_ORDER,
+    EditError,
+)
 from rubric_studio.core.document._style import plain
 from rubric_studio.core.files import read_user_file
 from rubric_studio.core.loading import lint_rubric, parse_rubric

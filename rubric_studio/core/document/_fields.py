@@ -16,7 +16,16 @@ from ruamel.yaml.comments import CommentedMap, CommentedSeq
 from rubric_studio.core.checks import CHECK_TYPES
 from rubric_studio.core.document._keys import append_tail, delete_key, set_key, trailing_lines
 from rubric_studio.core.document._nodes import criteria_seq, criterion_map, item_indent
-from rubric_studio.core.document._schema import CHECK_DEFAULTS, CHECK_FIELDS, CHECK_ORDER, CRITERION_ORDER, JUDGE_ONLY, JUDGE_ORDER, RUBRIC_ORDER, EditError
+from rubric_studio.core.document._schema import (
+    CHECK_DEFAULTS,
+    CHECK_FIELDS,
+    CHECK_ORDER,
+    CRITERION_ORDER,
+    JUDGE_ONLY,
+    JUDGE_ORDER,
+    RUBRIC_ORDER,
+    EditError,
+)
 from rubric_studio.core.document._style import styled
 
 __all__ = ["FieldEdits"]

@@ -9,8 +9,25 @@ from typing import TYPE_CHECKING
 from rubric_studio._lazy import lazy_exports
 
 if TYPE_CHECKING:
-    from rubric_studio.core.labels._annotators import ADJUDICATED, UNNAMED, annotator_is_named, annotator_names, check_name, current_annotator, labels_of
-    from rubric_studio.core.labels._labels import Label, LabelChange, consensus, labels_from_samples, labels_path_for, load_labels, parse_label
+    from rubric_studio.core.labels._annotators import (
+        ADJUDICATED,
+        UNNAMED,
+        annotator_is_named,
+        annotator_names,
+        check_name,
+        current_annotator,
+        labels_of,
+    )
+    from rubric_studio.core.labels._claim import claim_unnamed, unclaim
+    from rubric_studio.core.labels._labels import (
+        Label,
+        LabelChange,
+        consensus,
+        labels_from_samples,
+        labels_path_for,
+        load_labels,
+        parse_label,
+    )
     from rubric_studio.core.labels._store import apply_change, insert_key, round_trip_yaml, set_verdict
 
 #: Public name -> the private module that defines it.
@@ -20,6 +37,7 @@ _EXPORTS = {
     "annotator_names": "_annotators",
     "apply_change": "_store",
     "check_name": "_annotators",
+    "claim_unnamed": "_claim",
     "consensus": "_labels",
     "current_annotator": "_annotators",
     "insert_key": "_store",
@@ -32,6 +50,7 @@ _EXPORTS = {
     "parse_label": "_labels",
     "round_trip_yaml": "_store",
     "set_verdict": "_store",
+    "unclaim": "_claim",
     "UNNAMED": "_annotators",
 }
 __all__ = [
@@ -40,6 +59,7 @@ __all__ = [
     "annotator_names",
     "apply_change",
     "check_name",
+    "claim_unnamed",
     "consensus",
     "current_annotator",
     "insert_key",
@@ -52,6 +72,7 @@ __all__ = [
     "parse_label",
     "round_trip_yaml",
     "set_verdict",
+    "unclaim",
     "UNNAMED",
 ]
 __getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)

@@ -38,7 +38,16 @@ from rubric_studio.core.atomic import (
 )
 from rubric_studio.core.files import read_user_file_state
 from rubric_studio.core.labels._annotators import ENTRY_KEYS, UNNAMED
-from rubric_studio.core.labels._labels import CELL_LABELS, LABEL_KEYS, VERDICTS, Label, LabelChange, has_label, own_label, parse_label
+from rubric_studio.core.labels._labels import (
+    CELL_LABELS,
+    LABEL_KEYS,
+    VERDICTS,
+    Label,
+    LabelChange,
+    has_label,
+    own_label,
+    parse_label,
+)
 from rubric_studio.core.problems import RubricError
 from rubric_studio.core.yamlpos import load_with_positions
 

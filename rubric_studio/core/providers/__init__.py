@@ -12,7 +12,25 @@ from rubric_studio._lazy import lazy_exports
 
 if TYPE_CHECKING:
     from rubric_studio.core.providers._builtin import BUILTIN
-    from rubric_studio.core.providers._registry import BASE_URL_VARS, GROUP, KEY_FAMILY, KEY_VARS, KEYLESS, builtin_names, code, family, find, forget_plugins, get, key_order, load, markdown_table, names, normalize_name, registered
+    from rubric_studio.core.providers._registry import (
+        BASE_URL_VARS,
+        GROUP,
+        KEY_FAMILY,
+        KEY_VARS,
+        KEYLESS,
+        builtin_names,
+        code,
+        family,
+        find,
+        forget_plugins,
+        get,
+        key_order,
+        load,
+        markdown_table,
+        names,
+        normalize_name,
+        registered,
+    )
     from rubric_studio.core.providers._spec import STRUCTURED_OUTPUTS, Alias, Provider
 
 #: Public name -> the private module that defines it.

@@ -23,10 +23,43 @@ from rubric_studio._lazy import lazy_exports
 
 if TYPE_CHECKING:
     from rubric_studio.core.trust._effective import code_trusted, effective_trust, untrusted_settings
-    from rubric_studio.core.trust._folders import CREDENTIAL_NAMES, outside_reason, prompt_path_reason, resolve_prompt_path, user_config_homes
-    from rubric_studio.core.trust._policy import BASE_URL_VARS, HOW_TO_TRUST, KEY_FAMILY, KEY_VARS, KEYLESS, NO_TRUST, TRUST_ALL, Gate, Trust, UserJudge, code_gates, command_text, judge_gates, normalize_url, provider_family, provider_switch, rubric_gates, untrusted, untrusted_reason, warning_line
+    from rubric_studio.core.trust._folders import (
+        CREDENTIAL_NAMES,
+        outside_reason,
+        prompt_path_reason,
+        resolve_prompt_path,
+        user_config_homes,
+    )
+    from rubric_studio.core.trust._policy import (
+        BASE_URL_VARS,
+        HOW_TO_TRUST,
+        KEY_FAMILY,
+        KEY_VARS,
+        KEYLESS,
+        NO_TRUST,
+        TRUST_ALL,
+        Gate,
+        Trust,
+        UserJudge,
+        code_gates,
+        command_text,
+        judge_gates,
+        normalize_url,
+        provider_family,
+        provider_switch,
+        rubric_gates,
+        untrusted,
+        untrusted_reason,
+        warning_line,
+    )
     from rubric_studio.core.trust._store import load_trust, remember, rubric_key, store_path
-    from rubric_studio.core.trust._user import UserConfig, load_user_config, user_choices, user_config_path, user_judge
+    from rubric_studio.core.trust._user import (
+        UserConfig,
+        load_user_config,
+        user_choices,
+        user_config_path,
+        user_judge,
+    )
 
 #: Public name -> the private module that defines it.
 _EXPORTS = {

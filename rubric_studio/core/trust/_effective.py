@@ -11,7 +11,15 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
-from rubric_studio.core.trust._policy import NO_TRUST, TRUST_ALL, Gate, Trust, code_gates, rubric_gates, untrusted
+from rubric_studio.core.trust._policy import (
+    NO_TRUST,
+    TRUST_ALL,
+    Gate,
+    Trust,
+    code_gates,
+    rubric_gates,
+    untrusted,
+)
 from rubric_studio.core.trust._store import load_trust
 from rubric_studio.core.trust._user import user_choices
 

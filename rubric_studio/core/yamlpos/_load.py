@@ -32,7 +32,13 @@ from rubric_studio.core.files import unprintable_problem
 from rubric_studio.core.problems import Problem, RubricError
 from rubric_studio.core.values import LongNumber, ValueProblem, check_plain_value, max_int_digits
 from rubric_studio.core.yamlpos import _scalars as yaml_core
-from rubric_studio.core.yamlpos._compose import DEFAULT_LIMITS, YamlLimits, compose, problem_at, yaml_syntax_problem
+from rubric_studio.core.yamlpos._compose import (
+    DEFAULT_LIMITS,
+    YamlLimits,
+    compose,
+    problem_at,
+    yaml_syntax_problem,
+)
 
 __all__ = [
     "DEFAULT_LIMITS",

@@ -25,7 +25,16 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
-from rubric_studio.engine.batch._jobs import Job, JobStore, RequestRef, SubmittedBatch, endpoint_refusal, endpoint_seal, judge_fields, new_job_id
+from rubric_studio.engine.batch._jobs import (
+    Job,
+    JobStore,
+    RequestRef,
+    SubmittedBatch,
+    endpoint_refusal,
+    endpoint_seal,
+    judge_fields,
+    new_job_id,
+)
 from rubric_studio.engine.batch._replies import Collected, PrefetchedJudge, missing_result, not_in_a_job
 from rubric_studio.judges.base import JudgeConfig, JudgeError, JudgeReply, JudgeRequest
 

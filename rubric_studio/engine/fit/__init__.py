@@ -7,7 +7,14 @@ from typing import TYPE_CHECKING
 from rubric_studio._lazy import lazy_exports
 
 if TYPE_CHECKING:
-    from rubric_studio.engine.fit._fit import MIN_FOR_HOLDOUT, FitResult, cases_from, fit, fit_threshold, split
+    from rubric_studio.engine.fit._fit import (
+        MIN_FOR_HOLDOUT,
+        FitResult,
+        cases_from,
+        fit,
+        fit_threshold,
+        split,
+    )
     from rubric_studio.engine.fit._write import apply_fit
 
 #: Public name -> the private module that defines it.

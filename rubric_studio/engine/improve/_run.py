@@ -13,8 +13,27 @@ from typing import Any
 from rubric_studio.core.labels import Label
 from rubric_studio.core.rubric import Rubric
 from rubric_studio.core.samples import Sample
-from rubric_studio.engine.improve._candidates import REWORD_SCHEMA, REWORD_SYSTEM, check_candidate, example_candidate, read_rewordings, reword_candidates, reword_prompt
-from rubric_studio.engine.improve._improve import HOLDOUT, Candidate, ImproveReport, cell_delta, cell_labels, cell_verdicts, rubric_verdicts, stratified_split, verdict_labels, worst_criterion
+from rubric_studio.engine.improve._candidates import (
+    REWORD_SCHEMA,
+    REWORD_SYSTEM,
+    check_candidate,
+    example_candidate,
+    read_rewordings,
+    reword_candidates,
+    reword_prompt,
+)
+from rubric_studio.engine.improve._improve import (
+    HOLDOUT,
+    Candidate,
+    ImproveReport,
+    cell_delta,
+    cell_labels,
+    cell_verdicts,
+    rubric_verdicts,
+    stratified_split,
+    verdict_labels,
+    worst_criterion,
+)
 
 KINDS = ("reword", "examples", "check", "required", "scoring", "panel")
 MAX_CONTRAST = 2

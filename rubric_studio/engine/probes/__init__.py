@@ -9,11 +9,19 @@ from typing import TYPE_CHECKING
 from rubric_studio._lazy import lazy_exports
 
 if TYPE_CHECKING:
-    from rubric_studio.engine.probes._perturb import KINDS, paraphrase, perturb_text, reorder
-    from rubric_studio.engine.probes._probes import Flip, KindProbe, ProbeReport, parse_kinds, probed_criteria, run_probes
+    from rubric_studio.engine.probes._perturb import DESCRIPTIONS, KINDS, paraphrase, perturb_text, reorder
+    from rubric_studio.engine.probes._probes import (
+        Flip,
+        KindProbe,
+        ProbeReport,
+        parse_kinds,
+        probed_criteria,
+        run_probes,
+    )
 
 #: Public name -> the private module that defines it.
 _EXPORTS = {
+    "DESCRIPTIONS": "_perturb",
     "Flip": "_probes",
     "KindProbe": "_probes",
     "KINDS": "_perturb",
@@ -26,6 +34,7 @@ _EXPORTS = {
     "run_probes": "_probes",
 }
 __all__ = [
+    "DESCRIPTIONS",
     "Flip",
     "KindProbe",
     "KINDS",

@@ -26,7 +26,14 @@ from typing import Any
 from rubric_studio.core.results import CriterionResult, Status
 from rubric_studio.core.rubric import Rubric
 from rubric_studio.core.samples import Sample
-from rubric_studio.engine.probes._perturb import DESCRIPTIONS, KINDS, TEXT_KINDS, paraphrased_rubric, perturb_sample, reordered_rubric
+from rubric_studio.engine.probes._perturb import (
+    DESCRIPTIONS,
+    KINDS,
+    TEXT_KINDS,
+    paraphrased_rubric,
+    perturb_sample,
+    reordered_rubric,
+)
 from rubric_studio.engine.report import Report
 from rubric_studio.engine.usage import Usage
 

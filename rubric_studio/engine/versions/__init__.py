@@ -9,15 +9,27 @@ from typing import TYPE_CHECKING
 from rubric_studio._lazy import lazy_exports
 
 if TYPE_CHECKING:
+    from rubric_studio.engine.versions._causes import annotators_key_of, grader_key_of, judge_key_of
     from rubric_studio.engine.versions._diff import VersionDiff
     from rubric_studio.engine.versions._history import RunHistory, history_folder, history_path, open_history
-    from rubric_studio.engine.versions._versions import LABELS_CHANGE, Version, VersionHistory, judge_key_of, labels_fingerprint_of, samples_fingerprint_of, text_hash
+    from rubric_studio.engine.versions._versions import (
+        LABEL_KINDS,
+        LABELS_CHANGE,
+        Version,
+        VersionHistory,
+        labels_fingerprint_of,
+        samples_fingerprint_of,
+        text_hash,
+    )
 
 #: Public name -> the private module that defines it.
 _EXPORTS = {
+    "annotators_key_of": "_causes",
+    "grader_key_of": "_causes",
     "history_folder": "_history",
     "history_path": "_history",
-    "judge_key_of": "_versions",
+    "judge_key_of": "_causes",
+    "LABEL_KINDS": "_versions",
     "LABELS_CHANGE": "_versions",
     "labels_fingerprint_of": "_versions",
     "open_history": "_history",
@@ -28,5 +40,21 @@ _EXPORTS = {
     "VersionDiff": "_diff",
     "VersionHistory": "_versions",
 }
-__all__ = ["history_folder", "history_path", "judge_key_of", "LABELS_CHANGE", "labels_fingerprint_of", "open_history", "RunHistory", "samples_fingerprint_of", "text_hash", "Version", "VersionDiff", "VersionHistory"]
+__all__ = [
+    "annotators_key_of",
+    "grader_key_of",
+    "history_folder",
+    "history_path",
+    "judge_key_of",
+    "LABEL_KINDS",
+    "LABELS_CHANGE",
+    "labels_fingerprint_of",
+    "open_history",
+    "RunHistory",
+    "samples_fingerprint_of",
+    "text_hash",
+    "Version",
+    "VersionDiff",
+    "VersionHistory",
+]
 __getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)

@@ -57,6 +57,8 @@ class VersionDiff:
     criteria: dict[str, Fixes] = field(default_factory=dict)
     deltas: dict[str, dict[str, tuple[float | None, float | None]]] = field(default_factory=dict)
     rubric_changes: list[str] = field(default_factory=list)
+    #: What changed besides the rubric text, in words: panel members, annotators, who labelled.
+    causes: list[str] = field(default_factory=list)
 
     @property
     def cells_fixed(self) -> int:
@@ -118,6 +120,7 @@ class VersionDiff:
             "criteria": {k: v.to_dict() for k, v in self.criteria.items()},
             "deltas": {k: {f: list(v) for f, v in d.items()} for k, d in self.deltas.items()},
             "rubric_changes": list(self.rubric_changes),
+            "causes": list(self.causes),
         }
 
 

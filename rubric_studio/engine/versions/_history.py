@@ -4,7 +4,8 @@ Each rubric (by its resolved path) has one JSON-lines file in ``history/`` next 
 judge cache (``$RUBRIC_STUDIO_CACHE`` or ``--cache-path``'s folder, else the user cache
 folder; see :func:`rubric_studio.engine.cache.default_cache_path`). Every recorded or
 updated :class:`~rubric_studio.engine.versions._versions.Version` is one line: number, timestamp,
-kind, the fingerprints it was graded against, the rubric text, verdicts, cells, scores,
+kind, the fingerprints it was graded against (and, since annotators, who had labelled and who
+made the label edit: absent in older files, which load as before), the rubric text, verdicts, cells, scores,
 the labels snapshot and the agreement figures. A version updated in place is appended
 again under its number; the last line of a number wins.
 
@@ -170,6 +171,7 @@ class RunHistory:
             judge_key=_text(data, "judge_key"), labels=_labels(data.get("labels")),
             text=_text(data, "text", limit=self.max_line), rubric_path=self.rubric,
             stored_figures=_figures(data.get("agreement")),
+            annotators_key=_text(data, "annotators_key"), labelled_by=_text(data, "labelled_by"),
         )  # fmt: skip
 
     # -- writing ---------------------------------------------------------------------------
@@ -199,6 +201,7 @@ class RunHistory:
             "labels_fingerprint": version.labels_fingerprint, "judge_key": version.judge_key, "text": version.text,
             "verdicts": version.verdicts, "scores": version.scores, "agreement": version.figures(),
             "cells": version.cells, "labels": version.labels,
+            "annotators_key": version.annotators_key, "labelled_by": version.labelled_by,
         }  # fmt: skip
         for dropped in ((), ("cells",), ("cells", "labels")):  # a huge sample set: keep what fits
             slim = {key: (None if key in dropped else value) for key, value in record.items()}

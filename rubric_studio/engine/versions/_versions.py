@@ -5,7 +5,9 @@ verdict, cell statuses and score, the human labels at that moment, and the agree
 with them. A version also records what it was graded against — the rubric text hash, a
 fingerprint of the samples, a fingerprint of the labels and a key of the judge — and so
 what kind of event it is (:attr:`Version.kind`): a "rubric edit", a "samples change", a
-"labels change", a "judge change", several of them joined with " + ", or the "first run".
+"labels change", a "judge change", a "panel change", an "annotator change" (these two are
+described in :mod:`rubric_studio.engine.versions._causes`), several of them joined with " + ",
+or the "first run".
 Grading the same four again updates the latest version in place.
 
 That keeps the "this edit fixed 3 disagreements, broke 1" line of
@@ -29,7 +31,21 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any, Protocol
 
-from rubric_studio.engine.versions._diff import FIGURES, Fixes, LabelsSnapshot, Pairs, VersionDiff, agreement_changes, cell_flips, figures_of, pairs_from_labels, pairs_from_report, rubric_changes, verdict_flips
+from rubric_studio.engine.versions._causes import causes, is_panel_key, judge_key_of
+from rubric_studio.engine.versions._diff import (
+    FIGURES,
+    Fixes,
+    LabelsSnapshot,
+    Pairs,
+    VersionDiff,
+    agreement_changes,
+    cell_flips,
+    figures_of,
+    pairs_from_labels,
+    pairs_from_report,
+    rubric_changes,
+    verdict_flips,
+)
 
 if TYPE_CHECKING:
     from rubric_studio.core.agreement import AgreementReport
@@ -44,9 +60,13 @@ __all__ = ["FIGURES", "Fixes", "LabelsSnapshot", "Version", "VersionDiff", "Vers
 
 FIRST_RUN = "first run"
 RUBRIC_EDIT, SAMPLES_CHANGE, LABELS_CHANGE, JUDGE_CHANGE = "rubric edit", "samples change", "labels change", "judge change"
+PANEL_CHANGE, ANNOTATOR_CHANGE = "panel change", "annotator change"
 NO_CHANGE = "no change"
 _BASIS = (("text_hash", RUBRIC_EDIT), ("samples_fingerprint", SAMPLES_CHANGE),
-          ("labels_fingerprint", LABELS_CHANGE), ("judge_key", JUDGE_CHANGE))  # fmt: skip
+          ("labels_fingerprint", LABELS_CHANGE), ("judge_key", JUDGE_CHANGE),
+          ("annotators_key", ANNOTATOR_CHANGE))  # fmt: skip
+#: Kinds a labelling run coalesces into (one version per run, not one per key).
+LABEL_KINDS = (LABELS_CHANGE, ANNOTATOR_CHANGE)
 
 
 # -- fingerprints ----------------------------------------------------------------------------
@@ -84,15 +104,6 @@ def labels_fingerprint_of(labels: Mapping[str, Label] | LabelsSnapshot) -> str:
     return _digest(snapshot)
 
 
-def judge_key_of(config: Any, repeat: int = 1) -> str:
-    """A short key of the judge (``provider:model`` and a hash of what changes its replies);
-    ``"none"`` without a judge. ``repeat`` > 1 (K judgements per cell) is part of it."""
-    if config is None or not hasattr(config, "identity"):
-        return "none"
-    key = f"{config.label}#{_digest(config.identity())[:8]}"
-    return key if repeat <= 1 else f"{key}×{repeat}"
-
-
 # -- versions ----------------------------------------------------------------------------------
 @dataclass
 class Version:
@@ -117,6 +128,10 @@ class Version:
     text: str | None = None
     rubric_path: str | None = None
     stored_figures: dict[str, Any] | None = None  # agreement figures read back from a history file
+    #: Who gave any label, sorted and comma-separated (None: not recorded, a version from before annotators).
+    annotators_key: str | None = None
+    #: Who made the label edits of a labels / annotator change version (None: unknown, e.g. the file changed).
+    labelled_by: str | None = None
     _rubric: Rubric | None = field(default=None, repr=False, compare=False)
     _unparsable: bool = field(default=False, repr=False, compare=False)
 
@@ -135,12 +150,19 @@ class Version:
     def label(self) -> str:
         moment = datetime.datetime.fromtimestamp(self.timestamp)
         when = moment.strftime("%H:%M:%S") if moment.date() == datetime.date.today() else moment.strftime("%Y-%m-%d %H:%M")
-        return f"v{self.number} {when} · {self.kind}"
+        by = f" by {self.labelled_by}" if self.labelled_by and any(k in self.kind for k in LABEL_KINDS) else ""
+        return f"v{self.number} {when} · {self.kind}{by}"
 
     @property
     def basis(self) -> tuple[str | None, ...]:
-        """What the version was graded against: rubric text, samples, labels, judge."""
+        """What the version was graded against: rubric text, samples, labels, judge, annotators."""
         return tuple(getattr(self, name) for name, _ in _BASIS)
+
+    def same_basis(self, other: Version) -> bool:
+        """The same basis; an annotators key not recorded (or nobody's) on either side matches any,
+        as :func:`change_kind` sees no annotator change there."""
+        return all(a == b or (name == "annotators_key" and not (a and b))
+                   for (name, _), a, b in zip(_BASIS, self.basis, other.basis, strict=True))  # fmt: skip
 
     def counts(self) -> dict[str, int]:
         """How many samples pass, fail, and have no final verdict."""
@@ -166,7 +188,14 @@ def change_kind(before: Version | None, after: Version) -> str:
     """What changed from ``before`` to ``after``: "first run", "rubric edit + samples change" ..."""
     if before is None:
         return FIRST_RUN
-    names = [kind for name, kind in _BASIS if getattr(before, name) != getattr(after, name)]
+    names = []
+    for name, kind in _BASIS:
+        a, b = getattr(before, name), getattr(after, name)
+        if a == b or (name == "annotators_key" and not (a and b)):
+            continue  # equal; who labelled not recorded (a history from before annotators); the first labeller
+        names.append(PANEL_CHANGE if name == "judge_key" and (is_panel_key(a) or is_panel_key(b)) else kind)
+    if ANNOTATOR_CHANGE in names and LABELS_CHANGE in names:
+        names.remove(LABELS_CHANGE)  # the labels changed because someone's labels joined or left
     return " + ".join(names) or NO_CHANGE
 
 
@@ -226,6 +255,7 @@ class VersionHistory:
         labels_fingerprint: str | None = None,
         judge_key: str | None = None,
         labels: Mapping[str, Label] | None = None,
+        annotators_key: str | None = None,
     ) -> Version:
         """Record graded results. ``labels`` (the labels graded against) are kept as a snapshot
         and fingerprinted unless ``labels_fingerprint`` is given. The same rubric text, samples,
@@ -239,6 +269,7 @@ class VersionHistory:
             labels_fingerprint=labels_fingerprint, judge_key=judge_key,
             labels=labels_snapshot(labels) if labels is not None else None,
             text=text if text is not None else rubric._source_text, rubric_path=rubric.path, _rubric=rubric,
+            annotators_key=annotators_key,
         )  # fmt: skip
         return self._add(candidate)
 
@@ -251,19 +282,27 @@ class VersionHistory:
         timestamp: float | None = None,
         coalesce: bool = False,
         persist: bool = True,
+        annotators_key: str | None = None,
+        by: str | None = None,
     ) -> Version | None:
         """The labels changed, the results did not: a "labels change" version with the latest
         version's results and the new labels (None before anything was graded).
 
         ``coalesce``: when the latest version is itself a labels change, it takes the new labels
         in place (a labelling run is one version, not one per key pressed); with ``persist`` False
-        that update is not written to the store until :meth:`persist` is called."""
+        that update is not written to the store until :meth:`persist` is called.
+
+        ``annotators_key``: who has labels now (see :func:`~rubric_studio.engine.versions._causes.annotators_key_of`;
+        a change of it makes the version an "annotator change"); ``by``: who made this edit (None:
+        unknown). A labelling run coalesces only while the same person labels."""
         latest = self.latest
         if latest is None:
             return None
         fingerprint = labels_fingerprint or labels_fingerprint_of(labels)
-        if coalesce and latest.kind == LABELS_CHANGE and len(self.versions) > 1:
+        annotators_key = latest.annotators_key if annotators_key is None else annotators_key
+        if coalesce and self.coalesces_with(by):
             latest.labels_fingerprint, latest.labels = fingerprint, labels_snapshot(labels)
+            latest.annotators_key = annotators_key
             latest.agreement, latest.stored_figures = agreement, None
             latest.kind = change_kind(self.versions[-2], latest)
             if persist:
@@ -271,16 +310,25 @@ class VersionHistory:
             return latest
         candidate = replace(latest, number=self._next, timestamp=time.time() if timestamp is None else timestamp,
                             labels_fingerprint=fingerprint, labels=labels_snapshot(labels),
-                            agreement=agreement, stored_figures=None)  # fmt: skip
+                            agreement=agreement, stored_figures=None, annotators_key=annotators_key,
+                            labelled_by=by)  # fmt: skip
         return self._add(candidate)
+
+    def coalesces_with(self, by: str | None) -> bool:
+        """Whether a label edit by ``by`` would update the latest version in place: it is itself a
+        labels (or annotator) change, not the first version, and made by the same person."""
+        latest = self.latest
+        return (latest is not None and latest.kind in LABEL_KINDS and len(self.versions) > 1
+                and latest.labelled_by == by)  # fmt: skip
 
     def _add(self, candidate: Version) -> Version:
         latest = self.latest
-        if latest is not None and latest.basis == candidate.basis:
+        if latest is not None and latest.same_basis(candidate):
             latest.verdicts, latest.cells, latest.scores = candidate.verdicts, candidate.cells, candidate.scores
             latest.agreement, latest.stored_figures = candidate.agreement, None
             latest.labels = candidate.labels if candidate.labels is not None else latest.labels
             latest.text = candidate.text if candidate.text is not None else latest.text
+            latest.annotators_key = latest.annotators_key if candidate.annotators_key is None else candidate.annotators_key
             latest._rubric = candidate._rubric or latest._rubric
             self._persist(latest)
             return latest
@@ -326,6 +374,7 @@ class VersionHistory:
         va = self.get(a) if isinstance(a, int) else a
         vb = self.get(b) if isinstance(b, int) else b
         out = VersionDiff(va.number, vb.number, change_kind(va, vb))
+        out.causes = causes(va, vb)
         verdict_flips(out, va.verdicts, vb.verdicts)
         cell_flips(out, va.cells, vb.cells)
         pa, pb = _compared_pairs(va, vb, labels)

@@ -23,9 +23,9 @@ from rubric_studio.interop._common import (
     threshold_from_negations,
 )
 from rubric_studio.interop.agentv._asserts import Evaluator, read_asserts
-from rubric_studio.interop.agentv._judge import OLLAMA_URL
 from rubric_studio.interop.agentv._files import judge, load_tests
 from rubric_studio.interop.agentv._items import ANALYTIC_PASS_MARK, number
+from rubric_studio.interop.agentv._judge import OLLAMA_URL
 from rubric_studio.interop.agentv._v4 import CASE_CRITERIA
 
 DEFAULT_THRESHOLD = 0.8

@@ -159,6 +159,8 @@ def diff_text(diff: VersionDiff) -> Text:
     text = Text(terminal_safe(diff.summary_line()) + "\n", style="bold")
     for change in diff.rubric_changes:
         text.append(f"  edit: {terminal_safe(change)}\n", style="cyan")
+    for cause in diff.causes:
+        text.append(f"  {terminal_safe(cause)}\n", style="magenta")
     for line in diff.criterion_lines():
         text.append(f"  {terminal_safe(line)}\n")
     for title, ids, style in (("fail→pass", diff.to_pass, "green"), ("pass→fail", diff.to_fail, "red"),

@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING, Any
 from textual.app import SystemCommand
 
 from rubric_studio.core.labels import LabelChange
-from rubric_studio.session.labels import describe_change, disagreeing, next_disagreement
+from rubric_studio.session.labels import ClaimStep, describe_change, disagreeing, next_disagreement
 from rubric_studio.tui.calibration._dialogs import LabelNoteScreen, LabelScoreScreen
 from rubric_studio.tui.messages import LabelWriteFailed, LabelWritten
 from rubric_studio.tui.results import ResultsMatrix
@@ -63,12 +63,29 @@ class Labeler:
         self.app.run_worker(self._run(sample_id, change), group="labels", exit_on_error=False)
 
     async def _run(self, sample_id: str, change: LabelChange) -> None:
+        writer = self.app.session.label_writer
         try:
-            step = await self.app.session.label_writer.apply(sample_id, change)
+            step = await writer.apply(sample_id, change)
         except Exception as exc:  # bad YAML in the sidecar, permissions, a full disk ...
+            self._claimed(writer.claimed)
             self.app.post_message(LabelWriteFailed(sample_id, str(exc) or type(exc).__name__))
             return
+        self._claimed(writer.claimed)
         self.app.post_message(LabelWritten(sample_id, step.after, step.annotator))
+
+    def _claimed(self, claim: ClaimStep | None, *, undo: bool = False) -> None:
+        """The sidecar's unnamed labels were claimed (or unclaimed): the session follows; say so."""
+        if claim is None:
+            return
+        self.app.session.claim_changed(claim, undo=undo)
+        if undo:
+            message = (f"The {len(claim.sample_ids)} labels claimed as {claim.annotator}'s are unnamed again; "
+                       "ctrl+y claims them again.")  # fmt: skip
+        else:
+            message = (f"The labels file had labels with no annotator: its {claim.describe()}, so relabelling "
+                       "changes them instead of adding a second label. ctrl+z (after undoing this label) "
+                       "makes them unnamed again; --annotator NAME keeps them apart.")  # fmt: skip
+        self.app.notify(message, title="Labels", timeout=10)
 
     def undo(self) -> None:
         """ctrl+z in the results table: put back the value the last label change replaced."""
@@ -81,7 +98,9 @@ class Labeler:
     async def _undo(self) -> None:
         writer = self.app.session.label_writer
         undone = await self._step(writer.history.done, writer.undo, "undo")
-        if undone is not None:
+        if undone is not None and isinstance(undone[0], ClaimStep):
+            self._claimed(undone[0], undo=True)
+        elif undone is not None:
             step, written = undone
             self._show(written, step.change.criterion,
                        f"Undid label {describe_change(step.change)} on {step.sample_id} "
@@ -90,7 +109,9 @@ class Labeler:
     async def _redo(self) -> None:
         writer = self.app.session.label_writer
         written = await self._step(writer.history.undone, writer.redo, "redo")
-        if written is not None:
+        if isinstance(written, ClaimStep):
+            self._claimed(written)
+        elif written is not None:
             self._show(written, written.change.criterion,
                        f"Redid label {describe_change(written.change)} on {written.sample_id}.")
 

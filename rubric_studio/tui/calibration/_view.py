@@ -17,7 +17,15 @@ implements the actions, e.g. ``p`` → ``labels_store.set_verdict(labels_path, s
 from __future__ import annotations
 
 from rubric_studio.tui.calibration._agreement import AgreementPanel, step_through
-from rubric_studio.tui.calibration._dialogs import FitScreen, LabelNoteScreen, LabelScoreScreen, ScoreChoice, VersionsScreen, diff_text, fit_table
+from rubric_studio.tui.calibration._dialogs import (
+    FitScreen,
+    LabelNoteScreen,
+    LabelScoreScreen,
+    ScoreChoice,
+    VersionsScreen,
+    diff_text,
+    fit_table,
+)
 from rubric_studio.tui.calibration._keys import CALIBRATION_KEYS, table_bindings
 from rubric_studio.tui.calibration._layout import COLUMNS, agreement_cells
 

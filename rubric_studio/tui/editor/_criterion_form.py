@@ -21,8 +21,27 @@ from rubric_studio.core.checks import check_type as registered_check_type
 from rubric_studio.core.document import CHECK_FIELDS, EditError, RubricDocument
 from rubric_studio.core.rubric import DEFAULT_ANALYTIC_MIN_SCORE
 from rubric_studio.tui.editor._fields import FieldSpec, number_text
-from rubric_studio.tui.editor._specs import CHECK_SPECS, CRITERION_SPECS, KEYWORDS_MODE, KIND_ICONS, KIND_NAMES, NEW_BAND_TEXT, check_field_rows, check_type_of, criterion_kind, next_band, range_keys
-from rubric_studio.tui.editor._widgets import FieldArea, FieldCheck, FieldControl, FieldInput, FieldSelect, field_row
+from rubric_studio.tui.editor._specs import (
+    CHECK_SPECS,
+    CRITERION_SPECS,
+    KEYWORDS_MODE,
+    KIND_ICONS,
+    KIND_NAMES,
+    NEW_BAND_TEXT,
+    check_field_rows,
+    check_type_of,
+    criterion_kind,
+    next_band,
+    range_keys,
+)
+from rubric_studio.tui.editor._widgets import (
+    FieldArea,
+    FieldCheck,
+    FieldControl,
+    FieldInput,
+    FieldSelect,
+    field_row,
+)
 
 __all__ = ["CriterionForm", "ScoreRangesEditor"]
 

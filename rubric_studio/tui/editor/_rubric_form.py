@@ -15,7 +15,14 @@ from textual.widgets import Select, Static
 
 from rubric_studio.core.document import EditError, RubricDocument
 from rubric_studio.tui.editor._specs import JUDGE_SPECS, RUBRIC_SPECS
-from rubric_studio.tui.editor._widgets import FieldArea, FieldControl, FieldInput, FieldSelect, field_row, show_fields
+from rubric_studio.tui.editor._widgets import (
+    FieldArea,
+    FieldControl,
+    FieldInput,
+    FieldSelect,
+    field_row,
+    show_fields,
+)
 
 __all__ = ["RubricForm"]
 

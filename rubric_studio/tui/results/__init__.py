@@ -9,14 +9,31 @@ from typing import TYPE_CHECKING
 from rubric_studio._lazy import lazy_exports
 
 if TYPE_CHECKING:
-    from rubric_studio.tui.results._inspector import Inspector, evidence_lines, input_highlighted, source_words
+    from rubric_studio.tui.results._inspector import (
+        Inspector,
+        evidence_lines,
+        input_highlighted,
+        source_words,
+    )
     from rubric_studio.tui.results._layout import Column, plan_layout, share
     from rubric_studio.tui.results._matrix import HEADER_LINES, ResultsMatrix
     from rubric_studio.tui.results._pane import ResultsPane
-    from rubric_studio.tui.results._text import CRIT_MIN, ID_COMPACT, ID_MAX, cell_mark, cell_text, column_title, fit, squeeze, verdict_mark
+    from rubric_studio.tui.results._probe_view import ADDED_STYLE, ProbeFindings, probe_text
+    from rubric_studio.tui.results._text import (
+        CRIT_MIN,
+        ID_COMPACT,
+        ID_MAX,
+        cell_mark,
+        cell_text,
+        column_title,
+        fit,
+        squeeze,
+        verdict_mark,
+    )
 
 #: Public name -> the private module that defines it.
 _EXPORTS = {
+    "ADDED_STYLE": "_probe_view",
     "cell_mark": "_text",
     "cell_text": "_text",
     "Column": "_layout",
@@ -30,6 +47,8 @@ _EXPORTS = {
     "input_highlighted": "_inspector",
     "Inspector": "_inspector",
     "plan_layout": "_layout",
+    "probe_text": "_probe_view",
+    "ProbeFindings": "_probe_view",
     "ResultsMatrix": "_matrix",
     "ResultsPane": "_pane",
     "share": "_layout",
@@ -37,25 +56,5 @@ _EXPORTS = {
     "squeeze": "_text",
     "verdict_mark": "_text",
 }
-__all__ = [
-    "cell_mark",
-    "cell_text",
-    "Column",
-    "column_title",
-    "CRIT_MIN",
-    "evidence_lines",
-    "fit",
-    "HEADER_LINES",
-    "ID_COMPACT",
-    "ID_MAX",
-    "input_highlighted",
-    "Inspector",
-    "plan_layout",
-    "ResultsMatrix",
-    "ResultsPane",
-    "share",
-    "source_words",
-    "squeeze",
-    "verdict_mark",
-]
+__all__ = ["ADDED_STYLE", "cell_mark", "cell_text", "Column", "column_title", "CRIT_MIN", "evidence_lines", "fit", "HEADER_LINES", "ID_COMPACT", "ID_MAX", "input_highlighted", "Inspector", "plan_layout", "probe_text", "ProbeFindings", "ResultsMatrix", "ResultsPane", "share", "source_words", "squeeze", "verdict_mark"]
 __getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)

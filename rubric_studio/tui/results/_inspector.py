@@ -218,8 +218,10 @@ class Inspector(VerticalScroll, can_focus=True):
         *,
         criteria: list[Criterion] | None = None,
         stale: bool = False,
+        probes: list[Any] | None = None,
     ) -> None:
-        """Show ``sample`` × ``criterion`` (or the whole sample when ``criterion`` is None)."""
+        """Show ``sample`` × ``criterion`` (or the whole sample when ``criterion`` is None); ``probes``:
+        the bias-probe findings of the cell (:mod:`rubric_studio.tui.results._probe_view`), each a section."""
         head = self.query_one("#insp-head", Static)
         body = self.query_one("#insp-body", Static)
         text = self.query_one("#insp-sample", Static)
@@ -242,7 +244,12 @@ class Inspector(VerticalScroll, can_focus=True):
             exchange.display = False
             return
         head.update(self._cell_head(sample, criterion, cell, label, stale_note))
-        body.update(self._cell_body(criterion, cell))
+        cell_body = self._cell_body(criterion, cell)
+        if probes:
+            from rubric_studio.tui.results._probe_view import probe_text
+
+            cell_body = Group(cell_body, probe_text(probes))
+        body.update(cell_body)
         text.update(self._sample_text(sample, cell.evidence if cell else []))
         exchange_renderable = _exchange(cell) if cell is not None else None
         exchange.display = exchange_renderable is not None

@@ -22,7 +22,19 @@ from dataclasses import dataclass
 from rich.cells import cell_len
 
 from rubric_studio.core.rubric import Criterion
-from rubric_studio.tui.results._text import CRIT_MAX, CRIT_MIN, GAP, HUMAN_W, ID_COMPACT, ID_MAX, ID_MIN, SCORE_W, SEPARATOR, VERDICT_W, full_title
+from rubric_studio.tui.results._text import (
+    CRIT_MAX,
+    CRIT_MIN,
+    GAP,
+    HUMAN_W,
+    ID_COMPACT,
+    ID_MAX,
+    ID_MIN,
+    SCORE_W,
+    SEPARATOR,
+    VERDICT_W,
+    full_title,
+)
 
 ID_WIDE = 32  # the id column grows to this before the titles get past CRIT_MAX
 

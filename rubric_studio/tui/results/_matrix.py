@@ -62,7 +62,30 @@ from rubric_studio.session.results_model import (
 from rubric_studio.session.results_model import filter_label as describe_filter
 from rubric_studio.tui.calibration import table_bindings
 from rubric_studio.tui.results._layout import Column, other_fixed_width, plan_layout, shown_columns
-from rubric_studio.tui.results._text import CRIT_MAX, CRIT_MIN, GAP, HUMAN_W, ID_COMPACT, ID_MAX, ID_MIN, LEGEND, LEGEND_LINES, MADE_UP, SCORE_W, SEPARATOR, VERDICT_W, cell_mark, cell_text, column_title, fit, human_text, score_cell, squeeze, verdict_mark, verdict_text
+from rubric_studio.tui.results._text import (
+    CRIT_MAX,
+    CRIT_MIN,
+    GAP,
+    HUMAN_W,
+    ID_COMPACT,
+    ID_MAX,
+    ID_MIN,
+    LEGEND,
+    LEGEND_LINES,
+    MADE_UP,
+    SCORE_W,
+    SEPARATOR,
+    VERDICT_W,
+    cell_mark,
+    cell_text,
+    column_title,
+    fit,
+    human_text,
+    score_cell,
+    squeeze,
+    verdict_mark,
+    verdict_text,
+)
 
 __all__ = [
     "CRIT_MAX", "CRIT_MIN", "HEADER_LINES", "ID_COMPACT", "ID_MAX", "ID_MIN", "Column", "ResultsMatrix", "cell_mark", "cell_text",

@@ -1,0 +1,72 @@
+"""Probes are visible in the inspector: after "Probe criterion for bias…" ran, a flipped sample's cell
+shows the probe's verdict and the padded text the judge saw, with the added text marked."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from textual.geometry import Region
+
+from rubric_studio.engine.probes import perturb_text
+from rubric_studio.tui.app import StudioApp
+from rubric_studio.tui.probe_screen import ProbeScreen
+from rubric_studio.tui.results import ADDED_STYLE, Inspector, ResultsMatrix, probe_text
+from tests.engine.test_probes import brain, write_project
+from tests.fakellm import FakeLLM
+from tests.tui.studio_helpers import graded, on_screen, until
+
+pytestmark = pytest.mark.timeout(60)
+OUTPUT = "ticket 00: we looked into your bill for you"
+
+
+def shown(widget) -> str:
+    region = Region(0, 0, widget.size.width, widget.size.height)
+    return "\n".join(strip.text.rstrip() for strip in widget.render_lines(region))
+
+
+async def _inspect(app: StudioApp, pilot, sample_id: str, criterion_id: str) -> str:
+    matrix = app.query_one(ResultsMatrix)
+    matrix.focus()
+    matrix.select_sample(sample_id)
+    matrix.select_criterion(criterion_id)
+    await pilot.press("enter")
+    inspector = app.query_one(Inspector)
+    await until(lambda: f"{sample_id} × {criterion_id}" in str(inspector.query_one("#insp-head").render()),
+                what="the inspector on the selected cell")  # fmt: skip
+    await pilot.pause()
+    return shown(inspector.query_one("#insp-body"))
+
+
+async def test_a_flipped_cell_shows_the_probe_and_the_padded_text(tmp_path: Path, monkeypatch):
+    project = write_project(tmp_path)
+    with FakeLLM(brain=brain) as server:
+        env = {"OPENAI_API_KEY": "k", "OPENAI_BASE_URL": server.base_url_openai}
+        for name, value in env.items():
+            monkeypatch.setenv(name, value)
+        app = StudioApp(project / "r.yaml", project / "s.jsonl", judge="openai:judge-length", watch=False, env=env,
+                        cache_path=project / "cache.sqlite")  # fmt: skip
+        async with app.run_test(size=(160, 60)) as pilot:
+            await until(lambda: graded(app), timeout=15)
+            assert "Probe:" not in await _inspect(app, pilot, "s00", "bill")  # nothing probed yet
+            app.query_one(ResultsMatrix).select_criterion("bill")
+            next(c for c in app.get_system_commands(app.screen) if c.title == "Probe criterion for bias…").callback()
+            await on_screen(app, ProbeScreen)
+            screen = app.screen
+            await until(lambda: screen.report is not None, timeout=30)
+            await pilot.press("escape")
+            await until(lambda: not isinstance(app.screen, ProbeScreen))
+
+            body = await _inspect(app, pilot, "s00", "bill")
+            assert "Probe: verbosity — unmet → met" in body
+            assert "irrelevant polite text added before and after the output" in body
+            padded = perturb_text("verbosity", OUTPUT, 0, "s00")
+            added = padded.replace(OUTPUT, "\x00").split("\x00")
+            assert OUTPUT in body and added[0].split()[0] in body  # the padding the judge saw, around the output
+            assert "Probe: hedging" not in body  # hedging flipped nothing
+            assert "Probe:" not in await _inspect(app, pilot, "s00", "refund")  # another criterion: not probed
+
+            findings = app.probe_findings.of(app.session.samples_by_id["s00"], "bill")
+            text = probe_text(findings)
+            marked = "".join(text.plain[s.start:s.end] for s in text.spans if str(s.style) == ADDED_STYLE)
+            assert marked == added[0] + added[1] and OUTPUT not in marked
