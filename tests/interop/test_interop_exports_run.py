@@ -166,7 +166,7 @@ def _run_agentv4(folder: Path, eval_file: Path, env_extra: dict[str, str], judge
             target["base_url"] = judge_url  # the header's judge, pointed at the local fake server
     (folder / ".agentv").mkdir(exist_ok=True)
     (folder / ".agentv" / "targets.yaml").write_text(yaml.safe_dump({"targets": targets}))
-    dotenv = [line for line in _header(text) if re.fullmatch(r"[A-Z_]+=\S+", line)]
+    dotenv = [line for line in _header(text) if re.fullmatch(r"[A-Z_][A-Z0-9_]*=\S+", line)]
     (folder / ".env").write_text("".join(line + "\n" for line in dotenv))
     subprocess.run(["git", "init", "-q", str(folder)], check=True)  # AgentV 4 runs inside a repository
     env = {"PATH": os.environ["PATH"], "HOME": str(folder), **env_extra}

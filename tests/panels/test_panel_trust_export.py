@@ -30,7 +30,7 @@ def test_a_members_base_url_needs_trust_like_a_single_judges(tmp_path):
     assert trusted.members[1][1].config.base_url == "http://elsewhere.example/v1"
 
 
-@pytest.mark.parametrize("target", ["agentv", "letta", "docent", "healthbench"])
+@pytest.mark.parametrize("target", ["letta", "docent", "healthbench"])
 def test_every_export_names_the_panel_it_does_not_carry(target):
     rubric = parse_rubric(PANEL.replace(', base_url: "http://elsewhere.example/v1"', ""))
     warnings = export_rubric(rubric, target).warnings

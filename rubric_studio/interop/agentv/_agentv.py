@@ -58,6 +58,7 @@ from rubric_studio.interop.agentv import _samples as _agentv_samples
 from rubric_studio.interop.agentv import _v4 as _agentv4
 from rubric_studio.interop.agentv._items import ANALYTIC_PASS_MARK
 from rubric_studio.interop.agentv._judge import provider_entry
+from rubric_studio.interop.agentv._panel import Panel, build_panel, panel_assertion, version_notes
 from rubric_studio.interop.agentv._read import import_
 
 __all__ = ["export", "import_"]
@@ -104,7 +105,8 @@ class _Grouping:
         self.order.append((kind, criterion))
 
 
-def _group_criteria(rubric: Rubric, warn: Warnings) -> _Grouping:
+def _group_criteria(rubric: Rubric, warn: Warnings, *, panel: bool = False) -> _Grouping:
+    """The criteria placed in groups; with a judge ``panel`` each judged criterion stands alone."""
     grouping = _Grouping()
     for criterion in rubric.criteria:
         if criterion.check is not None:
@@ -114,6 +116,11 @@ def _group_criteria(rubric: Rubric, warn: Warnings) -> _Grouping:
         if criterion.required and analytic and criterion.effective_min_score <= 0:
             # met whatever the score: the gate can never fire (and AgentV needs min_score > 0)
             criterion = criterion.model_copy(update={"required": False})
+        if panel:
+            if criterion.weight < 0 and criterion.required:
+                warn.criterion(criterion.key, "a required penalty cannot gate in AgentV; exported as a plain penalty")
+            grouping.alone("panel", criterion)
+            continue
         if criterion.weight < 0:
             if criterion.required:
                 warn.criterion(criterion.key, "a required penalty cannot gate in AgentV; exported as a plain penalty")
@@ -173,10 +180,11 @@ def _group_entry(key: str, members: list[Criterion], warn: Warnings) -> dict[str
     return entry
 
 
-def _assertions(rubric: Rubric, agentv_version: int,
-                warn: Warnings) -> tuple[list[dict[str, Any]], list[Criterion]]:
-    """(the suite-level assertions, the criteria they hold - what weights and threshold count)."""
-    grouping = _group_criteria(rubric, warn)
+def _assertions(rubric: Rubric, agentv_version: int, warn: Warnings,
+                panel: Panel | None = None) -> tuple[list[dict[str, Any]], list[Criterion]]:
+    """(the suite-level assertions, the criteria they hold - what weights and threshold count); with
+    a judge ``panel`` each judged criterion is a group of one grader per member."""
+    grouping = _group_criteria(rubric, warn, panel=panel is not None)
     asserts: list[dict[str, Any]] = []
     exported: list[Criterion] = [c for c in rubric.criteria if c.is_judged]
     for key, single in grouping.order:
@@ -186,6 +194,10 @@ def _assertions(rubric: Rubric, agentv_version: int,
             if entries:
                 exported.append(single)
             asserts += entries
+        elif key == "panel":
+            assert single is not None and panel is not None
+            item = _item(single, warn, negated=single.weight < 0)
+            asserts.append(panel_assertion(single, item, panel, agentv_version, warn))
         elif key == "required-scored":
             assert single is not None
             asserts.append({"metric": single.key, "type": "llm-rubric", "weight": num(single.weight),
@@ -218,18 +230,22 @@ def export(rubric: Rubric, *, agentv_version: int = 5, samples: list[Sample] | N
     if agentv_version not in (4, 5):
         raise ValueError(f"agentv_version must be 4 or 5, not {agentv_version!r}")
     warn = Warnings()
-    common_export_warnings(rubric, warn, "AgentV", judge_fields=("base_url", "temperature"))
-    asserts, exported = _assertions(rubric, agentv_version, warn)
+    common_export_warnings(rubric, warn, "AgentV", judge_fields=("base_url", "temperature"), panel=True)
+    panel = build_panel(rubric, JUDGE_LABEL, warn)
+    if panel is not None:
+        version_notes(panel, agentv_version, warn)
+    asserts, exported = _assertions(rubric, agentv_version, warn, panel)
     suite = slugify(rubric.name)
     data: dict[str, Any] = {"name": suite}
     if rubric.description.strip():
         data["description"] = rubric.description.strip()
-    judge_provider = _judge_provider(rubric, warn)
+    judge_provider = _judge_provider(rubric, warn) if panel is None else None
     fixtures_file = samples_file or _agentv_samples.fixtures_name(suite)
     files = {fixtures_file: _agentv_samples.fixtures(samples, suite)} if samples else {}
     providers = [_agentv_samples.replay_provider_v5(fixtures_file, suite)] if samples else []
     if judge_provider:
         providers.append(judge_provider)
+    providers += panel.providers if panel is not None else []
     if providers:
         data["providers"] = providers
     default_test: dict[str, Any] = {"threshold": _threshold(rubric, exported, warn)}
@@ -241,7 +257,8 @@ def export(rubric: Rubric, *, agentv_version: int = 5, samples: list[Sample] | N
     data["tests"] = (_agentv_samples.tests_v5(samples) if samples
                      else [{"id": "example", "vars": {"input": _agentv4.EXAMPLE_INPUT}}])
     if agentv_version == 4:
-        data, judge_lines = _agentv4.layout(data, judge_provider, warn, samples=samples, fixtures_file=fixtures_file)
+        data, judge_lines = _agentv4.layout(data, judge_provider, warn, samples=samples, fixtures_file=fixtures_file,
+                                            panel=panel)
         header = (f"AgentV 4 eval exported by rubric-studio from rubric {rubric.name!r}.\n"
                   "The suite-level `assertions` list below is the rubric; it applies to every test.\n"
                   + (judge_lines + "\n" if judge_lines else "")

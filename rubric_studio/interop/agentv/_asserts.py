@@ -141,10 +141,11 @@ def _assert_set(source: Source, entry: dict[str, Any], evaluator: Evaluator, war
     of its members' scores, so each criterion's share of the set is its share of its member times
     that member's share of the set; the set then weighs (and gates) like any other assertion."""
     path = evaluator.path
-    if not isinstance(entry.get("assert"), list) or not entry["assert"]:
+    key = "assertions" if "assert" not in entry and "assertions" in entry else "assert"  # AgentV 4's composite
+    if not isinstance(entry.get(key), list) or not entry[key]:
         warn.add(f"{source.at(path)}: assert-set without an assert list skipped (AgentV skips it too)")
         return False
-    members = read_asserts(source, entry["assert"], (*path, "assert"), warn)
+    members = read_asserts(source, entry[key], (*path, key), warn)
     if any(member.negate for member in members):
         raise source.error(path, "assert-set: a negated assertion inside an assert-set has no rubric-studio form; "
                                  "move it out of the set")
@@ -160,6 +161,14 @@ def _assert_set(source: Source, entry: dict[str, Any], evaluator: Evaluator, war
             if member.required and len(members) == 1:
                 criterion["required"] = True
             evaluator.members.append((criterion, criterion_path))
+    aggregator = entry.get("aggregator")
+    if isinstance(aggregator, dict) and aggregator.get("type") == "threshold":
+        warn.add(f"{source.at(path)}: composite aggregator threshold {aggregator.get('threshold')} imported as the "
+                 "members' weighted mean (the share of members that pass, for one-item checklist members); "
+                 "the group is not rebuilt as a judge panel")
+    elif isinstance(aggregator, dict) and aggregator.get("type") not in (None, "weighted_average"):
+        warn.add(f"{source.at(path)}: composite aggregator {aggregator.get('type')} has no rubric-studio form; "
+                 "imported as the members' weighted mean")
     if number(entry.get("threshold")) is not None:
         warn.add(f"{source.at(path)}: assert-set threshold {num(number(entry['threshold']))} only decides the set's "
                  "own verdict in AgentV (the test passes on its score); not imported")

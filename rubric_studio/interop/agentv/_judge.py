@@ -68,27 +68,31 @@ def v4_reference(value: Any) -> tuple[Any, str | None]:
     return "${{ " + variable + " }}", (f"{variable}={default}" if default is not None else None)
 
 
-def _azure_config(judge: JudgeSettings, found: JudgeProvider, warn: Warnings) -> dict[str, Any]:
+def _azure_config(judge: JudgeSettings, found: JudgeProvider, warn: Warnings, variable: str) -> dict[str, Any]:
     warn.add(f"judge {found.written}: AgentV calls Azure's Responses API (/openai/v1/responses, version v1), "
              "not chat completions: the deployment must support it")
     return {"endpoint": reference(base_url_var("azure"), judge.base_url or None),
-            "model": reference(JUDGE_MODEL_VARIABLE, found.model), "api_key": reference(key_var("azure"))}
+            "model": reference(variable, found.model), "api_key": reference(key_var("azure"))}
 
 
-def provider_entry(judge: JudgeSettings | None, label: str, warn: Warnings) -> dict[str, Any] | None:
+def provider_entry(judge: JudgeSettings | None, label: str, warn: Warnings, *,
+                   model_variable: str = JUDGE_MODEL_VARIABLE,
+                   left_out: str = "no grader provider is exported (AgentV's default grader would run)",
+                   ) -> dict[str, Any] | None:
     """The judge as an AgentV 5 ``providers`` entry, or None (no judge, or a provider AgentV cannot
-    express: warned)."""
+    express: warned, ``left_out`` saying what the export does instead). ``model_variable`` names
+    the variable an Azure deployment is read from (each panel member has its own)."""
     found = judge_provider(judge.model if judge is not None else None)
     if judge is None or found is None:
         return None
     kind = PROVIDER_KINDS.get(found.name)
     if kind is None:
         cannot_carry(warn, found, "AgentV", sorted(set(PROVIDER_KINDS.values())),
-                     left_out="no grader provider is exported (AgentV's default grader would run)",
+                     left_out=left_out,
                      set_by_hand="a grader provider")
         return None
     if kind == "azure":
-        config = _azure_config(judge, found, warn)
+        config = _azure_config(judge, found, warn, model_variable)
     else:
         config = {"model": found.model}
         base_url = judge.base_url or (OLLAMA_URL if found.name == "ollama" else None)

@@ -12,13 +12,16 @@ eval), so the export prints that file's entry and the ``.env`` line in its heade
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from rubric_studio.core.samples import Sample
 from rubric_studio.interop._common import Warnings
 from rubric_studio.interop._providers import key_var
 from rubric_studio.interop.agentv import _samples as _agentv_samples
 from rubric_studio.interop.agentv._judge import JUDGE_MODEL_VARIABLE, parse_reference, reference, v4_reference
+
+if TYPE_CHECKING:
+    from rubric_studio.interop.agentv._panel import Panel
 
 EXAMPLE_INPUT = "Replace with a real input for your target"
 #: What every test states as its criteria (AgentV 4 needs criteria, an expected output or assertions).
@@ -39,9 +42,11 @@ def _entry(entry: Any) -> Any:
 
 
 def layout(data: dict[str, Any], judge: dict[str, Any] | None, warn: Warnings, *,
-           samples: list[Sample] | None = None, fixtures_file: str = "") -> tuple[dict[str, Any], str]:
+           samples: list[Sample] | None = None, fixtures_file: str = "",
+           panel: Panel | None = None) -> tuple[dict[str, Any], str]:
     """(4.x eval data, header lines) from the 5.x ``data`` the exporter built; ``samples`` become
-    the tests, answered by a replay target (:mod:`._agentv_samples`) the header sets up."""
+    the tests, answered by a replay target (:mod:`._agentv_samples`) the header sets up. A judge
+    ``panel``'s members are header targets, one each."""
     out: dict[str, Any] = {"name": data["name"]}
     if "description" in data:
         out["description"] = data["description"]
@@ -55,7 +60,9 @@ def layout(data: dict[str, Any], judge: dict[str, Any] | None, warn: Warnings, *
     else:
         out["tests"] = [{"id": "example", "input": EXAMPLE_INPUT, "criteria": CASE_CRITERIA}]
     if samples:
-        header = samples_target_lines(data["name"], fixtures_file, judge, warn)
+        header = samples_target_lines(data["name"], fixtures_file, judge, warn, panel)
+    elif panel is not None:
+        header = panel_target_lines(panel, warn)
     else:
         header = judge_target_lines(judge, warn) if judge is not None else ""
     return out, header
@@ -71,16 +78,18 @@ def key_variable(provider: str) -> str:
     return key_var(provider)
 
 
-def _judge_target(judge: dict[str, Any], warn: Warnings) -> tuple[dict[str, Any], list[str], list[str]]:
+def _judge_target(judge: dict[str, Any], warn: Warnings | None,
+                  variable: str = JUDGE_MODEL_VARIABLE) -> tuple[dict[str, Any], list[str], list[str]]:
     """(the judge's ``.agentv/targets.yaml`` entry, its ``.env`` lines, the variables to export).
     AgentV 4 accepts the key and the model of an openai or anthropic target (and an azure target's
     endpoint and deployment) only as ``${{ VARIABLE }}`` references (a literal model fails when the
     eval runs), and it loads a ``.env`` beside the eval itself, so the shell needs nothing but the
-    key (and an endpoint the rubric does not name)."""
+    key (and an endpoint the rubric does not name). ``variable`` holds the model (each panel member
+    has its own); without ``warn`` the caller says where the judge went."""
     config = dict(judge["config"])
     parsed = parse_reference(config["model"])  # an Azure deployment is already a reference
     model = parsed[1] if parsed is not None and parsed[1] is not None else config["model"]
-    config["model"] = reference(JUDGE_MODEL_VARIABLE, model)
+    config["model"] = reference(variable, model)
     dotenv: list[str] = []
     exports: list[str] = []
     for name, value in config.items():
@@ -91,8 +100,9 @@ def _judge_target(judge: dict[str, Any], warn: Warnings) -> tuple[dict[str, Any]
         elif parsed is not None:
             exports.append(parsed[0])
     target = {"name": judge["label"], "provider": judge["id"], "model": config.pop("model"), **config}
-    warn.add(f"AgentV 4 has no providers list: the judge ({model}) is printed in the file's header as a "
-             f".agentv/targets.yaml entry to add, with its model in .env ({JUDGE_MODEL_VARIABLE}={model})")
+    if warn is not None:
+        warn.add(f"AgentV 4 has no providers list: the judge ({model}) is printed in the file's header as a "
+                 f".agentv/targets.yaml entry to add, with its model in .env ({variable}={model})")
     return target, dotenv, exports
 
 
@@ -118,14 +128,48 @@ def judge_target_lines(judge: dict[str, Any], warn: Warnings) -> str:
             f"and export {' and '.join(exports)} before running.")
 
 
-def samples_target_lines(suite: str, fixtures_file: str, judge: dict[str, Any] | None, warn: Warnings) -> str:
+def _panel_targets(panel: Panel, warn: Warnings) -> tuple[list[str], list[str], list[str]]:
+    """(the members' ``.agentv/targets.yaml`` entries as header lines, their ``.env`` lines, the
+    variables to export): one target per member, each with its own model variable."""
+    lines: list[str] = []
+    dotenv: list[str] = []
+    exports: list[str] = []
+    for entry, variable in zip(panel.providers, panel.variables, strict=True):
+        target, member_dotenv, member_exports = _judge_target(entry, None, variable)
+        lines += _entry_lines(target)
+        dotenv += member_dotenv
+        exports += [name for name in member_exports if name not in exports]
+    warn.add("AgentV 4 has no providers list: the judge panel's members are printed in the file's header as "
+             ".agentv/targets.yaml entries to add (" + ", ".join(e["label"] for e in panel.providers)
+             + "), each with its model in .env (" + ", ".join(dotenv) + ")")
+    return lines, dotenv, exports
+
+
+def panel_target_lines(panel: Panel, warn: Warnings) -> str:
+    """The header lines that set a judge panel up in AgentV 4: a target per member, each judged
+    assertion's graders naming theirs, and the ``.env`` lines naming their models."""
+    lines, dotenv, exports = _panel_targets(panel, warn)
+    return ("AgentV 4 reads the judges from .agentv/targets.yaml, not from this file; add:\n"
+            "targets:\n" + "\n".join(lines) + "\n"
+            "Each judged criterion below is a composite of one grader per panel member (its `target:`).\n"
+            + _dotenv_lines(dotenv, exports))
+
+
+def samples_target_lines(suite: str, fixtures_file: str, judge: dict[str, Any] | None, warn: Warnings,
+                         panel: Panel | None = None) -> str:
     """The header lines of an export whose tests are the samples: the replay target that answers
-    them (grading with the judge's target, when there is one), the judge's target and how to run."""
+    them (grading with the judge's target, when there is one), the judge's (or each panel member's)
+    target and how to run."""
     replay = _agentv_samples.replay_target_v4(fixtures_file, suite, judge["label"] if judge else None)
     lines = ["The tests are the graded samples; target rubric-samples answers each with its output as",
              f"written, from {fixtures_file} (keep it beside this file). AgentV 4 reads targets only",
              "from .agentv/targets.yaml; add:", "targets:", *_entry_lines(replay)]
-    if judge is not None:
+    if panel is not None:
+        member_lines, dotenv, exports = _panel_targets(panel, warn)
+        lines += member_lines
+        lines.append("Each judged criterion is a composite of one grader per panel member (its `target:`).")
+        lines.append(_dotenv_lines(dotenv, exports))
+    elif judge is not None:
         target, dotenv, exports = _judge_target(judge, warn)
         lines += _entry_lines(target)
         lines.append(_dotenv_lines(dotenv, exports))
