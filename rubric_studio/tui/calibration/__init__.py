@@ -9,23 +9,21 @@ from typing import TYPE_CHECKING
 from rubric_studio._lazy import lazy_exports
 
 if TYPE_CHECKING:
+    from rubric_studio.tui.calibration._agreement import AgreementPanel, step_through
     from rubric_studio.tui.calibration._annotators import agreement_title, toggle_adjudication
-    from rubric_studio.tui.calibration._dialogs import diff_text
-    from rubric_studio.tui.calibration._flow import CalibrationFlow
-    from rubric_studio.tui.calibration._keys import table_bindings
-    from rubric_studio.tui.calibration._labeling import Labeler
-    from rubric_studio.tui.calibration._layout import ID_READABLE, agreement_cells, plan_agreement, wrap_id
-    from rubric_studio.tui.calibration._view import (
-        CALIBRATION_BINDINGS,
-        CALIBRATION_KEYS,
-        AgreementPanel,
+    from rubric_studio.tui.calibration._dialogs import (
         FitScreen,
         LabelNoteScreen,
         LabelScoreScreen,
         VersionsScreen,
+        diff_text,
         fit_table,
-        step_through,
     )
+    from rubric_studio.tui.calibration._flow import CalibrationFlow
+    from rubric_studio.tui.calibration._keys import CALIBRATION_KEYS, table_bindings
+    from rubric_studio.tui.calibration._labeling import Labeler
+    from rubric_studio.tui.calibration._layout import ID_READABLE, agreement_cells, plan_agreement, wrap_id
+    from rubric_studio.tui.calibration._view import CALIBRATION_BINDINGS
 
 #: Public name -> the private module that defines it.
 _EXPORTS = {
@@ -49,5 +47,25 @@ _EXPORTS = {
     "VersionsScreen": "_view",
     "wrap_id": "_layout",
 }
-__all__ = ["agreement_cells", "agreement_title", "AgreementPanel", "CALIBRATION_BINDINGS", "CALIBRATION_KEYS", "CalibrationFlow", "diff_text", "fit_table", "FitScreen", "ID_READABLE", "Labeler", "LabelNoteScreen", "LabelScoreScreen", "plan_agreement", "step_through", "table_bindings", "toggle_adjudication", "VersionsScreen", "wrap_id"]
+__all__ = [
+    "agreement_cells",
+    "agreement_title",
+    "AgreementPanel",
+    "CALIBRATION_BINDINGS",
+    "CALIBRATION_KEYS",
+    "CalibrationFlow",
+    "diff_text",
+    "fit_table",
+    "FitScreen",
+    "ID_READABLE",
+    "Labeler",
+    "LabelNoteScreen",
+    "LabelScoreScreen",
+    "plan_agreement",
+    "step_through",
+    "table_bindings",
+    "toggle_adjudication",
+    "VersionsScreen",
+    "wrap_id",
+]
 __getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)
