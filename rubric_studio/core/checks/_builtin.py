@@ -30,7 +30,7 @@ from rubric_studio.core.checks._spec import (
 
 __all__ = ["BUILTIN"]
 
-_EXPORTS = "rubric_studio.interop._checks"
+_EXPORTERS = "rubric_studio.interop._checks"
 _RUNS_CODE = CannotExport("{type} check runs your own code with rubric-studio's calling convention; not exported "
                           "to {target} - add an equivalent {target} assertion by hand")
 
@@ -45,7 +45,7 @@ def _text(build: Any) -> Any:
 
 def _both(name: str) -> dict[str, str]:
     """The promptfoo and AgentV exporters of a built-in type (``interop._checks.<name>``)."""
-    return {"promptfoo": f"{_EXPORTS}:{name}", "agentv": f"{_EXPORTS}:{name}"}
+    return {"promptfoo": f"{_EXPORTERS}:{name}", "agentv": f"{_EXPORTERS}:{name}"}
 
 
 LENGTH = CheckType(
