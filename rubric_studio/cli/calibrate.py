@@ -21,10 +21,17 @@ import functools
 import json
 import sys
 from argparse import Namespace
-from typing import Any
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
 
 from rubric_studio.cli.common import echo, fail_usage, print_problems, report_console, write_output
 from rubric_studio.core.problems import Problem, RubricError
+
+if TYPE_CHECKING:
+    from rubric_studio.core.labels import Label
+    from rubric_studio.core.rubric import Rubric
+    from rubric_studio.core.samples import Sample
 
 
 def register(parser: argparse.ArgumentParser) -> None:
@@ -123,15 +130,51 @@ def _check_args(args: Namespace) -> list[str] | None:
 
 
 def run(args: Namespace) -> int:
-    from rubric_studio.cli.grade import grader_options, resolve_inputs, warn_untrusted
-    from rubric_studio.core.samples import load_samples
+    from rubric_studio.cli.grade import warn_untrusted
 
     try:
         judges = _check_args(args)
+    except ValueError as exc:
+        return fail_usage(str(exc))
+    inputs = load_labelled(args, annotator=args.annotator)
+    if isinstance(inputs, int):
+        return inputs
+    rubric, samples, labels = inputs.rubric, inputs.samples, inputs.labels
+    if judges:
+        _warn_untrusted_judges(rubric, args, judges)
+        return _compare(args, rubric, samples, labels, inputs.options, judges)
+    warn_untrusted(rubric, args)
+    report = asyncio.run(_grade(rubric, samples, inputs.options))
+    return _finish(args, rubric, report, labels)
+
+
+@dataclass
+class LabelledInputs:
+    """What a command that compares the judge with labels reads: the rubric, the grader options,
+    the samples and their labels (``calibrate``, ``improve``, ``probe``)."""
+
+    rubric: Rubric
+    options: dict[str, Any]
+    samples: list[Sample]
+    labels: dict[str, Label]
+
+
+def load_labelled(args: Namespace, *, annotator: str | None = None,
+                  check: Callable[[Rubric], None] | None = None) -> LabelledInputs | int:
+    """The rubric, samples and labels ``args`` name, or the exit code after saying what is wrong
+    (2: a file's problems with their positions, or a usage error). ``check`` validates the command's
+    own flags against the rubric (a ValueError is a usage error). Linked sample files are followed
+    only with ``--allow-code``, as in ``grade``."""
+    from rubric_studio.cli.grade import grader_options, resolve_inputs
+    from rubric_studio.core.samples import load_samples
+
+    try:
         rubric, samples_path = resolve_inputs(args)
         options = grader_options(args)
+        if check is not None:
+            check(rubric)
         sample_set = load_samples(samples_path, extractor=args.extract, follow_links=args.allow_code)
-        labels, problems = load_all_labels(args.rubric, args.labels, sample_set.samples, args.annotator)
+        labels, problems = load_all_labels(args.rubric, args.labels, sample_set.samples, annotator)
     except RubricError as exc:
         print_problems(exc.problems)
         return 2
@@ -141,12 +184,7 @@ def run(args: Namespace) -> int:
     if problems:
         print_problems(problems)
         return 2
-    if judges:
-        _warn_untrusted_judges(rubric, args, judges)
-        return _compare(args, rubric, sample_set.samples, labels, options, judges)
-    warn_untrusted(rubric, args)
-    report = asyncio.run(_grade(rubric, sample_set.samples, options))
-    return _finish(args, rubric, report, labels)
+    return LabelledInputs(rubric, options, sample_set.samples, labels)
 
 
 async def _grade(rubric, samples, options):

@@ -17,16 +17,20 @@ import asyncio
 import json
 import sys
 from argparse import Namespace
+from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 from rubric_studio.cli.common import (
     add_extract_option,
     add_judge_options,
     echo,
     fail_usage,
-    print_problems,
     write_output,
 )
 from rubric_studio.core.problems import RubricError
+
+if TYPE_CHECKING:
+    from rubric_studio.core.rubric import Rubric
 
 KINDS = ("reword", "examples", "check", "required", "scoring", "panel")
 
@@ -61,36 +65,38 @@ def register(parser: argparse.ArgumentParser) -> None:
     add_judge_options(parser)
 
 
+def _criterion_check(args: Namespace) -> Callable[[Rubric], None]:
+    """``--criterion`` must name a criterion of the rubric (a usage error otherwise)."""
+
+    def check(rubric: Rubric) -> None:
+        if args.criterion is not None:
+            try:
+                rubric.criterion(args.criterion)
+            except KeyError:
+                raise ValueError(f"--criterion {args.criterion}: no such criterion in {args.rubric}") from None
+
+    return check
+
+
 def run(args: Namespace) -> int:
-    from rubric_studio.cli.calibrate import load_all_labels
-    from rubric_studio.cli.grade import grader_options, resolve_inputs, warn_untrusted
-    from rubric_studio.core.samples import load_samples
+    from rubric_studio.cli.calibrate import load_labelled
+    from rubric_studio.cli.grade import warn_untrusted
 
     try:
         kinds = _kinds(args.kinds)
         if not 0 <= args.holdout < 1:
             raise ValueError("--holdout must be a share from 0 to below 1")
-        rubric, samples_path = resolve_inputs(args)
-        options = grader_options(args)
-        if args.criterion is not None:
-            rubric.criterion(args.criterion)
-        sample_set = load_samples(samples_path, extractor=args.extract)
-        labels, problems = load_all_labels(args.rubric, args.labels, sample_set.samples)
-    except RubricError as exc:
-        print_problems(exc.problems)
-        return 2
-    except KeyError:
-        return fail_usage(f"--criterion {args.criterion}: no such criterion in {args.rubric}")
     except ValueError as exc:
         return fail_usage(str(exc))
-    if [*sample_set.problems, *problems]:
-        print_problems([*sample_set.problems, *problems])
-        return 2
+    inputs = load_labelled(args, check=_criterion_check(args))
+    if isinstance(inputs, int):
+        return inputs
+    rubric, samples, labels, options = inputs.rubric, inputs.samples, inputs.labels, inputs.options
     if not labels:
         return fail_usage(f"no labels for {args.rubric}: label some samples (studio, or <rubric>.labels.yaml) first")
     warn_untrusted(rubric, args)
     try:
-        report = asyncio.run(_improve(rubric, sample_set.samples, labels, options, args, kinds))
+        report = asyncio.run(_improve(rubric, samples, labels, options, args, kinds))
     except _NoModel as exc:
         return fail_usage(f"cannot improve {args.rubric} without a judge: {exc}")
     text = json.dumps(report.to_dict(), indent=2, ensure_ascii=False) + "\n" if args.format == "json" \

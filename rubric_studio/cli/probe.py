@@ -17,8 +17,7 @@ import sys
 from argparse import Namespace
 from typing import Any
 
-from rubric_studio.cli.common import echo, fail_usage, print_problems, report_console, write_output
-from rubric_studio.core.problems import RubricError
+from rubric_studio.cli.common import echo, fail_usage, report_console, write_output
 
 
 def register(parser: argparse.ArgumentParser) -> None:
@@ -49,30 +48,28 @@ def register(parser: argparse.ArgumentParser) -> None:
     add_judge_options(parser)
 
 
+def _probed(rubric: Any, criterion: str | None) -> None:
+    """``--criterion`` names a judge criterion of the rubric (ValueError otherwise)."""
+    from rubric_studio.engine.probes import probed_criteria
+
+    probed_criteria(rubric, criterion)
+
+
 def run(args: Namespace) -> int:
-    from rubric_studio.cli.calibrate import load_all_labels
-    from rubric_studio.cli.grade import grader_options, resolve_inputs, warn_untrusted
-    from rubric_studio.core.samples import load_samples
-    from rubric_studio.engine.probes import parse_kinds, probed_criteria
+    from rubric_studio.cli.calibrate import load_labelled
+    from rubric_studio.cli.grade import warn_untrusted
+    from rubric_studio.engine.probes import parse_kinds
 
     try:
         kinds = parse_kinds(args.kinds)
-        rubric, samples_path = resolve_inputs(args)
-        options = grader_options(args)
-        probed_criteria(rubric, args.criterion)
-        sample_set = load_samples(samples_path, extractor=args.extract, follow_links=args.allow_code)
-        labels, problems = load_all_labels(args.rubric, args.labels, sample_set.samples)
-    except RubricError as exc:
-        print_problems(exc.problems)
-        return 2
     except ValueError as exc:
         return fail_usage(str(exc))
-    problems = [*sample_set.problems, *problems]
-    if problems:
-        print_problems(problems)
-        return 2
+    inputs = load_labelled(args, check=lambda rubric: _probed(rubric, args.criterion))
+    if isinstance(inputs, int):
+        return inputs
+    rubric, labels, options = inputs.rubric, inputs.labels, inputs.options
     warn_untrusted(rubric, args)
-    report = asyncio.run(_probe(rubric, sample_set.samples, kinds, options, labels, args))
+    report = asyncio.run(_probe(rubric, inputs.samples, kinds, options, labels, args))
     if report.note and not report.judge:
         return fail_usage(f"no judge to probe: {report.note}")
     data = report.to_dict()
