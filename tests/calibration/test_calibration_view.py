@@ -82,18 +82,11 @@ async def test_fit_screen_accept_returns_true_and_cancel_false():
     fitted.threshold = 0.5  # make sure there is something to accept
     app = Host()
     async with app.run_test() as pilot:
-        app.push_screen(FitScreen(fitted), app.results.append)
-        await on_screen(app, FitScreen)
-        await pilot.click("#fit-accept")
-        await pilot.pause()
-        app.push_screen(FitScreen(fitted), app.results.append)
-        await pilot.pause()
-        await pilot.click("#fit-cancel")
-        await pilot.pause()
-        app.push_screen(FitScreen(fitted), app.results.append)
-        await pilot.pause()
-        await pilot.press("escape")
-        await pilot.pause()
+        for answer, (how, what) in enumerate((("click", "#fit-accept"), ("click", "#fit-cancel"), ("press", "escape"))):
+            app.push_screen(FitScreen(fitted), app.results.append)
+            await on_screen(app, FitScreen)
+            await (pilot.click(what) if how == "click" else pilot.press(what))
+            await until(lambda n=answer: len(app.results) > n, what=f"the fit screen answered {what}")
     assert app.results == [True, False, False]
     console = Console(width=100, record=True, file=io.StringIO())
     console.print(fit_table(fitted))
