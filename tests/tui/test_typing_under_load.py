@@ -183,9 +183,10 @@ async def test_no_typed_key_is_lost_or_reordered_under_load(project: Path, tmp_p
                     await pilot.press("m")  # merge and save, as a user would
                     await until(lambda: not app.session.document.dirty, timeout=60, what=state)
                 saved = rubric.read_text()
-                assert f"- id: {id_text}\n" in saved
-                assert "Names the root cause" + outcome_text in " ".join(saved.split())
-                assert f"weight: {weight_text}" in saved or "weight: 2.5" in saved
+                seen = f"saved:\n{saved}\nsession document:\n{app.session.document.text}\n{state()}"
+                assert f"- id: {id_text}\n" in saved, seen
+                assert "Names the root cause" + outcome_text in " ".join(saved.split()), seen
+                assert f"weight: {weight_text}" in saved or "weight: 2.5" in saved, seen
                 assert re.search(rf"- id: thanks\n    outcome: [^\n]*\n    weight: {outside.last_weight}\n", saved)
                 assert graded(app) or app.session.running
     finally:
