@@ -159,3 +159,11 @@ def test_the_readme_notebook_snippet_runs(monkeypatch):
     report, agreement = namespace["report"], namespace["agreement"]
     assert [s.id for s in report.samples] == ["1", "2", "3", "4"] and report.usage.judge_calls > 0
     assert agreement.overall.n == 4 and isinstance(namespace["kappa"], float)
+
+
+def test_a_panel_given_to_grade_is_checked_member_by_member():
+    rubric = rs.load_rubric(CHECKS)
+    with pytest.raises(ValueError, match=r"'nope' is not provider:model"):
+        rs.grade(rubric, ["x"], judge="openai:a,nope")
+    with pytest.raises(ValueError, match=r"an empty entry"):
+        rs.grade(rubric, ["x"], judge="openai:a,,openai:b")

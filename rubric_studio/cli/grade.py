@@ -48,6 +48,10 @@ def grader_options(args: Namespace) -> dict:
         raise ValueError("--batch-api needs the cache (its replies are collected into it); drop --no-cache")
     if getattr(args, "no_wait", False) and not getattr(args, "batch_api", False):
         raise ValueError("--no-wait goes with --batch-api")
+    if args.judge and ("," in args.judge or "+" in args.judge):  # a panel: every member checked
+        from rubric_studio.core.panel import checked_judges
+
+        checked_judges(args.judge, "--judge")
     for flag in ("timeout", "deadline"):
         value = getattr(args, flag, None)
         if value is not None and not 0 < value <= 604800:

@@ -140,20 +140,13 @@ def _open_cache(cache_path: str | Path | None, warnings: list[str]) -> ReplyCach
 
 
 def check_judge_text(judge: str | None) -> None:
-    """Raise ValueError when ``judge`` (a ``judge=`` argument) is not ``provider:model`` with a known provider:
-    the grader would otherwise leave every judge cell unjudged with the reason, easy to miss in a notebook."""
-    if judge is None:
-        return
-    from rubric_studio.core.providers import names, normalize_name
+    """Raise ValueError when ``judge`` (a ``judge=`` argument) is not ``provider:model`` with a known
+    provider, or a panel of such: the grader would otherwise leave every judge cell unjudged with the
+    reason, easy to miss in a notebook."""
+    if judge is not None:
+        from rubric_studio.core.panel import checked_judges
 
-    providers = names()
-    provider, sep, model = str(judge).partition(":")
-    if not sep or not provider.strip() or not model.strip():
-        example = f"openai:{judge.strip()}" if judge.strip() and not sep else "openai:gpt-4o-mini"
-        raise ValueError(f"judge={judge!r} names no provider: write provider:model, e.g. {example} "
-                         f"(providers: {', '.join(providers)})")
-    if normalize_name(provider) not in providers:
-        raise ValueError(f"judge={judge!r}: unknown provider {provider.strip()!r}; expected one of {', '.join(providers)}")
+        checked_judges(str(judge), f"judge={judge!r}")
 
 
 async def grade_async(

@@ -25,8 +25,6 @@ from typing import Any
 
 from rubric_studio.core.agreement import Agreement, AgreementReport, agreement
 from rubric_studio.core.labels import Label
-from rubric_studio.core.providers import names as provider_names
-from rubric_studio.core.providers import normalize_name
 from rubric_studio.core.rubric import Rubric
 from rubric_studio.core.samples import Sample
 from rubric_studio.engine.report import Report
@@ -35,17 +33,16 @@ from rubric_studio.engine.report import Report
 def parse_judges(text: str) -> list[str]:
     """``provider:model`` specs from a comma-separated list, a judge panel written ``A+B+C``
     (:mod:`rubric_studio.core.panel`); ValueError naming the bad one."""
+    from rubric_studio.core.panel import check_judge_spec
+
     specs: list[str] = []
     for raw in text.split(","):
         spec = "+".join(part.strip() for part in raw.split("+"))
         for member in spec.split("+"):
-            provider, sep, model = member.partition(":")
-            if not sep or not model.strip() or normalize_name(provider) not in provider_names():
-                raise ValueError(
-                    f"--judges: {member!r} is not provider:model with a provider among {', '.join(provider_names())}"
-                    if member else "--judges: an empty entry; expected provider:model,provider:model,... "
-                                   "(a panel: provider:model+provider:model)"
-                )
+            if not member:
+                raise ValueError("--judges: an empty entry; expected provider:model,provider:model,... "
+                                 "(a panel: provider:model+provider:model)")
+            check_judge_spec(member, "--judges")
         if spec in specs:
             raise ValueError(f"--judges: {spec} is listed twice")
         specs.append(spec)

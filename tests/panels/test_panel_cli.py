@@ -168,3 +168,20 @@ def test_the_batch_api_refuses_a_panel_in_one_line(project, server, capsys):
     err = capsys.readouterr().err
     assert code == 2 and "judge panel" in err and "Traceback" not in err
     assert server.calls() == 0
+
+
+@pytest.mark.parametrize(
+    ("judges", "message"),
+    [
+        ("{long},,{right}", "an empty entry in"),  # would silently grade with two members
+        ("{long},gpt-4o", "'gpt-4o' is not provider:model"),
+        ("{long}+opnai:x", "unknown provider 'opnai'"),
+    ],
+)
+def test_a_malformed_panel_on_the_command_line_exits_2_before_any_call(project, server, capsys, judges, message):
+    text = judges.format(long=member(LONG), right=member(RIGHT))
+    code = main(["grade", str(project / "r.yaml"), str(project / "s.jsonl"), "--judge", text,
+                 "--cache-path", str(project / "c.sqlite")])
+    err = capsys.readouterr().err
+    assert code == 2 and message in err and "--judge" in err and "Traceback" not in err
+    assert server.calls() == 0
