@@ -341,17 +341,12 @@ class ResultsMatrix(ScrollView, can_focus=True):
         if self.is_mounted:
             self._rebuild()
 
-    def watch_sort_by(self) -> None:
+    def _rebuild_when_mounted(self) -> None:
+        """The rows again after the sort, its direction or the search changed."""
         if self.is_mounted:
             self._rebuild()
 
-    def watch_reverse(self) -> None:
-        if self.is_mounted:
-            self._rebuild()
-
-    def watch_search(self) -> None:
-        if self.is_mounted:
-            self._rebuild()
+    watch_sort_by = watch_reverse = watch_search = _rebuild_when_mounted
 
     # -- actions -----------------------------------------------------------------
     def action_cycle_filter(self) -> None:
