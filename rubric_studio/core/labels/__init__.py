@@ -28,7 +28,13 @@ if TYPE_CHECKING:
         load_labels,
         parse_label,
     )
-    from rubric_studio.core.labels._store import apply_change, insert_key, round_trip_yaml, set_verdict
+    from rubric_studio.core.labels._store import (
+        LabelConflict,
+        apply_change,
+        insert_key,
+        round_trip_yaml,
+        set_verdict,
+    )
 
 #: Public name -> the private module that defines it.
 _EXPORTS = {
@@ -43,6 +49,7 @@ _EXPORTS = {
     "insert_key": "_store",
     "Label": "_labels",
     "LabelChange": "_labels",
+    "LabelConflict": "_store",
     "labels_from_samples": "_labels",
     "labels_of": "_annotators",
     "labels_path_for": "_labels",
@@ -65,6 +72,7 @@ __all__ = [
     "insert_key",
     "Label",
     "LabelChange",
+    "LabelConflict",
     "labels_from_samples",
     "labels_of",
     "labels_path_for",

@@ -59,6 +59,7 @@ _SEQ_LINE = re.compile(r"^( *)- ")
 _BLANK_BEFORE_KEY = re.compile(r"\n[ \t]*\n[^\s#-]")
 _KEY_LINE = re.compile(r"^( *)[^\s#-][^:#]*:\s*(#.*)?$")
 _EntryEdit = Callable[[CommentedMap, list[str]], None]  # edits one sample's entry (comment lines to carry)
+_ATTEMPTS = 5  # tries when a writer without the lock (a hand edit) keeps changing the file
 
 
 def round_trip_yaml(text: str = "") -> YAML:
@@ -220,31 +221,43 @@ def _read(target: Path) -> tuple[str, DiskState]:
     return raw.replace("\r\n", "\n").replace("\r", "\n"), state
 
 
-def _edit(path: str | Path, sample_id: str, change: _EntryEdit,
-          annotator: str | None = None) -> tuple[Label | None, Label | None]:
-    """Read, let ``change`` edit the sample's entry, write over exactly what was read; the label before and after.
+class LabelConflict(ValueError):
+    """The field this change replaces no longer holds what the writer last saw: the same annotator
+    changed it elsewhere (another window, a hand edit). Nothing was written."""
 
-    When the file changed between the read and the write, nothing is written and the edit
-    is redone once on the new content; a second clash raises ValueError.
+
+_UNSEEN = object()
+
+
+def _edit(path: str | Path, sample_id: str, change: _EntryEdit,
+          annotator: str | None = None, check: Callable[[Label | None], None] | None = None,
+          ) -> tuple[Label | None, Label | None]:
+    """Under the sidecar's lock: read it as it is now, let ``change`` edit the sample's entry, write;
+    the label before and after. Other annotators' labels and other samples written meanwhile are
+    kept as they are (the change is applied to the file as it is now, not to an older copy).
+
+    ``check(label_before)`` may raise to refuse the change (:class:`LabelConflict`). Only a writer
+    that takes no lock (an editor saving by hand) can change the file between the read and the
+    write: the edit is then redone on the new content, a few times, before ValueError.
     """
     target = Path(path)
     found: list[Label | None] = [None, None]
 
     def edit() -> tuple[str, DiskState] | None:
         text, state = _read(target)
-        new_text, found[0], found[1] = _edited(text, target, sample_id, change, annotator)
+        new_text, found[0], found[1] = _edited(text, target, sample_id, change, annotator, check)
         return None if new_text is None else (new_text, state)
 
     try:
-        rewrite_safely(target, edit)
+        rewrite_safely(target, edit, attempts=_ATTEMPTS)
     except ChangedOnDisk:
         raise ValueError(f"{target}: kept changing on disk while the label was written; "
                          "nothing written, label again") from None
     return found[0], found[1]
 
 
-def _edited(text: str, target: Path, sample_id: str, change: _EntryEdit,
-            annotator: str | None = None) -> tuple[str | None, Label | None, Label | None]:
+def _edited(text: str, target: Path, sample_id: str, change: _EntryEdit, annotator: str | None = None,
+            check: Callable[[Label | None], None] | None = None) -> tuple[str | None, Label | None, Label | None]:
     """The sidecar text after ``change`` edits the sample's entry (None: leave the file alone), and the
     label before and after (``annotator``'s own; None: the entry's top-level label)."""
     try:
@@ -270,6 +283,8 @@ def _edited(text: str, target: Path, sample_id: str, change: _EntryEdit,
         _give_following(data, key, following)
     created = entry is None
     before = None if created else own_label(entry, annotator, sample_id)
+    if check is not None:
+        check(before)
     if entry is None:
         entry = CommentedMap()
         last = list(data)[-1] if data else None
@@ -400,22 +415,41 @@ def _set_cells(entry: CommentedMap, carry: list[str], cells: dict[str, str | Non
 
 
 def apply_change(path: str | Path, sample_id: str, change: LabelChange,
-                 annotator: str | None = None) -> tuple[Label | None, Label | None]:
+                 annotator: str | None = None, *, expect: Any = _UNSEEN) -> tuple[Label | None, Label | None]:
     """Make ``change`` to the sample's label; (the label before, the label after), None when absent.
 
     With ``annotator``, the change is made to that annotator's label only (other annotators' labels,
     and the comments around them, stay as they are); without, to the entry's top-level label.
+    With ``expect`` (the label the writer last saw, e.g. what an undo puts back over), the change is
+    refused with :class:`LabelConflict` when the field it changes holds anything else now; another
+    field, another sample or another annotator's label changed meanwhile never refuses it.
     """
+    check = None if expect is _UNSEEN else _unchanged_field(sample_id, change, expect, annotator)
     field, value = change.field, change.value
     if field == "label":  # the whole label
         _check_verdict(value.verdict if value is not None else None)
-        return _edit(path, sample_id, _whole_label(value), annotator)
+        return _edit(path, sample_id, _whole_label(value), annotator, check)
     if field == "cell":
         return _edit(path, sample_id, lambda entry, carry: _set_cells(entry, carry, {change.criterion: value}),
-                     annotator)
+                     annotator, check)
     _check_verdict(value if field == "verdict" else None)
     value = _score_value(value) if field == "score" else _note_value(value) if field == "note" else value
-    return _edit(path, sample_id, lambda entry, carry: _set_field(entry, carry, field, value), annotator)
+    return _edit(path, sample_id, lambda entry, carry: _set_field(entry, carry, field, value), annotator, check)
+
+
+def _unchanged_field(sample_id: str, change: LabelChange, expect: Label | None,
+                     annotator: str | None) -> Callable[[Label | None], None]:
+    """The check that the field ``change`` writes still holds what it held in ``expect``."""
+    seen = change.value_in(expect)
+
+    def check(now: Label | None) -> None:
+        if change.value_in(now) != seen:
+            what = f"{change.criterion} cell" if change.field == "cell" else change.field
+            whose = f"{annotator}'s " if annotator else ""
+            raise LabelConflict(f"{sample_id}: {whose}{what} changed on disk since you last saw it "
+                                f"(now {change.value_in(now)!r}); nothing written")
+
+    return check
 
 
 def set_verdict(path: str | Path, sample_id: str, verdict: str | None) -> Label | None:
