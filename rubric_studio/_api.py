@@ -97,8 +97,11 @@ async def _improve(rubric: Rubric, samples: Iterable[Any], labels: dict[str, Lab
     assistant = None
     if "reword" in chosen:
         try:
-            assistant = make_assistant(rubric, model=judge, base_url=base_url, cache_path=cache_path, use_cache=cache,
-                                       allow_code=allow_code)
+            from rubric_studio.engine.improve._meaning import reworder_of
+
+            judge_model, judge_url = reworder_of(grader)  # the judge grading (a panel's first member)
+            assistant = make_assistant(rubric, model=judge_model, base_url=base_url or judge_url, cache_path=cache_path,
+                                       use_cache=cache, allow_code=allow_code)
         except JudgeError:
             chosen.remove("reword")  # no model to write rewordings: the other kinds still run
     try:
