@@ -124,13 +124,13 @@ def summary_line(report: Report) -> str:
 
 
 def usage_text(judge: dict[str, str] | None, usage) -> str:
-    """``openai:gpt-4o-mini: 12 calls, 3 cache hits, 900+120 tokens, $0.0004, 1.20s`` — what a
+    """``openai:gpt-4o-mini: 12 calls, 3 cache hits, 900+120 tokens (600 cached), $0.0004, 1.20s`` — what a
     run cost, as ``grade`` and ``calibrate`` both say it."""
     name = f"{judge['provider']}:{judge['model']}" if judge else "no judge"
     if judge and judge.get("provider") == "panel":
         name = f"panel {judge['model']}"
     text = (f"{name}: {usage.judge_calls} calls{_requests_note(usage)}, {usage.cache_hits} cache hits, "
-            f"{usage.input_tokens}+{usage.output_tokens} tokens, {usage.cost_text()}, {usage.wall_seconds:.2f}s")
+            f"{usage.tokens_text()}, {usage.cost_text()}, {usage.wall_seconds:.2f}s")
     members = getattr(usage, "members", None) or {}
     return text + "".join(f"; {label}: {member.judge_calls} calls, {member.cache_hits} cache hits, "
                           f"{member.cost_text()}" for label, member in members.items())

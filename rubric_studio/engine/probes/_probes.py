@@ -18,11 +18,11 @@ batch verdict is cached per criterion, each order is filed under a cache identit
 from __future__ import annotations
 
 import hashlib
-import math
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from rubric_studio.core.intervals import wilson_interval
 from rubric_studio.core.results import CriterionResult, Status
 from rubric_studio.core.rubric import Rubric
 from rubric_studio.core.samples import Sample
@@ -38,18 +38,6 @@ from rubric_studio.engine.report import Report
 from rubric_studio.engine.usage import Usage
 
 _VERDICTS = (Status.MET, Status.UNMET)
-
-
-def wilson_interval(successes: int, n: int, z: float = 1.96) -> tuple[float, float] | None:
-    """The Wilson score interval of a proportion (95% by default); None for n = 0.
-    Unlike p ± z·SE it stays inside [0, 1] and is not empty at 0 or n successes."""
-    if n <= 0:
-        return None
-    p = successes / n
-    denominator = 1 + z * z / n
-    centre = (p + z * z / (2 * n)) / denominator
-    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / denominator
-    return max(0.0, centre - half), min(1.0, centre + half)
 
 
 @dataclass
