@@ -233,6 +233,10 @@ def test_noise_wording():
     assert noise_verdict(True, 0.05, {"value": 0.35, "ci": [0.12, 0.58]}) == (
         "beyond this judge's noise (noise 5%): +35 points, 95% CI +12 to +58"
     )
+    assert noise_verdict(True, 0.05, {"value": 0.35, "ci": [0.12, 0.58]}, compact=True) == (
+        "beyond noise (5%): +35 pts, CI +12…+58"
+    )
+    assert noise_verdict(False, 0.31, {"value": 0.05, "ci": [-0.1, 0.2]}, compact=True) == "not beyond noise (31%): no finding"
     assert noise_verdict(False, None, None) == ""
 
 

@@ -127,14 +127,22 @@ def _points(value: float) -> str:
     return f"{value * 100:+.0f}"
 
 
-def noise_verdict(beyond: bool, noise_rate: float | None, difference: Mapping[str, Any] | None) -> str:
+def noise_verdict(
+    beyond: bool, noise_rate: float | None, difference: Mapping[str, Any] | None, *, compact: bool = False
+) -> str:
     """How a kind's flip rate reads against the noise, in the words the table and the studio use:
     ``beyond this judge's noise (noise 5%): +35 points, 95% CI +12 to +58`` or ``not
-    distinguishable from this judge's own noise (noise 31%)``; empty when no noise was measured."""
+    distinguishable from this judge's own noise (noise 31%)`` (``compact``, for a table column:
+    ``beyond noise (5%): +35 pts, CI +12…+58``, ``not beyond noise (31%): no finding``); empty
+    when no noise was measured."""
     if noise_rate is None or not difference or difference.get("value") is None:
         return ""
     noise = f"noise {noise_rate:.0%}"
     if not beyond:
+        if compact:
+            return f"not beyond noise ({noise_rate:.0%}): no finding"
         return f"not distinguishable from this judge's own noise ({noise})"
     value, ci = difference["value"], difference["ci"]
+    if compact:
+        return f"beyond noise ({noise_rate:.0%}): {_points(value)} pts, CI {_points(ci[0])}…{_points(ci[1])}"
     return f"beyond this judge's noise ({noise}): {_points(value)} points, 95% CI {_points(ci[0])} to {_points(ci[1])}"
