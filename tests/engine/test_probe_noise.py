@@ -98,6 +98,11 @@ def server(monkeypatch):
 
 @pytest.fixture
 def project(tmp_path: Path) -> Path:
+    return project_files(tmp_path)
+
+
+def project_files(tmp_path: Path) -> Path:
+    """The rubric (two judge criteria) and 40 unlabelled samples, alternately about a refund and a bill."""
     (tmp_path / "r.yaml").write_text(
         "name: noise\njudge:\n  max_retries: 0\ncriteria:\n"
         + "".join(f"  - id: {cid}\n    outcome: {outcome}\n" for cid, outcome in OUTCOMES.items())
