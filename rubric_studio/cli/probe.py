@@ -29,7 +29,9 @@ def register(parser: argparse.ArgumentParser) -> None:
 
     parser.description = (
         "Bias probes: re-judge perturbed samples (padding, confident or hedging phrasing, "
-        "reworded outcomes, criteria in another order) and report how often verdicts flip."
+        "reworded outcomes, criteria in another order) and report how often verdicts flip, "
+        "against the judge's own noise (the same text with a blank line added): only a kind "
+        "beyond that noise is a finding."
     )
     parser.add_argument("rubric", metavar="RUBRIC")
     parser.add_argument(
