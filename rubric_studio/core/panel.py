@@ -43,8 +43,8 @@ from rubric_studio.core.results import CriterionResult, Status
 from rubric_studio.core.rubric import Criterion, PanelAggregate
 from rubric_studio.core.scoring import cell_status
 
-__all__ = ["DEFAULT_RULES", "check_judge_spec", "checked_judges", "contest", "is_split", "panel_label", "pool_cell",
-           "split_judges"]
+__all__ = ["DEFAULT_RULES", "check_judge_spec", "checked_judges", "contest", "even_majority_warning", "is_split",
+           "panel_label", "pool_cell", "split_judges"]
 
 DEFAULT_RULES = PanelAggregate()
 _JUDGED = (Status.MET, Status.UNMET)
@@ -87,6 +87,22 @@ def checked_judges(text: str, where: str) -> list[str]:
 def panel_label(members: Sequence[str]) -> str:
     """How a panel is named in reports and comparisons: ``A+B+C``."""
     return "+".join(members)
+
+
+def even_majority_warning(members: int, rules: PanelAggregate | None) -> str | None:
+    """What an even-sized panel pooling checklist criteria by ``majority`` does to a split, or None:
+    an even split is a tie, counted as unmet, so two members say met only when both do."""
+    rules = rules or DEFAULT_RULES
+    if members < 2 or members % 2 or rules.checklist != "majority":
+        return None
+    half = members // 2
+    if members == 2:
+        effect = "a 1–1 split is a tie, counted as unmet, so every split is unmet: met only when both members say met"
+    else:
+        effect = f"a {half}–{half} split is a tie, counted as unmet"
+    return (f"a panel of {members} members with checklist aggregate majority: {effect}; to choose what a split "
+            "means, set judge.aggregate to all (every member must say met), any (one member saying met is "
+            "enough) or mean (a split scores the share of members saying met), or use an odd number of members")
 
 
 def member_entry(label: str, cell: CriterionResult) -> dict[str, Any]:

@@ -10,7 +10,7 @@ import pytest
 
 from rubric_studio.cli import main
 from tests.fakellm import FakeLLM
-from tests.panels.judges import COIN, DOWN, LONG, RIGHT, RUBRIC, Judges, member, sample_text, truth
+from tests.panels.judges import COIN, DOWN, FLAKY, LONG, RIGHT, RUBRIC, Judges, member, sample_text, truth
 
 pytestmark = pytest.mark.timeout(120)
 N = 40
@@ -117,14 +117,64 @@ def test_adding_a_member_judges_only_its_cells_and_dropping_one_costs_nothing(pr
 
 def test_a_member_that_errors_is_left_out_of_the_pool(project, server, capsys):
     code, data = grade(project, capsys, [DOWN, RIGHT, RIGHT])
-    assert code != 3  # no errored cell: the two others pooled
     for sample in data["samples"]:
         cell = sample["criteria"][0]
         assert cell["status"] == ("met" if truth(int(sample["id"][1:])) else "unmet")
         assert cell["panel"]["errors"] == 1
         assert "errored" in cell["rationale"]
         assert [m["status"] for m in cell["members"]][0] == "error"
-    assert data["summary"]["errors"] == 0
+    assert data["summary"]["errors"] == 0  # no errored cell: the two others pooled
+    assert code == 3  # but a member that never answered fails the run (below)
+
+
+@pytest.mark.parametrize("fmt", ["json", "table"])
+def test_a_member_failing_on_every_cell_exits_3_with_one_line_naming_it(project, server, capsys, fmt):
+    code = main(["grade", str(project / "r.yaml"), str(project / "s.jsonl"), "--format", fmt, "--judge",
+                 ",".join(member(m) for m in (DOWN, RIGHT, LONG)), "--cache-path", str(project / "c.sqlite")])
+    captured = capsys.readouterr()
+    assert code == 3
+    (line,) = captured.err.strip().splitlines()
+    assert line.startswith(f"error: judge panel member {member(DOWN)} failed on every cell it judged (40 of 40): 500 ")
+    assert "Traceback" not in captured.err
+    if fmt == "json":
+        data = json.loads(captured.out)
+        members = data["usage"]["members"]
+        assert {label: m["errors"] for label, m in members.items()} == {member(DOWN): N, member(RIGHT): 0,
+                                                                        member(LONG): 0}
+        assert data["summary"]["errors"] == 0
+    else:
+        assert f"{member(DOWN)}: {N} calls, 0 cache hits, {N} of {N} errored" in " ".join(captured.out.split())
+
+
+def test_a_member_failing_on_some_cells_is_counted_and_the_run_is_not_failed_for_it(project, server, capsys):
+    # judge-flaky answers 500 on tickets 0, 4, 8, ... (10 of 40) and the truth on the others
+    code, data = grade(project, capsys, [FLAKY, RIGHT, LONG])
+    assert data["usage"]["members"][member(FLAKY)]["errors"] == 10
+    assert data["usage"]["members"][member(RIGHT)]["errors"] == 0
+    assert code == 1 and "error:" not in capsys.readouterr().err
+    main(["grade", str(project / "r.yaml"), str(project / "s.jsonl"), "--judge",
+          ",".join(member(m) for m in (FLAKY, RIGHT, LONG)), "--cache-path", str(project / "c.sqlite")])
+    # the errored cells were not cached: asked again (and failed again), the 30 answers came from the cache
+    assert f"{member(FLAKY)}: 10 calls, 30 cache hits, 10 errors," in " ".join(capsys.readouterr().out.split())
+
+
+def test_a_two_member_panel_marks_every_even_split_a_tie(project, server, capsys):
+    # judge-long says met on tickets NN with (NN // 2) % 2 == 0, judge-right on even NN: they disagree exactly
+    # when NN % 4 is 1 or 2 — 20 of the 40 cells, each a 1–1 tie, unmet; met 2–0 only when NN % 4 == 0
+    code, data = grade(project, capsys, [LONG, RIGHT])
+    cells = {sample["id"]: sample["criteria"][0] for sample in data["samples"]}
+    ties = {sid for sid, cell in cells.items() if cell["tie"] is True}
+    assert ties == {f"s{i:02d}" for i in range(N) if i % 4 in (1, 2)} and len(ties) == 20
+    for sid in ties:
+        assert cells[sid]["status"] == "unmet"
+        assert (cells[sid]["panel"]["agree"], cells[sid]["panel"]["disagree"]) == (1, 1)
+    assert all(cell["tie"] is False for sid, cell in cells.items() if sid not in ties)
+    assert data["summary"]["passed"] == 10 and code == 1
+    main(["grade", str(project / "r.yaml"), str(project / "s.jsonl"), "--judge", f"{member(LONG)},{member(RIGHT)}",
+          "--cache-path", str(project / "c.sqlite")])
+    table = capsys.readouterr()
+    assert table.out.count("✗ 1–1 tie │") == 20  # one per tied row (the legend says it once more)
+    assert "a panel of 2 members with checklist aggregate majority" in table.err and "aggregate to all" in table.err
 
 
 def test_every_member_erroring_is_an_error_cell_not_a_fail(project, server, capsys):
