@@ -235,3 +235,46 @@ def test_a_malformed_panel_on_the_command_line_exits_2_before_any_call(project, 
     err = capsys.readouterr().err
     assert code == 2 and message in err and "--judge" in err and "Traceback" not in err
     assert server.calls() == 0
+
+
+class Fixed:
+    """Analytic judges answering fixed scores: model ``score-<x>-<y>[…]`` gives y to the criterion whose outcome
+    is ``Y`` and x to any other."""
+
+    def __call__(self, call):
+        _, x, y = call.body["model"].split("-")[:3]
+        y_asked = call.criteria[0].outcome == "Y"  # a per-criterion request names its outcome, not its id
+        return {"rationale": "scored", "evidence": [], "score": int(y if y_asked else x)}
+
+
+def analytic_grade(tmp_path: Path, capsys, monkeypatch, rubric: str, models: list[str]) -> tuple[int, dict]:
+    (tmp_path / "r.yaml").write_text(rubric)
+    (tmp_path / "s.jsonl").write_text(json.dumps({"id": "a", "output": "an answer"}) + "\n")
+    with FakeLLM(brain=Fixed()) as fake:
+        monkeypatch.setenv("OPENAI_API_KEY", "test")
+        monkeypatch.setenv("OPENAI_BASE_URL", fake.base_url_openai)
+        code = main(["grade", str(tmp_path / "r.yaml"), str(tmp_path / "s.jsonl"), "--format", "json",
+                     "--judge", ",".join(f"openai:{m}" for m in models), "--cache-path", str(tmp_path / "c.sqlite")])
+    return code, json.loads(capsys.readouterr().out)
+
+
+def test_members_9_9_1_pool_to_9_and_meet_the_criterion(tmp_path, capsys, monkeypatch):
+    rubric = ("name: r\njudge: {max_retries: 0}\ncriteria:\n"
+              "  - {id: x, outcome: Warm, score_ranges: {0: cold, 7: warm}, min_score: 0.7}\n")
+    code, data = analytic_grade(tmp_path, capsys, monkeypatch, rubric, ["score-9-0", "score-9-0-b", "score-1-0"])
+    cell = data["samples"][0]["criteria"][0]
+    assert (cell["status"], cell["raw_score"], cell["score"]) == ("met", 9.0, 0.9)  # the mean said 6.333, unmet
+    assert cell["panel"]["rule"] == "median" and (cell["panel"]["agree"], cell["panel"]["disagree"]) == (2, 1)
+    assert code == 0 and data["samples"][0]["verdict"] == "pass"
+
+
+def test_a_pooled_sample_score_of_exactly_the_threshold_passes_end_to_end(tmp_path, capsys, monkeypatch):
+    # mean rule; x (weight 1): 2, 2, 2 → 0.2; y (weight 3): 9, 10, 9 → 28/30; (0.2 + 3 × 28/30) / 4 = 0.75 exactly.
+    # Before, y pooled to a rounded 9.333 and the sample scored 0.749975: a fail at pass_threshold 0.75.
+    rubric = ("name: r\npass_threshold: 0.75\njudge: {max_retries: 0, aggregate: mean}\ncriteria:\n"
+              "  - {id: x, outcome: X, score_ranges: {0: none, 10: full}, min_score: 0}\n"
+              "  - {id: y, outcome: Y, score_ranges: {0: none, 10: full}, min_score: 0, weight: 3}\n")
+    code, data = analytic_grade(tmp_path, capsys, monkeypatch, rubric, ["score-2-9", "score-2-10", "score-2-9-b"])
+    sample = data["samples"][0]
+    assert sample["score"] == 0.75 and sample["verdict"] == "pass" and code == 0
+    assert {c["id"]: c["raw_score"] for c in sample["criteria"]} == {"x": 2.0, "y": pytest.approx(28 / 3)}
