@@ -175,6 +175,9 @@ def test_a_two_member_panel_marks_every_even_split_a_tie(project, server, capsys
     table = capsys.readouterr()
     assert table.out.count("✗ 1–1 tie │") == 20  # one per tied row (the legend says it once more)
     assert "a panel of 2 members with checklist aggregate majority" in table.err and "aggregate to all" in table.err
+    main(["grade", str(project / "r.yaml"), str(project / "s.jsonl"), "--judge", f"{member(LONG)},{member(RIGHT)}",
+          "--cache-path", str(project / "c.sqlite"), "--format", "html", "-o", str(project / "r.html")])
+    assert (project / "r.html").read_text().count("✗ 1–1 tie</a>") == 20  # the HTML report's table
 
 
 def test_every_member_erroring_is_an_error_cell_not_a_fail(project, server, capsys):

@@ -11,6 +11,7 @@ from rubric_studio.core.loading import parse_rubric
 from rubric_studio.core.panel import contest, pool_cell
 from rubric_studio.core.results import CriterionResult, Status, cell_mark
 from rubric_studio.core.rubric import PanelAggregate
+from rubric_studio.tui.results._panel_view import members_text
 
 RUBRIC = parse_rubric(
     "name: r\ncriteria:\n  - {id: c, outcome: Says hello}\n"
@@ -69,6 +70,7 @@ def test_a_tie_is_marked_and_most_contested():
     assert tie.tie and contest(tie) == 1.0
     assert tie.to_dict()["tie"] is True and "a tie, counted as unmet" in tie.rationale
     assert cell_mark("checklist", tie) == "✗ 1–1 tie"
+    assert members_text(tie).plain.splitlines()[1] == "panel 1–1 (majority), a tie: counted as unmet"
     assert pool_cell(CHECK, verdicts("met", "met", "unmet", "unmet")).to_dict()["tie"] is True
     two_one = pool_cell(CHECK, verdicts("met", "met", "unmet"))
     assert two_one.to_dict()["tie"] is False and cell_mark("checklist", two_one) == "✓ 2–1"
