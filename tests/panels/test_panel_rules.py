@@ -176,3 +176,31 @@ def test_model_and_panel_together_is_an_error():
 
     with pytest.raises(RubricError, match="either 'model'"):
         parse_rubric("name: r\njudge: {model: openai:m, panel: [openai:a]}\ncriteria: [x]\n")
+
+
+@pytest.mark.parametrize(
+    ("panel", "aggregate", "criteria", "says"),
+    [
+        ("[openai:a, openai:b]", None, "[x]", "a 1–1 split is a tie, counted as unmet, so every split is unmet"),
+        ("[openai:a, openai:b, openai:c, openai:d]", "majority", "[x]", "a 2–2 split is a tie, counted as unmet"),
+        ("[openai:a, openai:b, openai:c]", None, "[x]", None),  # odd: no tie
+        ("[openai:a, openai:b]", "all", "[x]", None),  # "both must say met", chosen
+        ("[openai:a, openai:b]", "mean", "[x]", None),
+        ("[openai:a, openai:b]", None, "[{id: t, outcome: Warm, score_ranges: {0: cold, 7: warm}}]", None),
+    ],
+)
+def test_validate_warns_on_an_even_sized_majority_panel_and_names_the_rules(tmp_path: Path, capsys, panel,
+                                                                             aggregate, criteria, says):
+    rubric = tmp_path / "r.yaml"
+    rubric.write_text(f"name: r\njudge:\n  panel: {panel}\n" + (f"  aggregate: {aggregate}\n" if aggregate else "")
+                      + f"criteria: {criteria}\n")
+    assert main(["validate", str(rubric)]) == 0  # a warning, not an error
+    text = capsys.readouterr()
+    text = text.out + text.err
+    if says is None:
+        assert "warning" not in text
+        return
+    assert f"{rubric}:3:10: warning: judge.panel: a panel of" in text and says in text
+    for rule in ("all (every member must say met)", "any (one member saying met is enough)",
+                 "mean (a split scores the share of members saying met)", "an odd number of members"):
+        assert rule in text
