@@ -433,6 +433,8 @@ class _Handler(BaseHTTPRequestHandler):
             payload = fake.brain(call)
         except Exception as exc:  # a brain that cannot read this request: say so, as a server would
             return self._error(api, HTTPError(500, f"the fake's brain failed on this request: {exc!r}"))
+        if isinstance(payload, HTTPError | Hangup | Refuse | Text | CutOff | Slow):  # the brain chose an action
+            return self._act(api, call, payload)
         if isinstance(action, Omit):
             payload = json.loads(json.dumps(payload))
             if action.field:

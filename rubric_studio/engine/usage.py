@@ -30,6 +30,11 @@ class Usage:
     wall_seconds: float = 0.0
     #: A judge panel's usage per member (label -> Usage); empty for one judge.
     members: dict[str, Usage] = field(default_factory=dict)
+    #: A panel member's cells: those it judged (a verdict or an error) and those that errored, with
+    #: the first error's reason. A member failing on every cell it judged fails the run (exit 3).
+    judged: int = 0
+    errors: int = 0
+    error_reason: str | None = None
 
     def add_call(self, cells: int, requests: int, input_tokens: int, output_tokens: int, cost: float | None,
                  cached_input_tokens: int = 0, cache_write_tokens: int = 0) -> None:
@@ -55,8 +60,31 @@ class Usage:
         self.cost_usd += other.cost_usd
         self.unpriced_calls += other.unpriced_calls
         self.wall_seconds += other.wall_seconds
+        self.judged += other.judged
+        self.errors += other.errors
+        self.error_reason = self.error_reason or other.error_reason
         for label, usage in other.members.items():
             self.members.setdefault(label, Usage()).merge(usage)
+
+    def failed_members(self) -> dict[str, Usage]:
+        """The panel members that failed on every cell they judged (label -> usage)."""
+        return {label: usage for label, usage in self.members.items() if usage.judged and usage.errors == usage.judged}
+
+    def member_failures(self) -> list[tuple[str, bool]]:
+        """(what to say, whether it failed on every cell it judged) per panel member that failed on
+        some cells: on every one, the run fails (exit 3); on some, the others' verdicts were pooled."""
+        out = []
+        for label, usage in self.members.items():
+            if not usage.errors:
+                continue
+            reason = usage.error_reason or "error"
+            if usage.errors == usage.judged:
+                out.append((f"judge panel member {label} failed on every cell it judged ({usage.errors} of "
+                            f"{usage.judged}): {reason}", True))
+            else:
+                out.append((f"judge panel member {label} failed on {usage.errors} of {usage.judged} cells "
+                            f"(pooled over the other members): {reason}", False))
+        return out
 
     @property
     def full_price_input_tokens(self) -> int:
@@ -84,7 +112,7 @@ class Usage:
     def to_dict(self) -> dict:
         data = self._totals()
         if self.members:
-            data["members"] = {label: usage._totals() for label, usage in self.members.items()}
+            data["members"] = {label: {**usage._totals(), "errors": usage.errors} for label, usage in self.members.items()}
         return data
 
     def _totals(self) -> dict:

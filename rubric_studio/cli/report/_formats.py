@@ -96,7 +96,10 @@ def _footer_lines(report: Report) -> list[tuple[str, str]]:
         lines.append((f"consistency over {report.repeat} repeats:", "bold"))
         lines += [(f"  {line}", "") for line in flip_lines(report)]
     lines += [(line, "") for line in error_lines(report)]
-    lines.append((LEGEND, "dim"))
+    legend = LEGEND
+    if report.judge and report.judge.get("provider") == "panel":
+        legend += "  ✓ 2–1 panel members agreeing–disagreeing  ✗ 1–1 tie an even split, counted as unmet"
+    lines.append((legend, "dim"))
     if report.judge_note:
         lines.append((f"note: judge criteria unjudged — {report.judge_note}", "yellow"))
     return lines
@@ -133,7 +136,17 @@ def usage_text(judge: dict[str, str] | None, usage) -> str:
             f"{usage.tokens_text()}, {usage.cost_text()}, {usage.wall_seconds:.2f}s")
     members = getattr(usage, "members", None) or {}
     return text + "".join(f"; {label}: {member.judge_calls} calls, {member.cache_hits} cache hits, "
-                          f"{member.cost_text()}" for label, member in members.items())
+                          f"{_errors_note(member)}{member.cost_text()}" for label, member in members.items())
+
+
+def _errors_note(member) -> str:
+    """``3 errors, `` for a panel member that failed on some cells (``8 of 8 errored, `` on every one)."""
+    errors, judged = getattr(member, "errors", 0), getattr(member, "judged", 0)
+    if not errors:
+        return ""
+    if errors == judged:
+        return f"{errors} of {judged} errored, "
+    return f"{errors} error{'s' if errors > 1 else ''}, "
 
 
 def _requests_note(usage) -> str:
