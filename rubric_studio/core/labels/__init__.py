@@ -28,7 +28,13 @@ if TYPE_CHECKING:
         load_labels,
         parse_label,
     )
-    from rubric_studio.core.labels._store import apply_change, insert_key, round_trip_yaml, set_verdict
+    from rubric_studio.core.labels._store import (
+        apply_change,
+        apply_changes,
+        insert_key,
+        round_trip_yaml,
+        set_verdict,
+    )
 
 #: Public name -> the private module that defines it.
 _EXPORTS = {
@@ -36,6 +42,7 @@ _EXPORTS = {
     "annotator_is_named": "_annotators",
     "annotator_names": "_annotators",
     "apply_change": "_store",
+    "apply_changes": "_store",
     "check_name": "_annotators",
     "claim_unnamed": "_claim",
     "consensus": "_labels",
@@ -58,6 +65,7 @@ __all__ = [
     "annotator_is_named",
     "annotator_names",
     "apply_change",
+    "apply_changes",
     "check_name",
     "claim_unnamed",
     "consensus",
