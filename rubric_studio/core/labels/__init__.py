@@ -31,6 +31,7 @@ if TYPE_CHECKING:
     from rubric_studio.core.labels._store import (
         LabelConflict,
         apply_change,
+        apply_changes,
         insert_key,
         round_trip_yaml,
         set_verdict,
@@ -42,6 +43,7 @@ _EXPORTS = {
     "annotator_is_named": "_annotators",
     "annotator_names": "_annotators",
     "apply_change": "_store",
+    "apply_changes": "_store",
     "check_name": "_annotators",
     "claim_unnamed": "_claim",
     "consensus": "_labels",
@@ -65,6 +67,7 @@ __all__ = [
     "annotator_is_named",
     "annotator_names",
     "apply_change",
+    "apply_changes",
     "check_name",
     "claim_unnamed",
     "consensus",

@@ -498,3 +498,161 @@ def _whole_label(label: Label | None) -> _EntryEdit:
         _set_field(entry, carry, "note", note)
 
     return change
+
+
+# -- many changes in one write --------------------------------------------------
+def apply_changes(path: str | Path, changes: list[tuple[str, LabelChange, str | None]]) -> int:
+    """Make every ``(sample id, change, annotator)`` in one read-modify-write of the sidecar.
+
+    Each change is made as :func:`apply_change` makes it (to that annotator's label only; None:
+    the entry's top-level label), in order, on the file as it is on disk when it is written; a
+    ``cell_score`` change sets an analytic cell's 0-10 score (``criterion_scores:``). Returns how
+    many labels (sample × annotator) changed. A bad value raises ValueError before anything is read.
+    """
+    grouped: dict[tuple[str, str | None], list[_EntryEdit]] = {}
+    for sample_id, change, annotator in changes:
+        grouped.setdefault((str(sample_id), annotator), []).append(_entry_edit(change))
+    if not grouped:
+        return 0
+    target = Path(path)
+    changed = [0]
+
+    def edit() -> tuple[str, DiskState] | None:
+        text, state = _read(target)
+        new_text, changed[0] = _edited_many(text, target, grouped)
+        return None if new_text is None else (new_text, state)
+
+    try:
+        rewrite_safely(target, edit)
+    except ChangedOnDisk:
+        raise ValueError(f"{target}: kept changing on disk while the labels were written; "
+                         "nothing written, try again") from None
+    return changed[0]
+
+
+def _entry_edit(change: LabelChange) -> _EntryEdit:
+    """The entry edit that makes ``change`` (its value checked now)."""
+    field, value = change.field, change.value
+    if field == "label":
+        _check_verdict(value.verdict if value is not None else None)
+        whole = _whole_label(value)
+        scores = dict(value.criterion_scores) if value is not None else {}
+        for score in scores.values():
+            _score_value(score)
+
+        def edit(entry: CommentedMap, carry: list[str]) -> None:
+            whole(entry, carry)
+            _set_criterion_scores(entry, carry, scores, replace=True)
+
+        return edit
+    if field == "cell":
+        return lambda entry, carry: _set_cells(entry, carry, {change.criterion: value})
+    if field == "cell_score":
+        score = _score_value(value)
+        return lambda entry, carry: _set_criterion_scores(entry, carry, {change.criterion: score})
+    _check_verdict(value if field == "verdict" else None)
+    value = _score_value(value) if field == "score" else _note_value(value) if field == "note" else value
+    return lambda entry, carry: _set_field(entry, carry, field, value)
+
+
+def _set_criterion_scores(entry: CommentedMap, carry: list[str], scores: dict[str | None, Any],
+                          replace: bool = False) -> None:
+    """Set analytic cells' scores under ``criterion_scores:`` (None clears one; ``replace``: clear the others)."""
+    current = entry.get("criterion_scores")
+    if not isinstance(current, CommentedMap):
+        if isinstance(current, dict):  # a flow mapping written by hand
+            current = CommentedMap(current)
+        wanted = {k: v for k, v in scores.items() if v is not None}
+        if wanted:
+            _put(entry, "criterion_scores", CommentedMap(wanted), LABEL_KEYS)
+        elif "criterion_scores" in entry:
+            carry.append(_delete(entry, "criterion_scores"))
+        return
+    if replace:
+        scores = {**{str(k): None for k in current}, **scores}
+    for criterion_id, score in scores.items():
+        key = next((k for k in current if str(k) == criterion_id), criterion_id)
+        if score is None:
+            if key in current:
+                carry.append(_delete(current, key))
+        else:
+            _put(current, key, score)
+    if not current:
+        carry.append(_delete(entry, "criterion_scores", "".join(carry)))
+        del carry[:-1]
+
+
+def _edited_many(text: str, target: Path,
+                 grouped: dict[tuple[str, str | None], list[_EntryEdit]]) -> tuple[str | None, int]:
+    """The sidecar text after every grouped edit (None: nothing changed) and how many labels changed."""
+    data, yaml, prefix = _document(text, target)
+    changed, orphans = 0, []
+    for (sample_id, annotator), edits in grouped.items():
+        def change(entry: CommentedMap, carry: list[str], edits: list[_EntryEdit] = edits) -> None:
+            for one in edits:
+                one(entry, carry)
+
+        changed += _edit_entry(data, text, sample_id, for_annotator(change, annotator), annotator, orphans)
+    if not changed:
+        return None, 0
+    if not data:
+        return _leading_comments(text) or HEADER, changed
+    buffer = io.StringIO()
+    yaml.dump(data, buffer)
+    body = buffer.getvalue()
+    head = _leading_comments(body)
+    return prefix + head + "".join(orphans) + body[len(head):], changed
+
+
+def _document(text: str, target: Path) -> tuple[CommentedMap, YAML, str]:
+    """The sidecar's round-trip document, its YAML, and the text kept before it (a file of comments only)."""
+    try:
+        load_with_positions(text, str(target))
+    except RubricError as exc:
+        where, why = (exc.problems[0].location(), exc.problems[0].message) if exc.problems else (target, exc)
+        raise ValueError(f"{where}: not valid YAML, fix it by hand first ({why})") from None
+    yaml = round_trip_yaml(text)
+    try:
+        data = yaml.load(text)
+    except YAMLError as exc:
+        raise ValueError(f"{target}: not valid YAML, fix it by hand first ({exc})") from None
+    if data is None:
+        return CommentedMap(), yaml, text if text.endswith("\n") or not text else text + "\n"
+    if not isinstance(data, CommentedMap):
+        raise ValueError(f"{target}: expected a mapping of sample id -> label")
+    return data, yaml, ""
+
+
+def _edit_entry(data: CommentedMap, text: str, sample_id: str, change: _EntryEdit, annotator: str | None,
+                orphans: list[str]) -> bool:
+    """Let ``change`` edit one sample's entry in ``data``; whether the annotator's label changed.
+
+    Comment lines a deleted first entry leaves with no place to go are added to ``orphans``.
+    """
+    key = next((k for k in data if str(k) == sample_id), sample_id)
+    entry = data.get(key)
+    carry: list[str] = []
+    if entry is None:  # filled before it is placed: nothing is added when the change leaves it empty
+        entry = CommentedMap()
+        change(entry, carry)
+        if not has_label(entry, sample_id):
+            return False
+        last = list(data)[-1] if data else None
+        tail = _take_following(data, last) if last is not None else ""
+        data[key] = entry
+        if last is not None and _blank_separated(text):
+            _give_following(data, last, "\n")
+        _give_following(data, key, tail)
+        return True
+    if not isinstance(entry, CommentedMap):
+        following = _take_following(data, key)
+        data[key] = entry = CommentedMap(parse_label(entry, where=sample_id).to_yaml_data())
+        _give_following(data, key, following)
+    before = own_label(entry, annotator, sample_id)
+    change(entry, carry)
+    after = own_label(entry, annotator, sample_id)
+    if not has_label(entry, sample_id):
+        orphans.append(_delete(data, key, "".join(carry)))
+    elif carry:
+        _give_following(data, key, "".join(carry))
+    return before != after
