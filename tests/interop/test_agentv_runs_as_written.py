@@ -1,4 +1,4 @@
-"""AgentV 5 exports run as written: the provider catalog AgentV 5 refuses to run without is written
+"""AgentV exports run as written: the provider catalog AgentV 5 refuses to run without is written
 beside the export (or printed, for stdout), in the shape AgentV's own loader reads.
 
 AgentV 5 is not on npm, so :func:`agentv5_providers` reads the catalog as AgentV does
@@ -8,7 +8,8 @@ its ``providers`` either a list or ``file://<path>`` relative to the config file
 YAML list (or an object with a ``providers`` list); each entry an object with a non-empty ``id``,
 named by its ``label`` (else its ``id``), names unique. With no catalog the CLI stops with
 "No provider catalog configured" (``apps/cli/src/commands/eval/targets.ts``), and a ``--provider``
-label or grader label is looked up in the catalog alone."""
+label or grader label is looked up in the catalog alone. An AgentV 4 export keeps its judge outside
+the eval; import reads it back or says it could not."""
 
 from __future__ import annotations
 
@@ -179,3 +180,51 @@ def test_agentv4_exports_and_checks_only_exports_write_no_catalog(tmp_path, caps
     (tmp_path / "checks.yaml").write_text("name: c\ncriteria:\n  - id: p\n    check: {type: keywords, required: [x]}\n")
     assert main(["export", str(tmp_path / "checks.yaml"), "--to", "agentv", "-o", str(out)]) == 0
     assert not (tmp_path / ".agentv").exists()
+
+
+# -- AgentV 4: the judge lives outside the eval; import finds it or says so ------------------------
+COMPATIBLE = RUBRIC.replace("model: openai:gpt-4o-mini", "model: openai-compatible:qwen2.5\n  base_url: http://127.0.0.1:8080/v1")
+
+
+@pytest.mark.parametrize("rubric, judge", [
+    (RUBRIC, {"model": "openai:gpt-4o-mini"}),
+    (COMPATIBLE, {"model": "openai-compatible:qwen2.5", "base_url": "http://127.0.0.1:8080/v1"}),
+])
+@pytest.mark.parametrize("samples", [True, False])
+def test_an_agentv4_export_imports_back_with_its_judge(tmp_path, capsys, rubric, judge, samples):
+    from rubric_studio.interop import import_rubric
+
+    out = _export(tmp_path, rubric, capsys, "--agentv-version", "4", *([] if samples else ["--no-samples"]))
+    result = import_rubric(out)
+    assert result.rubric.judge.model_dump(exclude_unset=True) == judge
+    assert not [w for w in result.warnings if "judge" in w]
+
+
+def test_an_agentv4_eval_reads_its_judge_from_the_targets_and_env_beside_it(tmp_path):
+    from rubric_studio.interop import import_rubric
+
+    (tmp_path / "suite.eval.yaml").write_text(
+        "name: s\nexecution: {target: bot}\nassertions:\n  - type: rubrics\n    criteria: [Is polite]\n"
+        "tests:\n  - {id: a, input: hi, criteria: polite}\n")
+    (tmp_path / ".agentv").mkdir()
+    (tmp_path / ".agentv" / "targets.yaml").write_text(
+        "targets:\n  - {name: bot, provider: openai, model: gpt-4o, grader_target: grader}\n"
+        "  - name: grader\n    provider: anthropic\n    model: ${{ GRADER_MODEL }}\n    api_key: ${{ ANTHROPIC_API_KEY }}\n")
+    (tmp_path / ".env").write_text("GRADER_MODEL=claude-haiku-4-5\n")
+    result = import_rubric(tmp_path / "suite.eval.yaml")
+    assert result.rubric.judge.model == "anthropic:claude-haiku-4-5"
+    (tmp_path / ".env").unlink()
+    result = import_rubric(tmp_path / "suite.eval.yaml")
+    assert result.rubric.judge is None or result.rubric.judge.model is None
+    assert any("grader target 'grader'" in w and "model from GRADER_MODEL" in w for w in result.warnings)
+
+
+def test_an_agentv4_eval_whose_judge_cannot_be_found_says_so(tmp_path):
+    from rubric_studio.interop import import_rubric
+
+    (tmp_path / "suite.eval.yaml").write_text(
+        "name: s\nassertions:\n  - type: rubrics\n    criteria: [Is polite]\ntests:\n  - {id: a, input: hi}\n")
+    result = import_rubric(tmp_path / "suite.eval.yaml")
+    assert result.rubric.judge is None or result.rubric.judge.model is None
+    [warning] = [w for w in result.warnings if "judge was not imported" in w]
+    assert ".agentv/targets.yaml" in warning and "set judge.model" in warning
