@@ -583,6 +583,14 @@ class StudioApp(App[int]):
     def on_tabbed_content_tab_activated(self, message: TabbedContent.TabActivated) -> None:
         if message.tabbed_content.id == "tabs":
             self.refresh_inspector()
+            # a click on the Results tab leaves focus on the tab bar, where the table's keys
+            # (f, p, x, ...) do nothing: give it to the table
+            if message.pane.id == "results" and self.focused is message.tabbed_content.query_one("Tabs"):
+                self.call_after_refresh(self._focus_matrix)
+
+    def _focus_matrix(self) -> None:
+        with contextlib.suppress(NoMatches):
+            self.query_one(ResultsMatrix).focus()
 
     # -- commands to the session ---------------------------------------------------
     def apply_saved_rubric(self, text: str | None = None, *, initial: bool = False) -> bool:

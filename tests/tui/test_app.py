@@ -457,13 +457,24 @@ async def test_keyboard_and_mouse_select_cells_and_inspect(studio: Path):
         await pilot.pause()
         assert app.selection == ("refund-late-request", "resolves-issue")
         assert "resolves-issue" in str(app.query_one("#cell-hint").render())
-        # Click the first criterion column of the fourth row; double-click opens the inspector.
+        # Click the first criterion column of the fourth row: it is selected, the table stays;
+        # a double click opens the inspector.
         x = matrix._fixed_width() + 1
         await pilot.click(ResultsMatrix, offset=(x, 5))
+        await pilot.pause()
         assert app.selection[0] == matrix.rows[3]
+        assert app.query_one("#tabs").active == "results" and app.focused is matrix
         await pilot.click(ResultsMatrix, offset=(x, 5), times=2)
         await pilot.pause()
         assert app.query_one("#tabs").active == "inspector"
+        # Clicking the Results tab back gives the table the focus: its keys work at once.
+        await pilot.click("#tabs Tab#--content-tab-results")
+        await until(lambda: app.query_one("#tabs").active == "results" and app.focused is matrix,
+                    what="the table focused after a click on its tab")
+        before = matrix.filter_kind
+        await pilot.press("f")
+        await pilot.pause()
+        assert matrix.filter_kind != before
 
 
 async def test_inspector_shows_check_evidence_and_sample(studio: Path):
