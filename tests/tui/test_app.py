@@ -616,3 +616,28 @@ async def test_quit_with_unsaved_edits_asks(studio: Path):
         await pilot.press("s")  # save and quit
         await pilot.pause()
     assert "unsaved" in rubric.read_text()
+
+
+async def test_the_palettes_screenshot_makes_the_downloads_folder_or_falls_back_saying_why(studio: Path, tmp_path,
+                                                                                           monkeypatch):
+    home = tmp_path / "home"
+    home.mkdir()
+    monkeypatch.setenv("HOME", str(home))
+    monkeypatch.delenv("XDG_DOWNLOAD_DIR", raising=False)
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "no-config"))  # no user-dirs.dirs naming another
+    monkeypatch.chdir(tmp_path)
+    app = StudioApp(studio / "support_reply" / "support_reply.yaml", watch=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await until(lambda: graded(app))
+        app.deliver_screenshot(filename="shot.svg")
+        await until(lambda: (home / "Downloads" / "shot.svg").is_file(), what="the screenshot in a new Downloads")
+        (home / "Downloads" / "shot.svg").unlink()
+        (home / "Downloads").rmdir()
+        (home / "Downloads").write_text("a file where the folder should be")
+        seen = []
+        monkeypatch.setattr(app, "notify", lambda message, **kw: seen.append(message))
+        app.deliver_screenshot(filename="shot.svg")
+        await until(lambda: (tmp_path / "shot.svg").is_file(), what="the screenshot in the current folder")
+        await pilot.pause()
+    assert any(f"{home / 'Downloads'} cannot be used" in m and f"saving the screenshot in {tmp_path}" in m
+               for m in seen)
