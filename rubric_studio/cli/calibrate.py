@@ -51,6 +51,9 @@ def register(parser: argparse.ArgumentParser) -> None:
                         help="grade the labelled samples with each judge and compare them; recommends only a judge "
                              "whose kappa CI lies above chance (the cheapest of those that cannot be told "
                              "apart); A+B+C is a judge panel")
+    parser.add_argument("--judge-base-url", metavar="JUDGE=URL", action="append", default=[],
+                        help="with --judges: the endpoint of one of them, named as written in --judges "
+                             "(repeat for each; the others use --base-url or their provider's default)")
     parser.add_argument("--annotator", metavar="NAME",
                         help="compare the judge with this annotator's labels (default: the consensus of all)")
     parser.add_argument("--min-kappa", type=float, metavar="X",
@@ -115,20 +118,26 @@ def consistency(flip_rates: dict[str, dict[str, Any]], repeat: int) -> dict[str,
 
 
 def _check_args(args: Namespace) -> list[str] | None:
-    """The ``--judges`` list (None without it); ValueError for flags that do not go together."""
+    """The ``--judges`` list (None without it); ValueError for flags that do not go together.
+    Sets ``args.judge_base_urls`` (judge -> URL) from ``--judge-base-url``."""
+    args.judge_base_urls = {}
     if args.apply and not args.fit:
         raise ValueError("--apply needs --fit")
     if args.min_kappa is not None and not -1 <= args.min_kappa <= 1:
         raise ValueError("--min-kappa must be a kappa between -1 and 1")
     if args.judges is None:
+        if args.judge_base_url:
+            raise ValueError("--judge-base-url names one of the judges of --judges (with --judge, use --base-url)")
         return None
     if args.judge:
         raise ValueError("--judges and --judge: give one or the other")
     if args.fit:
         raise ValueError("--fit fits one judge's verdicts: run it with --judge")
-    from rubric_studio.engine.judge_compare import parse_judges
+    from rubric_studio.engine.judge_compare import parse_judge_base_urls, parse_judges
 
-    return parse_judges(args.judges)
+    judges = parse_judges(args.judges)
+    args.judge_base_urls = parse_judge_base_urls(args.judge_base_url, judges)
+    return judges
 
 
 def run(args: Namespace) -> int:
@@ -287,7 +296,8 @@ def _warn_untrusted_judges(rubric, args: Namespace, judges: list[str]) -> None:
 
     seen: set[str] = set()
     for judge in judges:
-        blocked = untrusted_settings(rubric, judge=judge, base_url=args.base_url, allow_code=args.allow_code)
+        base_url = args.judge_base_urls.get(judge, args.base_url)
+        blocked = untrusted_settings(rubric, judge=judge, base_url=base_url, allow_code=args.allow_code)
         line = warning_line(blocked) if blocked else None
         if line and line not in seen:
             seen.add(line)
@@ -299,7 +309,7 @@ def _compare(args: Namespace, rubric, samples: list, labels: dict, options: dict
     from rubric_studio.engine.judge_compare import figures, grade_each, labelled, recommendation
 
     chosen, labels = labelled(samples, labels)
-    runs = asyncio.run(grade_each(rubric, chosen, judges, options))
+    runs = asyncio.run(grade_each(rubric, chosen, judges, options, base_urls=args.judge_base_urls))
     compared = [figures(run, labels, rubric) for run in runs]
     data: dict[str, Any] = {"overall_judge": judges[0], **compared[0][1].to_dict()}
     for fig, _ in compared:

@@ -161,7 +161,11 @@ def _ask(args: Namespace, samples: list, labels: dict) -> tuple[Any, Any] | int:
     try:
         draft = asyncio.run(ask())
     except JudgeError as exc:
-        echo(f"rubric-studio: error: drafting with {assistant.label} failed: {exc.message}", sys.stderr)
+        from rubric_studio.judges.sdk_errors import TIMEOUT_HINT
+
+        # draft has no rubric: the wait is its --timeout (default: judge.timeout of the user settings)
+        message = exc.message.replace(TIMEOUT_HINT, "give a larger --timeout (seconds) to wait longer")
+        echo(f"rubric-studio: error: drafting with {assistant.label} failed: {message}", sys.stderr)
         return 2 if exc.kind == "config" else 3
     return draft, assistant.usage
 

@@ -53,6 +53,9 @@ def run(args: Namespace) -> int:
         echo(f"warning: {warning}", sys.stderr)
     if not write_output(result.text, args.output):
         return 2
+    if args.output is None or args.output == "-":
+        _print_catalog(result.files)
+        return 0
     return 0 if _write_companions(result.files, args.output) else 2
 
 
@@ -84,17 +87,54 @@ def _sample_options(args: Namespace) -> dict[str, object]:
     return {"samples": samples}
 
 
+#: What each kind of companion file is, for the note that says it was written.
+_COMPANION_ROLES = {".agentv/providers.yaml": "the provider catalog AgentV 5 needs to run it",
+                    ".agentv/config.yaml": "names the provider catalog for AgentV 5"}
+
+
+def _print_catalog(files: dict[str, str]) -> None:
+    """With the export on stdout, the AgentV 5 provider catalog (which is not written) on stderr,
+    saying where it goes."""
+    from rubric_studio.cli.common import echo
+    from rubric_studio.interop.agentv import CATALOG_FILE, CONFIG_FILE
+
+    if CATALOG_FILE not in files:
+        return
+    echo(f"note: AgentV 5 runs this eval only with a provider catalog; beside the eval, write {CONFIG_FILE} as\n"
+         f"{files[CONFIG_FILE]}and {CATALOG_FILE} as\n{files[CATALOG_FILE]}"
+         "(or export with -o FILE to have both written)", sys.stderr)
+
+
 def _write_companions(files: dict[str, str], output: str | None) -> bool:
-    """Write the export's companion files beside ``output``, saying so on stderr."""
+    """Write the export's companion files beside ``output``, saying so on stderr. A project file
+    that exists with other content (an ``.agentv/config.yaml`` of the user's) is left as it is,
+    saying what to add."""
     from pathlib import Path
 
     from rubric_studio.cli.common import echo, write_output
 
     for name, text in files.items():
         path = Path(output or ".").parent / name
+        role = _COMPANION_ROLES.get(name, "the samples' outputs, replayed as the answers")
+        if name in _COMPANION_ROLES and path.is_file():
+            try:
+                existing = path.read_text(encoding="utf-8")
+            except (OSError, UnicodeDecodeError):
+                existing = None
+            # a catalog this command wrote before is replaced; the user's own files are not
+            ours = existing is not None and (existing == text or existing.startswith(text.split("\n", 1)[0] + "\n"))
+            if not ours:
+                echo(f"note: {path} exists and was left as it is; for AgentV 5 to run the export it needs\n"
+                     f"{text}", sys.stderr)
+                continue
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            echo(f"rubric-studio: error: cannot create {path.parent}: {exc.strerror or exc}", sys.stderr)
+            return False
         if not write_output(text, str(path)):
             return False
-        echo(f"note: wrote {path} (the samples' outputs, replayed as the answers)", sys.stderr)
+        echo(f"note: wrote {path} ({role})", sys.stderr)
     return True
 
 

@@ -203,7 +203,9 @@ class Grader:
             rubric_name=rubric.name,
             rubric_path=rubric.path,
             rubric_hash=rubric.content_hash(),
-            judge={"provider": self.config.provider, "model": self.config.model} if self.config else None,
+            # the provider as the user wrote it (openai-compatible, ollama), not the one it runs on
+            judge={"provider": self.config.alias or self.config.provider, "model": self.config.model}
+            if self.config else None,
             samples=samples,
             usage=usage,
             judge_note=self.no_judge_reason if needs_judge else None,

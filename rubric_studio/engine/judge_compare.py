@@ -51,6 +51,28 @@ def parse_judges(text: str) -> list[str]:
     return specs
 
 
+def parse_judge_base_urls(entries: Sequence[str], judges: Sequence[str]) -> dict[str, str]:
+    """Each judge's own endpoint from ``JUDGE=URL`` entries (``--judge-base-url``), the judge as
+    written in ``judges``; ValueError naming a bad entry. A URL is http(s); a judge is named once."""
+    found: dict[str, str] = {}
+    for entry in entries:
+        name, sep, url = entry.partition("=")
+        name = "+".join(part.strip() for part in name.split("+"))
+        url = url.strip()
+        if not sep or not name or not url:
+            raise ValueError(f"--judge-base-url: {entry!r} is not JUDGE=URL; e.g. "
+                             f"--judge-base-url '{judges[0] if judges else 'openai:gpt-4o-mini'}=http://127.0.0.1:8080/v1'")
+        if name not in judges:
+            raise ValueError(f"--judge-base-url: {name!r} is not one of the judges of --judges "
+                             f"({', '.join(judges)}); name it as written there")
+        if not url.lower().startswith(("http://", "https://")) or len(url.split("://", 1)[1].strip("/")) == 0:
+            raise ValueError(f"--judge-base-url: {url!r} for {name} is not an http(s) URL, e.g. http://127.0.0.1:8080/v1")
+        if name in found:
+            raise ValueError(f"--judge-base-url: {name} is given two base URLs")
+        found[name] = url
+    return found
+
+
 def labelled(samples: Sequence[Sample], labels: Mapping[str, Label]) -> tuple[list[Sample], dict[str, Label]]:
     """The samples a person labelled with a verdict or a criterion (the only ones worth paying to
     compare), and those labels (a note or score alone takes no part in agreement)."""
@@ -130,13 +152,16 @@ def _money(value: float | None) -> float | None:
     return None if value is None else round(value, 6)
 
 
-async def grade_each(rubric: Rubric, samples: Sequence[Sample], judges: Sequence[str], options: Mapping[str, Any]) -> list[JudgeRun]:
-    """Grade ``samples`` with each judge in turn; ``options`` as :func:`~rubric_studio.engine.api.make_grader`."""
+async def grade_each(rubric: Rubric, samples: Sequence[Sample], judges: Sequence[str], options: Mapping[str, Any],
+                     base_urls: Mapping[str, str] | None = None) -> list[JudgeRun]:
+    """Grade ``samples`` with each judge in turn; ``options`` as :func:`~rubric_studio.engine.api.make_grader`,
+    ``base_urls`` a judge's own endpoint (by the judge as written; the others use ``options``')."""
     from rubric_studio.engine.api import make_grader
 
     runs = []
     for judge in judges:
-        grader = make_grader(rubric, **{**options, "judge": judge})
+        own = {"base_url": base_urls[judge]} if base_urls and judge in base_urls else {}
+        grader = make_grader(rubric, **{**options, "judge": judge, **own})
         grader.one_invocation()
         try:
             cached = _cached_cost(grader, rubric, samples)

@@ -9,7 +9,8 @@ points for the features only it has — AgentV: ``default_test``, plain-string
 asserts, ``llm-rubric`` values that are lists of criteria, ``score_ranges``;
 promptfoo: ``defaultTest``, ``assert-set``, ``not-*`` types, ``evaluateOptions``,
 ``derivedMetrics``, ``assertionTemplates``. The file name counts too: the tools
-find their files by name (``promptfooconfig.yaml``; AgentV's ``*.eval.yaml``), so
+find their files by name (``promptfooconfig.yaml``; AgentV's ``*.eval.yaml`` and ``suite.yaml``
+under an ``evals`` folder), so
 a name settles what the content leaves open. A tie is an error asking for
 ``--from``.
 """
@@ -82,8 +83,11 @@ def _name_scores(file: str) -> tuple[int, int]:
     name = PurePath(file).name.lower()
     if name.startswith("promptfooconfig.") or ".promptfooconfig." in name:
         return 0, 5
-    if name.endswith((".eval.yaml", ".eval.yml")) or "/.agentv/" in file.replace("\\", "/"):
+    parts = PurePath(file.replace("\\", "/")).parts
+    if name.endswith((".eval.yaml", ".eval.yml")) or ".agentv" in parts[:-1]:
         return 5, 0
+    if name in ("suite.yaml", "suite.yml") and "evals" in (p.lower() for p in parts[:-1]):
+        return 5, 0  # AgentV's default discovery: **/evals/**/suite.yaml
     return 0, 0
 
 

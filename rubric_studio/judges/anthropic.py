@@ -20,7 +20,7 @@ from typing import Any
 
 from rubric_studio.judges.base import JudgeConfig, JudgeError, JudgeReply, JudgeRequest
 from rubric_studio.judges.bodies import anthropic_body
-from rubric_studio.judges.replies import cut_off, refused, with_tokens
+from rubric_studio.judges.replies import cut_off, expected_keys, prose_cut_off, refused, with_tokens
 from rubric_studio.judges.sdk_judge import SDKJudge
 
 OFFICIAL_BASE_URL = "https://api.anthropic.com"
@@ -65,6 +65,11 @@ class AnthropicJudge(SDKJudge):
         if stop == "refusal":
             raise refused(said, said or None, *tokens)
         tool = next((b for b in blocks if getattr(b, "type", None) == "tool_use"), None)
+        if stop == "max_tokens" and tool is None and self.config.structured_output == "none":
+            prose = prose_cut_off(said, expected_keys(request.schema) if request is not None else [],
+                                  self.config.max_tokens)
+            if prose is not None:
+                raise with_tokens(prose, *tokens)
         if stop == "max_tokens":
             raise cut_off(said or (json.dumps(tool.input) if tool is not None else ""), self.config.max_tokens, *tokens)
         if tool is not None:

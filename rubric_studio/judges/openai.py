@@ -34,7 +34,9 @@ from rubric_studio.judges.replies import (
     expected_keys,
     json_mode_ignored,
     no_tool_call,
+    prose_cut_off,
     refused,
+    starts_an_object,
     with_tokens,
 )
 from rubric_studio.judges.sdk_judge import SDKJudge
@@ -104,6 +106,9 @@ class OpenAIJudge(SDKJudge):
             return json_mode_ignored(text, expected_keys(request.schema), cut, self.config.max_tokens)
         if mode == "tool" and not called and not (cut and _starts_an_object(text)):
             return no_tool_call(text, cut_at=self.config.max_tokens if cut else None)
+        if mode == "none" and cut:
+            return prose_cut_off(text, expected_keys(request.schema) if request is not None else [],
+                                 self.config.max_tokens)
         return None
 
     def _reply(self, response: Any, latency: float, body: dict[str, Any],
@@ -145,7 +150,4 @@ class OpenAIJudge(SDKJudge):
 
 def _starts_an_object(text: str) -> bool:
     """Whether a cut-off reply began a JSON object (the judgement as text, cut short), not prose."""
-    head = text.lstrip()
-    if head.startswith("```"):
-        head = head.partition("\n")[2].lstrip()
-    return head.startswith("{")
+    return starts_an_object(text)

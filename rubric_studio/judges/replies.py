@@ -109,3 +109,23 @@ def no_tool_call(text: str, cut_at: int | None = None) -> JudgeError | None:
     how = f" (the reply was text that ran to max_tokens ({cut_at}))" if cut_at is not None else ""
     return JudgeError("malformed", f"no tool call came back{how}; this server may not support forced tool calls — "
                                    "try judge.structured_output: json_schema", raw=text)  # fmt: skip
+
+
+def starts_an_object(text: str) -> bool:
+    """Whether a reply began a JSON object (perhaps in a code fence), not prose."""
+    head = text.lstrip()
+    if head.startswith("```"):
+        head = head.partition("\n")[2].lstrip()
+    return head.startswith("{")
+
+
+def prose_cut_off(text: str, expected: list[str], max_tokens: int) -> JudgeError | None:
+    """``structured_output: none``: the error for a reply that ran to ``max_tokens`` in prose,
+    never starting the JSON judgement (None when it did start it: then more tokens may help).
+    Nothing enforces the format in this mode, so a larger max_tokens would buy more prose."""
+    if starts_an_object(text) or _names_a_key(text, expected):
+        return None
+    return JudgeError("malformed", f"the judge answered in prose and ran to max_tokens ({max_tokens}) without "
+                                   "starting the JSON judgement; judge.structured_output: none asks for JSON but does "
+                                   "not enforce it, so a larger max_tokens will not help: try judge.structured_output: "
+                                   "json_schema (or tool), or a model that follows the format", raw=text)

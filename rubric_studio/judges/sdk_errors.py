@@ -50,6 +50,10 @@ def _connection_reason(exc: BaseException) -> str:
     return reasons[-1] if reasons else "connection failed"
 
 
+#: What a timeout says to raise (a command without a rubric says its own flag instead).
+TIMEOUT_HINT = "raise judge.timeout (or --timeout)"
+
+
 def _kind_for(status: int) -> str:
     if status in (401, 403):
         return "auth"
@@ -67,7 +71,7 @@ def map_sdk_error(exc: Exception, sdk: ModuleType, where: str, timeout: float, k
     if isinstance(exc, JudgeError):
         return exc
     if isinstance(exc, sdk.APITimeoutError | TimeoutError):
-        return JudgeError("timeout", f"no reply from {where} within {timeout:g} s; raise judge.timeout (or --timeout)")
+        return JudgeError("timeout", f"no reply from {where} within {timeout:g} s; {TIMEOUT_HINT}")
     if isinstance(exc, sdk.APIConnectionError):
         reason = _connection_reason(exc)
         # Nothing listens there, or the name does not resolve: every call would fail alike.

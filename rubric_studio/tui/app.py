@@ -149,6 +149,27 @@ def _widgets_gone(app: App[int]) -> bool:
         return True
 
 
+def screenshot_folder(path: str | None) -> tuple[Path | None, str | None]:
+    """(the folder a screenshot goes to, a note on why it is not the one asked for) - or
+    (None, why nothing can be written). Without ``path``: the Downloads folder, made when missing."""
+    import os
+
+    from platformdirs import user_downloads_path  # where Textual itself saves them
+
+    wanted = Path(path) if path is not None else user_downloads_path()
+    try:
+        wanted.mkdir(parents=True, exist_ok=True)
+        if os.access(wanted, os.W_OK):
+            return wanted, None
+        problem = "it is not writable"
+    except OSError as exc:
+        problem = exc.strerror or str(exc)
+    fallback = Path.cwd()
+    if os.access(fallback, os.W_OK):
+        return fallback, f"{wanted} cannot be used ({problem}); saving the screenshot in {fallback} instead"
+    return None, f"{wanted} cannot be used ({problem}) and {fallback} is not writable"
+
+
 class StudioApp(App[int]):
     """The rubric studio."""
 
@@ -582,9 +603,36 @@ class StudioApp(App[int]):
     def on_results_matrix_view_changed(self, message: ResultsMatrix.ViewChanged) -> None:
         self.refresh_bars()
 
+    # -- screenshots (the palette's Screenshot) --------------------------------------------
+    def deliver_screenshot(self, filename: str | None = None, path: str | None = None,
+                           time_format: str | None = None) -> str | None:
+        """Save a screenshot to ``path`` or the Downloads folder, created when missing; where it
+        cannot be, to the current folder, saying why; when nothing can be written, say why."""
+        folder, why = screenshot_folder(path)
+        if folder is None:
+            self.notify(f"Cannot save a screenshot: {why}", title="Screenshot", severity="error", timeout=10)
+            return None
+        if why:
+            self.notify(why, title="Screenshot", severity="warning", timeout=10)
+        return super().deliver_screenshot(filename, str(folder), time_format)
+
+    def on_delivery_failed(self, event: events.DeliveryFailed) -> None:
+        if event.name == "screenshot":
+            reason = getattr(event.exception, "strerror", None) or event.exception
+            self.notify(f"The screenshot could not be written: {reason}", title="Screenshot", severity="error",
+                        timeout=10)
+
     def on_tabbed_content_tab_activated(self, message: TabbedContent.TabActivated) -> None:
         if message.tabbed_content.id == "tabs":
             self.refresh_inspector()
+            # a click on the Results tab leaves focus on the tab bar, where the table's keys
+            # (f, p, x, ...) do nothing: give it to the table
+            if message.pane.id == "results" and self.focused is message.tabbed_content.query_one("Tabs"):
+                self.call_after_refresh(self._focus_matrix)
+
+    def _focus_matrix(self) -> None:
+        with contextlib.suppress(NoMatches):
+            self.query_one(ResultsMatrix).focus()
 
     # -- commands to the session ---------------------------------------------------
     def apply_saved_rubric(self, text: str | None = None, *, initial: bool = False) -> bool:

@@ -315,3 +315,54 @@ def test_judge_names_are_text_in_the_table_never_emoji_codes(project, capsys, mo
     main(["calibrate", str(project / "r.yaml"), str(project / "s.jsonl"), "--judges", "openai:a,anthropic:b"])
     out = capsys.readouterr().out
     assert "openai:a" in out and "anthropic:b" in out and "🅰" not in out and "🅱" not in out
+
+
+# -- each judge its own endpoint, named as written -----------------------------------------------
+def test_each_judge_can_have_its_own_base_url_and_keeps_the_name_it_was_given(project, monkeypatch, capsys):
+    first, second = Script(), Script()
+    monkeypatch.setenv("OPENAI_API_KEY", "test")
+    with FakeLLM() as one, FakeLLM() as two:
+        one.always(first)
+        two.always(second)
+        good, mid = "openai-compatible:judge-good", "openai-compatible:judge-mid"
+        code, data = calibrate(project, capsys, "--judges", f"{good},{mid}",
+                               "--judge-base-url", f"{good}={one.base_url_openai}",
+                               "--judge-base-url", f" {mid} = {two.base_url_openai}")
+        asked_one = {call.body["model"] for call in one.requests}
+        asked_two = {call.body["model"] for call in two.requests}
+    assert code == 0
+    assert asked_one == {"judge-good"} and asked_two == {"judge-mid"}  # each judge at its own server
+    assert set(by_judge(data)) == {good, mid}  # named as written, not openai:
+    assert by_judge(data)[good]["kappa"] == 1.0 and by_judge(data)[mid]["kappa"] == pytest.approx(0.8)
+    assert data["overall_judge"] == good
+
+
+def test_an_openai_compatible_judge_is_named_as_written_in_reports_and_summaries(project, server, capsys):
+    spec = "openai-compatible:judge-good"
+    code, data = calibrate(project, capsys, "--judge", spec, "--base-url", server.base_url_openai)
+    assert code == 0 and data["judge"] == {"provider": "openai-compatible", "model": "judge-good"}
+    assert main(["grade", str(project / "r.yaml"), str(project / "s.jsonl"), "--judge", spec,
+                 "--base-url", server.base_url_openai]) == 1  # (1: some samples fail)
+    out = capsys.readouterr().out
+    assert f"{spec}: " in out and "openai:judge-good" not in out
+
+
+@pytest.mark.parametrize("extra, says", [
+    (["--judge-base-url", "openai:judge-poor=http://127.0.0.1:9/v1"], "'openai:judge-poor' is not one of the judges"),
+    (["--judge-base-url", "openai:judge-good"], "is not JUDGE=URL"),
+    (["--judge-base-url", "openai:judge-good=127.0.0.1:9"], "is not an http(s) URL"),
+    (["--judge-base-url", "openai:judge-good=http://a/v1", "--judge-base-url", "openai:judge-good=http://b/v1"],
+     "openai:judge-good is given two base URLs"),
+])
+def test_a_bad_judge_base_url_is_a_usage_error_before_any_call(project, server, capsys, extra, says):
+    code = main(["calibrate", str(project / "r.yaml"), str(project / "s.jsonl"),
+                 "--judges", "openai:judge-good,anthropic:judge-mid", *extra])
+    err = capsys.readouterr().err
+    assert code == 2 and says in err and "Traceback" not in err
+    assert server.calls() == 0
+
+
+def test_judge_base_url_without_judges_says_to_use_base_url(project, server, capsys):
+    code = main(["calibrate", str(project / "r.yaml"), str(project / "s.jsonl"), "--judge", "openai:judge-good",
+                 "--judge-base-url", "openai:judge-good=http://127.0.0.1:9/v1"])
+    assert code == 2 and "with --judge, use --base-url" in capsys.readouterr().err

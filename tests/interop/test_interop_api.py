@@ -35,6 +35,11 @@ def test_unknown_names_raise_value_error(support_reply):
     ("agentv/rubric-features.eval.yaml", "agentv"),
     ("agentv/suite-level.eval.yaml", "agentv"),
     ("agentv/legacy.yaml", "agentv"),
+    # AgentV's own examples, named as its discovery finds them (**/evals/**/suite.yaml) and with
+    # nothing only AgentV writes in them
+    ("agentv/examples/basic-jsonl/evals/suite.yaml", "agentv"),
+    ("agentv/examples/suite-level-input/evals/suite.yaml", "agentv"),
+    ("agentv/examples/provider-owned-batching/evals/suite.yaml", "agentv"),
     ("promptfoo/promptfooconfig.yaml", "promptfoo"),
     ("promptfoo/all-must-pass.yaml", "promptfoo"),
     ("letta/suite.yaml", "letta"),

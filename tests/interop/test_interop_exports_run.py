@@ -129,7 +129,8 @@ def test_export_api_returns_the_fixtures_as_a_companion_file(tmp_path):
     rubric = load_rubric(_write(tmp_path, CHECKS_ONLY))
     samples = list(load_samples(tmp_path / "reply.samples.jsonl"))
     result = export_rubric(rubric, "agentv", samples=samples)
-    assert list(result.files) == ["reply.outputs.jsonl"]
+    # the fixtures, and the provider catalog AgentV 5 needs for the replay provider
+    assert list(result.files) == ["reply.outputs.jsonl", ".agentv/providers.yaml", ".agentv/config.yaml"]
     assert export_rubric(rubric, "agentv").files == {}
 
 

@@ -116,3 +116,35 @@ def test_json_path_samples_grade_in_the_real_promptfoo_as_they_grade_here(tmp_pa
     results = json.loads((tmp_path / "out.json").read_text())["results"]["results"]
     theirs = {r["testCase"]["description"]: "pass" if r["success"] else "fail" for r in results}
     assert theirs == ours
+
+
+ANCHORED = """\
+name: code
+criteria:
+  - id: upper
+    check: {type: json_path, pointer: /code, matches: '^[A-Z]+$'}
+"""
+
+
+def _node_verdict(body: str, output: str) -> bool:
+    """What the exported ``javascript`` assertion says of ``output``, run by node as promptfoo runs it."""
+    node = shutil.which("node")
+    if node is None:
+        pytest.skip("node not installed")
+    script = "const r = (function (output) {\n" + body + "\n})(process.argv[1]);\nconsole.log(JSON.stringify(r.pass));"
+    done = subprocess.run([node, "-e", script, output], capture_output=True, text=True, timeout=scaled(60))
+    assert done.returncode == 0, done.stderr
+    return json.loads(done.stdout)
+
+
+@pytest.mark.parametrize("value, met", [("AB", True), ("AB\n", False), ("A\nB", False), ("xAB", False)])
+def test_matches_dollar_is_the_very_end_here_as_in_the_exported_javascript(value, met):
+    from rubric_studio.core.checks import score_text
+
+    rubric = parse_rubric(ANCHORED, "code.yaml")
+    output = json.dumps({"code": value})
+    assert score_text(rubric, output).details["upper"].status.value == ("met" if met else "unmet")
+    asserts = yaml.safe_load(export_rubric(rubric, "promptfoo").text)["defaultTest"]["assert"]
+    asserts += [inner for a in asserts for inner in a.get("assert", [])]
+    [body] = [a["value"] for a in asserts if a.get("type") == "javascript"]
+    assert _node_verdict(body, output) is met

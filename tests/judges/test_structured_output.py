@@ -167,3 +167,23 @@ async def test_tool_mode_reply_with_the_judgement_as_text_is_still_read(fake_llm
     fake_llm.always('{"verdict": "met", "rationale": "says hello", "evidence": ["Hello"]}')
     outcome = await judge_once(replace(config_for(fake_llm, provider), structured_output="tool"), fake_llm)
     assert outcome.results["hello"].status is Status.MET
+
+
+@pytest.mark.parametrize("provider", ["openai", "anthropic"])
+async def test_none_mode_prose_that_runs_to_max_tokens_is_not_a_max_tokens_problem(fake_llm, provider):
+    from tests.fakellm import CutOff
+
+    fake_llm.always(CutOff("I think the submission says hello, which meets the criterion, and what is more"))
+    outcome = await judge_once(replace(config_for(fake_llm, provider), structured_output="none"), fake_llm)
+    error = outcome.results["hello"].error
+    assert error.startswith("the judge answered in prose and ran to max_tokens (1024)")
+    assert "raise judge.max_tokens" not in error and "judge.structured_output: json_schema" in error
+
+
+@pytest.mark.parametrize("provider", ["openai", "anthropic"])
+async def test_none_mode_cut_off_inside_the_judgement_still_asks_for_more_tokens(fake_llm, provider):
+    from tests.fakellm import CutOff
+
+    fake_llm.always(CutOff('```json\n{"rationale": "The submission greets the'))
+    outcome = await judge_once(replace(config_for(fake_llm, provider), structured_output="none"), fake_llm)
+    assert "raise judge.max_tokens" in outcome.results["hello"].error

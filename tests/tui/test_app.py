@@ -457,13 +457,24 @@ async def test_keyboard_and_mouse_select_cells_and_inspect(studio: Path):
         await pilot.pause()
         assert app.selection == ("refund-late-request", "resolves-issue")
         assert "resolves-issue" in str(app.query_one("#cell-hint").render())
-        # Click the first criterion column of the fourth row; double-click opens the inspector.
+        # Click the first criterion column of the fourth row: it is selected, the table stays;
+        # a double click opens the inspector.
         x = matrix._fixed_width() + 1
         await pilot.click(ResultsMatrix, offset=(x, 5))
+        await pilot.pause()
         assert app.selection[0] == matrix.rows[3]
+        assert app.query_one("#tabs").active == "results" and app.focused is matrix
         await pilot.click(ResultsMatrix, offset=(x, 5), times=2)
         await pilot.pause()
         assert app.query_one("#tabs").active == "inspector"
+        # Clicking the Results tab back gives the table the focus: its keys work at once.
+        await pilot.click("#tabs Tab#--content-tab-results")
+        await until(lambda: app.query_one("#tabs").active == "results" and app.focused is matrix,
+                    what="the table focused after a click on its tab")
+        before = matrix.filter_kind
+        await pilot.press("f")
+        await pilot.pause()
+        assert matrix.filter_kind != before
 
 
 async def test_inspector_shows_check_evidence_and_sample(studio: Path):
@@ -605,3 +616,28 @@ async def test_quit_with_unsaved_edits_asks(studio: Path):
         await pilot.press("s")  # save and quit
         await pilot.pause()
     assert "unsaved" in rubric.read_text()
+
+
+async def test_the_palettes_screenshot_makes_the_downloads_folder_or_falls_back_saying_why(studio: Path, tmp_path,
+                                                                                           monkeypatch):
+    home = tmp_path / "home"
+    home.mkdir()
+    monkeypatch.setenv("HOME", str(home))
+    monkeypatch.delenv("XDG_DOWNLOAD_DIR", raising=False)
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "no-config"))  # no user-dirs.dirs naming another
+    monkeypatch.chdir(tmp_path)
+    app = StudioApp(studio / "support_reply" / "support_reply.yaml", watch=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await until(lambda: graded(app))
+        app.deliver_screenshot(filename="shot.svg")
+        await until(lambda: (home / "Downloads" / "shot.svg").is_file(), what="the screenshot in a new Downloads")
+        (home / "Downloads" / "shot.svg").unlink()
+        (home / "Downloads").rmdir()
+        (home / "Downloads").write_text("a file where the folder should be")
+        seen = []
+        monkeypatch.setattr(app, "notify", lambda message, **kw: seen.append(message))
+        app.deliver_screenshot(filename="shot.svg")
+        await until(lambda: (tmp_path / "shot.svg").is_file(), what="the screenshot in the current folder")
+        await pilot.pause()
+    assert any(f"{home / 'Downloads'} cannot be used" in m and f"saving the screenshot in {tmp_path}" in m
+               for m in seen)

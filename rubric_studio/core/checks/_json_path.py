@@ -5,7 +5,8 @@ asserted to equal a value, to exist (or not), to match a regex, or to be of a JS
 
 The output is read as the ``json`` check reads it (bare, or alone in a ``` code fence, bounded in
 nesting and number size); output that is not JSON is unmet, saying why. ``matches`` runs on the
-``regex`` engine with the check's timeout, like a ``regex`` check. promptfoo and AgentV get a
+``regex`` engine with the check's timeout, like a ``regex`` check, except that ``$`` is the very end
+of the string, as in the JavaScript the exports run (:func:`javascript_end`). promptfoo and AgentV get a
 ``javascript`` assertion computing the same verdict; the other formats warn.
 """
 
@@ -141,6 +142,36 @@ def _shown(value: Any) -> str:
     return text if len(text) <= 80 else text[:77] + "..."
 
 
+def javascript_end(pattern: str) -> str:
+    r"""``pattern`` with each ``$`` anchor (outside a character class, not escaped) as ``\Z``: the
+    very end of the string, as ``$`` means in the JavaScript ``RegExp`` the exports run (Python's
+    ``$`` also matches before a final newline, so ``^[A-Z]+$`` would accept ``"AB\n"`` here and
+    reject it in promptfoo and AgentV). A pattern that turns on multi-line mode itself is kept."""
+    if regex.search(r"\(\?[a-zA-Z]*m", pattern):
+        return pattern
+    out: list[str] = []
+    i, in_class = 0, False
+    while i < len(pattern):
+        char = pattern[i]
+        if char == "\\" and i + 1 < len(pattern):
+            out.append(pattern[i:i + 2])
+            i += 2
+            continue
+        if char == "[" and not in_class:
+            in_class = True
+            # a "]" first in a class (or after "^") is literal, not its end
+            end = i + 1 + (pattern.startswith("^", i + 1))
+            if pattern.startswith("]", end):
+                out.append(pattern[i:end + 1])
+                i = end + 1
+                continue
+        elif char == "]" and in_class:
+            in_class = False
+        out.append("\\Z" if char == "$" and not in_class else char)
+        i += 1
+    return "".join(out)
+
+
 def _judge(spec: JsonPathCheck, found: bool, value: Any, missing: str) -> tuple[bool, str]:
     """(met, reason) for the value the pointer found (or did not)."""
     at = spec.pointer or "the root"
@@ -157,7 +188,7 @@ def _judge(spec: JsonPathCheck, found: bool, value: Any, missing: str) -> tuple[
         if not isinstance(value, str):
             return False, f"{at} is {_kind(value)}, not a string to match /{spec.matches}/"
         try:
-            match = regex.compile(spec.matches, regex.VERSION0).search(value, timeout=spec.timeout)
+            match = regex.compile(javascript_end(spec.matches), regex.VERSION0).search(value, timeout=spec.timeout)
         except TimeoutError:
             raise CheckTimeout(f"pattern took longer than {spec.timeout:g}s on this sample") from None
         return (match is not None), f"{at} {'matches' if match else 'does not match'} /{spec.matches}/"
@@ -222,7 +253,7 @@ JSON_PATH = CheckType(
     fields=(EditorField("pointer", "text", "pointer", "RFC 6901, e.g. /answer/status; empty: all"),
             EditorField("equals", "json-value", "equals", "any JSON value"),
             EditorField("exists", "yes-no", "exists", "true: present; false: absent"),
-            EditorField("matches", "pattern", "matches", "regex searched in a string value"),
+            EditorField("matches", "pattern", "matches", "regex searched in a string value; $ is its very end"),
             EditorField("value_type", "choice", "value type", "the JSON type", choices=JSON_TYPES)),
     exports={"promptfoo": _export, "agentv": _export}, defaults={"pointer": "", "exists": True}, binary=True,
 )

@@ -43,6 +43,10 @@ def _make_judged(mapping: CommentedMap) -> None:
     append_tail(mapping, "outcome", orphan)
 
 
+#: The assertions of a json_path check, exactly one of which it holds.
+_JSON_PATH_ASSERTIONS = ("equals", "exists", "matches", "value_type")
+
+
 def _make_check(mapping: CommentedMap, check_type: str, indent: int) -> None:
     """Make the criterion a ``check_type`` check, dropping judge-only keys and foreign parameters."""
     old = mapping.get("check")
@@ -147,6 +151,13 @@ class FieldEdits:
             check = mapping.get("check")
             if not isinstance(check, CommentedMap):
                 raise EditError(f"criteria[{index}] has no check; choose a check type first")
+            if value is not None and check.get("type") == "json_path" and key in _JSON_PATH_ASSERTIONS:
+                # a json_path check has one assertion: the one a new check started with (exists:
+                # true) gives way to the one the user fills in, instead of making it invalid
+                defaults = CHECK_DEFAULTS.get("json_path", {})
+                for other in _JSON_PATH_ASSERTIONS:
+                    if other != key and other in defaults and check.get(other) == defaults[other]:
+                        delete_key(check, other)
             set_key(check, key, value, CHECK_ORDER, indent=item_indent(data, index) + 2)
 
         self._edit(mutate, coalesce=("check", index, key))

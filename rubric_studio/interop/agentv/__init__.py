@@ -7,17 +7,19 @@ from typing import TYPE_CHECKING
 from rubric_studio._lazy import lazy_exports
 
 if TYPE_CHECKING:
-    from rubric_studio.interop.agentv._agentv import export
+    from rubric_studio.interop.agentv._agentv import CATALOG_FILE, CONFIG_FILE, export
     from rubric_studio.interop.agentv._read import import_
     from rubric_studio.interop.agentv._samples import FIXTURE_SCHEMA, SAMPLES_TARGET, fixtures_name
 
 #: Public name -> the private module that defines it.
 _EXPORTS = {
+    "CATALOG_FILE": "_agentv",
+    "CONFIG_FILE": "_agentv",
     "export": "_agentv",
     "FIXTURE_SCHEMA": "_samples",
     "fixtures_name": "_samples",
     "import_": "_agentv",
     "SAMPLES_TARGET": "_samples",
 }
-__all__ = ["export", "FIXTURE_SCHEMA", "fixtures_name", "import_", "SAMPLES_TARGET"]
+__all__ = ["CATALOG_FILE", "CONFIG_FILE", "export", "FIXTURE_SCHEMA", "fixtures_name", "import_", "SAMPLES_TARGET"]
 __getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)

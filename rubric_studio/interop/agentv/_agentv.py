@@ -61,7 +61,7 @@ from rubric_studio.interop.agentv._judge import provider_entry
 from rubric_studio.interop.agentv._panel import Panel, build_panel, panel_assertion, version_notes
 from rubric_studio.interop.agentv._read import import_
 
-__all__ = ["export", "import_"]
+__all__ = ["CATALOG_FILE", "CONFIG_FILE", "catalog_files", "catalog_keys", "export", "import_"]
 
 JUDGE_LABEL = "rubric-judge"
 
@@ -264,15 +264,58 @@ def export(rubric: Rubric, *, agentv_version: int = 5, samples: list[Sample] | N
                   + (judge_lines + "\n" if judge_lines else "")
                   + ("" if samples else "Add your cases to `tests`."))
         return ExportResult(dump_yaml(data, header.rstrip("\n")), warn.items, files=files)
+    if providers:
+        files.update(catalog_files(providers))
     if samples:
         run = (f"The tests are the graded samples; provider {_agentv_samples.SAMPLES_TARGET} answers each with\n"
-               f"its output as written, from {fixtures_file} (keep it beside this file). Run:\n"
+               f"its output as written, from {fixtures_file} (keep it beside this file).\n"
+               + _catalog_lines(providers) + "\n"
                f"  agentv eval run <this file> --provider {_agentv_samples.SAMPLES_TARGET}")
     else:
         run = "Add your target to `providers` and your cases to `tests`."
+        if providers:
+            run += "\n" + _catalog_lines(providers, then="and add your target there too.")
     header = (f"AgentV eval exported by rubric-studio from rubric {rubric.name!r}.\n"
               "The suite-level `assert` list below is the rubric; it applies to every test.\n" + run)
     return ExportResult(dump_yaml(data, header), warn.items, files=files)
+
+
+#: Where AgentV 5 finds its provider catalog: ``.agentv/config.yaml`` (searched from the eval's
+#: folder up to the repository root) names it with ``providers: file://providers.yaml``, a path
+#: relative to itself; the catalog is a bare YAML list of provider entries. Without one, 5.x
+#: refuses to run ("No provider catalog configured"), whatever the eval's own ``providers`` say.
+CATALOG_FILE = ".agentv/providers.yaml"
+CONFIG_FILE = ".agentv/config.yaml"
+CONFIG_TEXT = "providers: file://providers.yaml\n"
+
+
+def catalog_files(providers: list[dict[str, Any]]) -> dict[str, str]:
+    """The provider catalog AgentV 5 needs to run an eval whose ``providers`` are these, and the
+    project config naming it (companion files, by path relative to the eval)."""
+    header = ("AgentV provider catalog written by rubric-studio beside the eval it exported\n"
+              "(.agentv/config.yaml names it: providers: file://providers.yaml).")
+    return {CATALOG_FILE: dump_yaml(providers, header), CONFIG_FILE: CONFIG_TEXT}
+
+
+def catalog_keys(providers: list[dict[str, Any]]) -> list[str]:
+    """The environment variables the catalog reads with no fallback (the keys to set)."""
+    from rubric_studio.interop.agentv._judge import parse_reference
+
+    found: list[str] = []
+    for entry in providers:
+        for value in (entry.get("config") or {}).values():
+            parsed = parse_reference(value)
+            if parsed is not None and parsed[1] is None and parsed[0] not in found:
+                found.append(parsed[0])
+    return found
+
+
+def _catalog_lines(providers: list[dict[str, Any]], then: str = "") -> str:
+    """What the header says about the catalog; ``then`` ends it (default: how to run)."""
+    keys = catalog_keys(providers)
+    need = f"with only {' and '.join(keys)} set" if keys else "with nothing else to set"
+    return ("AgentV 5 runs only with a provider catalog: export with -o FILE to have these providers written\n"
+            f"to {CATALOG_FILE} and named in {CONFIG_FILE} beside FILE; " + (then or f"then, {need}, run:"))
 
 
 def _judge_provider(rubric: Rubric, warn: Warnings) -> dict[str, Any] | None:

@@ -27,6 +27,7 @@ from rubric_studio.interop.agentv._files import judge, load_tests
 from rubric_studio.interop.agentv._items import ANALYTIC_PASS_MARK, number
 from rubric_studio.interop.agentv._judge import OLLAMA_URL
 from rubric_studio.interop.agentv._v4 import CASE_CRITERIA
+from rubric_studio.interop.agentv._v4_judge import is_v4, judge_v4
 
 DEFAULT_THRESHOLD = 0.8
 __all__ = ["ANALYTIC_PASS_MARK", "OLLAMA_URL", "import_"]
@@ -273,7 +274,7 @@ def _assemble(source: Source, data: dict[str, Any], evaluators: list[Evaluator],
     rubric_data: dict[str, Any] = {"name": str(name), "pass_threshold": snap(threshold), "criteria": found.criteria}
     if isinstance(data.get("description"), str) and data["description"].strip():
         rubric_data["description"] = data["description"].strip()
-    found_judge = judge(data, warn)
+    found_judge = judge(data, warn) if not is_v4(data) else judge_v4(source, data, warn)
     if found_judge:
         rubric_data["judge"] = found_judge
     return build_rubric(rubric_data, source, found.origins)

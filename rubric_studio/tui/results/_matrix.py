@@ -462,7 +462,7 @@ class ResultsMatrix(ScrollView, can_focus=True):
                 self._move(self.cursor_row, col)
             return
         self._move(row, self.cursor_col if col is None else col)
-        if event.chain >= 1:
+        if event.chain >= 2:  # a double click opens the inspector; a single click only selects
             self.action_inspect()
 
     def _cell_at(self, offset: Offset | None) -> tuple[int | None, int | None] | None:
