@@ -18,36 +18,38 @@ where you can await.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from rubric_studio._lazy import lazy_exports
 
 __version__ = "0.1.0"
 
 _EXPORTS = {
-    "load_rubric": "rubric_studio.core.loading",
-    "parse_rubric": "rubric_studio.core.loading",
-    "RubricError": "rubric_studio.core.problems",
-    "Problem": "rubric_studio.core.problems",
-    "Rubric": "rubric_studio.core.rubric",
-    "Criterion": "rubric_studio.core.rubric",
-    "load_samples": "rubric_studio.core.samples",
-    "Sample": "rubric_studio.core.samples",
-    "load_labels": "rubric_studio.core.labels",
-    "ScoreResult": "rubric_studio.core.results",
-    "CriterionResult": "rubric_studio.core.results",
-    "SampleResult": "rubric_studio.core.results",
-    "score_text": "rubric_studio.core.checks",
-    "grade_async": "rubric_studio.engine.api",
-    "grade": "rubric_studio.engine.api",
-    "Report": "rubric_studio.engine.report",
-    "as_samples": "rubric_studio.core.samples",
-    "agreement": "rubric_studio._api",
-    "fit": "rubric_studio._api",
-    "improve": "rubric_studio._api",
-    "compare_judges": "rubric_studio._api",
-    "JudgeComparison": "rubric_studio._api",
-    "export": "rubric_studio._api",
-    "import_rubric": "rubric_studio.interop",
-    "FORMATS": "rubric_studio.interop",
+    "load_rubric": "core.loading",
+    "parse_rubric": "core.loading",
+    "RubricError": "core.problems",
+    "Problem": "core.problems",
+    "Rubric": "core.rubric",
+    "Criterion": "core.rubric",
+    "load_samples": "core.samples",
+    "Sample": "core.samples",
+    "load_labels": "core.labels",
+    "ScoreResult": "core.results",
+    "CriterionResult": "core.results",
+    "SampleResult": "core.results",
+    "score_text": "core.checks",
+    "grade_async": "engine.api",
+    "grade": "engine.api",
+    "Report": "engine.report",
+    "as_samples": "core.samples",
+    "agreement": "_api",
+    "fit": "_api",
+    "improve": "_api",
+    "compare_judges": "_api",
+    "JudgeComparison": "_api",
+    "export": "_api",
+    "import_rubric": "interop",
+    "FORMATS": "interop",
 }
 
 __all__ = [  # noqa: RUF022 - grouped by topic
@@ -73,10 +75,4 @@ if TYPE_CHECKING:  # pragma: no cover
     from rubric_studio.interop import FORMATS, import_rubric
 
 
-def __getattr__(name: str) -> Any:
-    module = _EXPORTS.get(name)
-    if module is None:
-        raise AttributeError(f"module 'rubric_studio' has no attribute {name!r}")
-    import importlib
-
-    return getattr(importlib.import_module(module), name)
+__getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)

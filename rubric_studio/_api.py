@@ -52,7 +52,18 @@ def as_labels(labels: LabelsLike) -> dict[str, Label]:
 def agreement(rubric: Rubric | str | Path, report: Report, labels: LabelsLike) -> AgreementReport:
     """How far the rubric's verdicts in ``report`` agree with human ``labels``: ``.overall.kappa``,
     ``.overall.accuracy``, per criterion in ``.criteria``, the disagreeing samples, ``to_dict()``
-    (the object ``calibrate --format json`` prints)."""
+    (the object ``calibrate --format json`` prints).
+
+    ``labels`` is a labels file path, a :class:`~rubric_studio.core.labels.LabelSet` or a mapping of
+    sample id to ``"pass"`` / ``"fail"``.
+
+    Returns:
+        An :class:`~rubric_studio.core.agreement.AgreementReport`.
+    Raises:
+        RubricError: ``rubric`` is a path to a missing or invalid rubric, or ``labels`` a path to a
+            malformed labels file.
+        ValueError: a label that is not a verdict.
+    """
     from rubric_studio.core.agreement import agreement as compute
 
     return compute(report.samples, as_labels(labels), _rubric(rubric))
@@ -61,7 +72,15 @@ def agreement(rubric: Rubric | str | Path, report: Report, labels: LabelsLike) -
 def fit(rubric: Rubric | str | Path, report: Report, labels: LabelsLike, *, seed: int = 0, holdout: float = 0.3,
         weights: bool = True) -> FitResult:
     """Fit ``pass_threshold`` (and the weights unless ``weights=False``) to the labels, checked on a
-    ``holdout`` share of them; ``.fitted_rubric(rubric)`` is the rubric with the fit applied."""
+    ``holdout`` share of them; ``.fitted_rubric(rubric)`` is the rubric with the fit applied.
+
+    Returns:
+        A :class:`~rubric_studio.engine.fit.FitResult`.
+    Raises:
+        RubricError: ``rubric`` is a path to a missing or invalid rubric, or ``labels`` a path to a
+            malformed labels file.
+        ValueError: a label that is not a verdict.
+    """
     from rubric_studio.engine.fit import fit as compute
 
     return compute(_rubric(rubric), report.samples, as_labels(labels), seed=seed, holdout=holdout, weights=weights)
@@ -73,7 +92,15 @@ def improve(rubric: Rubric | str | Path, samples: Iterable[Any], labels: LabelsL
             allow_code: bool = False) -> ImproveReport:
     """Suggested fixes for the criterion the judge and the labels disagree on most (or ``criterion``),
     each measured on held-out labels; ``kinds`` limits them (reword, examples, check, required,
-    scoring). Rewordings need a model: the judge writes them. Samples as for :func:`grade`."""
+    scoring). Rewordings need a model: the judge writes them. Samples as for :func:`grade`.
+
+    Returns:
+        An :class:`~rubric_studio.engine.improve.ImproveReport`.
+    Raises:
+        RubricError: ``rubric`` is a path to a missing or invalid rubric, or ``labels`` a path to a
+            malformed labels file.
+        ValueError: a malformed sample, label or ``judge``.
+    """
     from rubric_studio.engine.api import check_judge_text, run_blocking
 
     check_judge_text(judge)
@@ -134,7 +161,15 @@ def compare_judges(rubric: Rubric | str | Path, samples: Iterable[Any], labels: 
                    judges: Sequence[str], base_url: str | None = None, repeat: int = 1, cache: bool = True,
                    cache_path: str | Path | None = None, allow_code: bool = False) -> JudgeComparison:
     """Grade the labelled samples with each judge (``provider:model``) and compare their agreement
-    with the labels (kappa with its interval), cost and speed, as ``calibrate --judges`` does."""
+    with the labels (kappa with its interval), cost and speed, as ``calibrate --judges`` does.
+
+    Returns:
+        A :class:`JudgeComparison`: figures per judge, the recommended judge and why.
+    Raises:
+        RubricError: ``rubric`` is a path to a missing or invalid rubric, or ``labels`` a path to a
+            malformed labels file.
+        ValueError: ``judges`` is one string or names a malformed judge; a malformed sample or label.
+    """
     from rubric_studio.core.samples import as_samples
     from rubric_studio.engine.api import check_judge_text, run_blocking
     from rubric_studio.engine.judge_compare import figures, grade_each, labelled, recommendation
@@ -157,7 +192,16 @@ def export(rubric: Rubric | str | Path, target: str, *, samples: Iterable[Any] |
            agentv_version: int | None = None) -> ExportResult:
     """The rubric written for another tool (``target`` a name of :data:`rubric_studio.interop.FORMATS`):
     ``.text``, ``.warnings`` (what the target cannot express), ``.files`` (companions to write beside
-    it). ``samples`` become the test cases of a target that runs them (promptfoo, AgentV)."""
+    it). ``samples`` become the test cases of a target that runs them (promptfoo, AgentV).
+
+    Returns:
+        An :class:`~rubric_studio.interop.ExportResult`.
+    Raises:
+        RubricError: ``rubric`` is a path to a missing or invalid rubric.
+        ValueError: an unknown ``target``, ``samples`` for a target that does not carry them, or
+            ``agentv_version`` for another target.
+        ExportRefused: the target cannot hold the rubric.
+    """
     from rubric_studio.core.samples import as_samples
     from rubric_studio.interop import FORMATS, export_rubric
 

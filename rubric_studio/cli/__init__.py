@@ -16,7 +16,11 @@ import importlib
 import sys
 from collections.abc import Callable, Sequence
 
+from rubric_studio._lazy import public_dir
 from rubric_studio.cli.report import OutputFailed
+
+__all__ = ["DESCRIPTION", "EPILOG", "EXIT_ERROR", "EXIT_FAIL", "EXIT_OK", "EXIT_USAGE", "GRADE_FORMATS", "SUBCOMMANDS",
+           "OutputFailed", "build_parser", "main"]
 
 EXIT_OK, EXIT_FAIL, EXIT_USAGE, EXIT_ERROR = 0, 1, 2, 3
 
@@ -96,7 +100,13 @@ def _module(command: str | None):
 
 
 def build_parser(command: str | None) -> argparse.ArgumentParser:
-    """The parser for one subcommand, or the studio parser when ``command`` is None."""
+    """The parser for one subcommand, or the studio parser when ``command`` is None.
+
+    Returns:
+        An :class:`argparse.ArgumentParser` whose ``error`` exits 2 with a one-line message.
+    Raises:
+        ModuleNotFoundError: ``command`` is not one of :data:`SUBCOMMANDS`.
+    """
     if command is None:
         parser = _Parser(prog="rubric-studio", description=DESCRIPTION, epilog=EPILOG,
                          formatter_class=argparse.RawDescriptionHelpFormatter)  # fmt: skip
@@ -108,7 +118,15 @@ def build_parser(command: str | None) -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """Entry point of the ``rubric-studio`` console script."""
+    """Entry point of the ``rubric-studio`` console script: run the command ``argv`` names.
+
+    Returns:
+        The exit code: 0 all samples pass, 1 some fail, 2 invalid input or usage, 3 cells errored
+        (130 when interrupted).
+    Raises:
+        Nothing for a usage error or a failed write of the report (both are exit 2); an unexpected
+        error of a command propagates.
+    """
     args_list = list(sys.argv[1:] if argv is None else argv)
     command = args_list[0] if args_list and args_list[0] in SUBCOMMANDS else None
     parser = build_parser(command)
@@ -150,6 +168,9 @@ def _output_failed(exc: OutputFailed) -> int:
     except (OSError, ValueError, AttributeError):  # stdout replaced (tests) or already closed
         pass
     return 2
+
+
+__dir__ = public_dir(__name__)
 
 
 if __name__ == "__main__":  # pragma: no cover

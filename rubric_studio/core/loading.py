@@ -331,7 +331,13 @@ def lint_rubric(rubric: Rubric, positions: Positions | None = None) -> list[Prob
 
 
 def parse_rubric(text: str, file: str = "<rubric>", *, base_dir: Path | None = None) -> Rubric:
-    """Parse rubric YAML text; raise RubricError listing every problem found."""
+    """Parse rubric YAML text (``file`` names it in messages; ``base_dir`` resolves relative paths).
+
+    Returns:
+        The validated :class:`~rubric_studio.core.rubric.Rubric`.
+    Raises:
+        RubricError: listing every problem found, with positions.
+    """
     data, positions, problems = load_with_positions(text, file)
     unreadable = {(p.line, p.column) for p in problems}  # values the loader could not read (left None)
     if data is None:
@@ -358,7 +364,14 @@ def parse_rubric(text: str, file: str = "<rubric>", *, base_dir: Path | None = N
 
 
 def load_rubric(path: str | Path) -> Rubric:
-    """Load and validate a rubric file. Raises RubricError with positioned problems."""
+    """Load and validate a rubric file.
+
+    Returns:
+        The validated :class:`~rubric_studio.core.rubric.Rubric`.
+    Raises:
+        RubricError: the file is missing or unreadable, or the rubric is invalid; each
+            :class:`~rubric_studio.core.problems.Problem` carries file, line and column.
+    """
     source = Path(path)
     text = read_user_file(source, "rubric")
     return parse_rubric(text, str(source), base_dir=source.resolve().parent)

@@ -178,6 +178,11 @@ async def grade_async(
     rubric's code checks and gated settings; ``batch`` sends the judge calls through the provider's
     batch API; ``on_event`` receives progress events. Judges that cannot be reached leave their
     cells ``unjudged`` with the reason in :attr:`Report.judge_note`.
+
+    Returns:
+        A :class:`~rubric_studio.engine.report.Report`: per-sample verdicts, cells, usage and cost.
+    Raises:
+        ValueError: a malformed sample or ``judge``.
     """
     from rubric_studio.core.samples import as_samples
 
@@ -210,7 +215,13 @@ def grade(
     on_event: EventSink | None = None,
 ) -> Report:
     """:func:`grade_async` for code without an event loop, and for code inside one that cannot await
-    (a Jupyter cell): there the run goes to a worker thread with its own loop, and this call waits."""
+    (a Jupyter cell): there the run goes to a worker thread with its own loop, and this call waits.
+
+    Returns:
+        A :class:`~rubric_studio.engine.report.Report`, as :func:`grade_async`.
+    Raises:
+        ValueError: a malformed sample or ``judge``.
+    """
     options = dict(judge=judge, base_url=base_url, concurrency=concurrency, timeout=timeout, deadline=deadline,
                    repeat=repeat, cache=cache, cache_path=cache_path, allow_code=allow_code, batch=batch,
                    reuse_batch=reuse_batch, on_event=on_event)

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from rubric_studio._lazy import public_dir
 from rubric_studio.core.files import read_user_file
 from rubric_studio.core.problems import Problem, RubricError
 from rubric_studio.core.rubric import Rubric
@@ -45,7 +46,14 @@ __all__ = ["ENTRY_POINT_GROUP", "FORMATS", "ExportRefused", "ExportResult", "For
 def export_rubric(rubric: Rubric, target: str, **options: object) -> ExportResult:
     """Write ``rubric`` for ``target`` (a key of :data:`FORMATS`); ``options`` are the target's own
     (``agentv_version=4|5``, ``samples=`` for promptfoo and AgentV). Raises :class:`ExportRefused`
-    when the target cannot hold the rubric. Write :attr:`ExportResult.files` beside the exported file."""
+    when the target cannot hold the rubric. Write :attr:`ExportResult.files` beside the exported file.
+
+    Returns:
+        An :class:`ExportResult` (``.text``, ``.warnings``, ``.files``).
+    Raises:
+        ValueError: an unknown ``target``.
+        ExportRefused: the target cannot hold the rubric.
+    """
     info = FORMATS.get(target)
     if info is None or not info.can_export:
         raise ValueError(f"unknown export target {target!r}; expected one of: {', '.join(FORMATS.exporters())}")
@@ -66,7 +74,14 @@ def import_rubric(path_or_text: str | Path, source: str = "auto", *, name: str |
     """Read a rubric from a foreign file (a :class:`~pathlib.Path`, or a str naming an existing file)
     or from its text; ``source`` is a format name or ``"auto"``. ``name`` labels text in messages.
     ``trust`` says which files outside the file's folder it may read (a Letta ``prompt_path``):
-    by the rubric trust rule (:mod:`rubric_studio.core.trust`), none unless trusted."""
+    by the rubric trust rule (:mod:`rubric_studio.core.trust`), none unless trusted.
+
+    Returns:
+        An :class:`ImportResult`: the rubric, the warnings (what did not carry over) and the format read.
+    Raises:
+        RubricError: an empty, unreadable or malformed file, with positions.
+        ValueError: an unknown ``source``.
+    """
     from rubric_studio.interop import detect
 
     if source != "auto" and (source not in FORMATS or not FORMATS[source].can_import):
@@ -93,3 +108,6 @@ def import_rubric(path_or_text: str | Path, source: str = "auto", *, name: str |
         return ImportResult(parse_rubric(text, file, base_dir=base_dir), warn.items, "native")
     rubric = FORMATS[fmt].import_(parsed, warn)
     return ImportResult(rubric, warn.items, fmt)
+
+
+__dir__ = public_dir(__name__)

@@ -15,6 +15,7 @@ enforces it): :func:`make_judge` imports the registered provider's module it nee
 
 from __future__ import annotations
 
+from rubric_studio._lazy import public_dir
 from rubric_studio.judges.base import (
     ERROR_KINDS,
     Judge,
@@ -63,3 +64,6 @@ def make_judge(config: JudgeConfig) -> Judge:
 
     judge: Judge = resolve(definition(config).judge)(config)
     return judge
+
+
+__dir__ = public_dir(__name__)

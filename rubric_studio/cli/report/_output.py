@@ -53,6 +53,8 @@ class GuardedOutput:
 
 
 def stdout() -> GuardedOutput:
+    """Standard output, guarded: returns a :class:`GuardedOutput` whose writes raise
+    :class:`OutputFailed` (not ``OSError``) when the disk is full or the pipe is closed."""
     return GuardedOutput(sys.stdout, "the report to standard output")
 
 

@@ -26,8 +26,12 @@ def score_text(
 ) -> ScoreResult:
     """Run ``rubric``'s deterministic checks on one text; judge criteria stay ``unjudged``.
 
-    Returns a :class:`~rubric_studio.core.results.ScoreResult` with ``total``,
-    ``passed``, ``verdict`` and per-criterion ``details``.
+    Returns:
+        A :class:`~rubric_studio.core.results.ScoreResult` with ``total`` (None while a judged
+        criterion is unjudged), ``passed``, ``verdict`` and per-criterion ``details``.
+    Raises:
+        Nothing for a failing check (its error is in the result); an untrusted ``python`` or
+        ``command`` check is reported as not run unless ``allow_code``.
     """
     sample = Sample(id="text", output=text, input=input, ground_truth=ground_truth)
     runner = CheckRunner(rubric, allow_code=allow_code)

@@ -121,6 +121,8 @@ def check_types() -> tuple[CheckType, ...]:
 
 
 def check_type(name: str) -> CheckType | None:
+    """The registered check type called ``name`` (built in or from a plugin); returns None when
+    there is none. Raises nothing."""
     _ensure()
     return REGISTERED.get(name)
 

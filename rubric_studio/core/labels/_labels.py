@@ -184,7 +184,13 @@ class LabelSet:
 
 
 def load_labels(path: str | Path, *, missing_ok: bool = True) -> LabelSet:
-    """Load a labels sidecar; a missing file is an empty set unless ``missing_ok`` is False."""
+    """Load a labels sidecar (``*.labels.yaml``).
+
+    Returns:
+        A :class:`LabelSet`; a missing file is an empty set unless ``missing_ok`` is False.
+    Raises:
+        RubricError: the file is missing (with ``missing_ok=False``), unreadable or malformed.
+    """
     source = Path(path)
     if not source.exists():
         if missing_ok:

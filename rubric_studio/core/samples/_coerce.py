@@ -34,7 +34,14 @@ def as_sample(item: Any, index: int) -> Sample:
 
 
 def as_samples(items: Iterable[Any]) -> list[Sample]:
-    """The samples of ``items`` (see the module docstring); ValueError when two share an id."""
+    """The samples of ``items``: :class:`Sample` objects, output strings (ids ``"1"``, ``"2"`` ... by
+    position) or mappings with the keys of a samples file record.
+
+    Returns:
+        A list of :class:`Sample`.
+    Raises:
+        ValueError: naming the index of a malformed item, or when two share an id.
+    """
     if isinstance(items, str | bytes | Mapping):
         raise ValueError(f"samples: expected a list of samples, got a single {type(items).__name__} "
                          "(wrap it in a list)")

@@ -379,7 +379,14 @@ def _id_key(sample_id: str) -> str | bytes:
 
 
 def load_samples(path: str | Path, *, extractor: str = "last_assistant", follow_links: bool = False) -> SampleSet:
-    """All samples of a source (``follow_links``: see :func:`iter_samples`). Raises RubricError if none could be loaded."""
+    """All samples of a source: a folder of ``.txt``/``.md`` files or a ``.jsonl``/``.yaml``/``.csv`` file
+    (``follow_links``: see :func:`iter_samples`; ``extractor`` picks the graded text of a transcript).
+
+    Returns:
+        A :class:`SampleSet`: the samples, in order, and the problems of records that were skipped.
+    Raises:
+        RubricError: none could be loaded (each problem positioned).
+    """
     samples: list[Sample] = []
     problems: list[Problem] = []
     for item in iter_samples(path, extractor=extractor, follow_links=follow_links):

@@ -143,6 +143,8 @@ TRUST_ALL = Trust(everything=True)
 
 
 def normalize_url(url: str) -> str:
+    """Returns ``url`` without surrounding spaces and trailing slashes, the form trust is stored
+    and compared in. Raises nothing."""
     return url.strip().rstrip("/")
 
 
@@ -239,6 +241,7 @@ def rubric_gates(rubric: Rubric, user: UserJudge) -> list[Gate]:
 
 
 def untrusted(gates: Iterable[Gate], trust: Trust) -> list[Gate]:
+    """Returns the gates of ``gates`` that ``trust`` does not cover, in order. Raises nothing."""
     return [gate for gate in gates if not trust.covers(gate)]
 
 

@@ -33,6 +33,8 @@ MAX_ATTEMPTS = 5
 
 
 def store_path() -> Path:
+    """Returns the path of ``trust.json`` in the user config folder (it may not exist yet).
+    Raises nothing."""
     return config_dir() / "trust.json"
 
 

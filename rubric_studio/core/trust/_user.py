@@ -37,6 +37,7 @@ class UserConfig:
 
 
 def user_config_path() -> Path:
+    """Returns the path of the user's ``config.yaml`` (it may not exist yet). Raises nothing."""
     return config_dir() / "config.yaml"
 
 

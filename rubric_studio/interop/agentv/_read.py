@@ -136,6 +136,8 @@ def _tests(source: Source, data: dict[str, Any], suite: list[Evaluator],
 
 
 def import_(source: Source, warn: Warnings) -> Rubric:
+    """Returns the rubric of an AgentV eval file (what it cannot carry over goes to ``warn``).
+    Raises :class:`~rubric_studio.core.problems.RubricError` with positions for a malformed file."""
     data = expect_mapping(source, source.data, (), "AgentV eval file")
     suite = _suite(source, data, warn)
     per_test, thresholds = _tests(source, data, suite, warn)

@@ -107,6 +107,8 @@ def _grader_provider(judge: JudgeSettings | None, key: str, warn: Warnings) -> t
 
 
 def export(rubric: Rubric) -> ExportResult:
+    """Returns the Letta evals suite of ``rubric`` with its grader files and warnings for what
+    Letta cannot express. Raises :class:`~rubric_studio.interop.ExportRefused` when it cannot hold the rubric."""
     warn = Warnings()
     common_export_warnings(rubric, warn, "Letta evals",
                            judge_fields=("temperature", "timeout", "max_retries", "concurrency"))
@@ -283,6 +285,8 @@ def _criteria_from_prompts(source: Source, judges: list[tuple[str, dict[str, Any
 
 
 def import_(source: Source, warn: Warnings) -> Rubric:
+    """Returns the rubric of a Letta evals suite (what it cannot carry over goes to ``warn``).
+    Raises :class:`~rubric_studio.core.problems.RubricError` with positions for a malformed suite."""
     data = expect_mapping(source, source.data, (), "Letta suite")
     graders, graders_path = _graders(source, data, warn)
     threshold, gate_weights = _threshold_from_gate(source, data.get("gate"), warn)

@@ -342,6 +342,8 @@ def _top(data: dict[str, Any], warn: Warnings) -> list[tuple[Any, tuple[Any, ...
 
 
 def import_(source: Source, warn: Warnings) -> Rubric:
+    """Returns the rubric of a promptfoo config (what it cannot carry over goes to ``warn``).
+    Raises :class:`~rubric_studio.core.problems.RubricError` with positions for a malformed config."""
     data = expect_mapping(source, source.data, (), "promptfoo config")
     top = _top(data, warn)
     if not top:
