@@ -28,7 +28,7 @@ import contextlib
 import functools
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from rich.text import Text
 from textual import events, work
@@ -83,6 +83,7 @@ if TYPE_CHECKING:
     from rubric_studio.tui.editor import EditorPane
 
 EDITOR_DELAY = 0.3  # seconds after mount at the latest
+EDITOR_MOUNT_WAIT_STEPS = 500  # quitting waits up to 500 × 20 ms for an editor still mounting
 NO_SAMPLES_HELP = (
     "No samples yet. Put the outputs to grade beside the rubric as {stem}.samples.jsonl "
     '(one {{"id": ..., "output": ...}} per line), {stem}.samples.yaml / .csv, or a samples/ folder '
@@ -224,6 +225,7 @@ class StudioApp(App[int]):
         self._watch_stop: asyncio.Event | None = None
         self._watched_samples: Path | None = None
         self._editor_mounted = False
+        self._quitting = False
         self._document_reload_pending = False
         self._graded_disk: tuple[str, object] = ("", None)  # the disk text graded, and its state
         self.labeler = Labeler(self)
@@ -296,8 +298,9 @@ class StudioApp(App[int]):
         return self.query("#editor").first() if self._editor_mounted else None  # type: ignore[return-value]
 
     def ensure_editor(self) -> None:
-        """Mount the editor (once)."""
-        if self._editor_mounted or not self.is_mounted:
+        """Mount the editor (once; never once the studio is quitting: its tabs would mount into a
+        tree being torn down, and Textual's tabs fail their own mount with a traceback)."""
+        if self._editor_mounted or not self.is_mounted or self._quitting:
             return
         from rubric_studio.tui.editor import EditorPane
 
@@ -840,8 +843,24 @@ class StudioApp(App[int]):
         )
 
     # -- actions ---------------------------------------------------------------------
+    def exit(self, *args: Any, **kwargs: Any) -> None:
+        """Quit (see :meth:`App.exit`); nothing mounts from here on (:meth:`ensure_editor`)."""
+        self._quitting = True
+        super().exit(*args, **kwargs)
+
+    async def _editor_mounted_fully(self) -> None:
+        """Wait (a bounded while) for an editor still mounting: quitting in the middle of its mount
+        (it mounts just after the first screen) tore its tabs down under them, and Textual's tabs
+        then failed their own mount with a traceback on the way out."""
+        for _ in range(EDITOR_MOUNT_WAIT_STEPS):
+            editor = self.editor if self._editor_mounted else None
+            if editor is None or getattr(editor, "ready", True):
+                return
+            await asyncio.sleep(0.02)
+
     async def action_quit(self) -> None:
         """Quit; with unsaved edits, ask first (nothing is lost silently)."""
+        await self._editor_mounted_fully()
         if self.editor is not None and not isinstance(self.screen, UnsavedScreen):
             with contextlib.suppress(Exception):
                 await self.editor.flush()  # typing still waiting for its pause counts as an edit
