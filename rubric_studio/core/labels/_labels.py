@@ -27,7 +27,7 @@ from rubric_studio.core.atomic import remove_stale_temps
 from rubric_studio.core.files import read_user_file
 from rubric_studio.core.labels._annotators import ADJUDICATED, ENTRY_KEYS, UNNAMED, check_name, majority
 from rubric_studio.core.problems import Problem, RubricError
-from rubric_studio.core.yamlpos import load_with_positions
+from rubric_studio.core.yamlpos import load_plain, load_with_positions
 
 VERDICTS = ("pass", "fail")
 CELL_LABELS = ("met", "unmet")
@@ -165,7 +165,11 @@ def load_labels(path: str | Path, *, missing_ok: bool = True) -> LabelSet:
             return LabelSet(str(source), {})
         raise RubricError([Problem(str(source), None, None, "labels file not found")])
     remove_stale_temps(source)  # what a killed labels write left beside it
-    data, positions, problems = load_with_positions(read_user_file(source, "labels"), str(source))
+    text = read_user_file(source, "labels")
+    fast = _load_plain_labels(text, str(source))
+    if fast is not None:
+        return fast
+    data, positions, problems = load_with_positions(text, str(source))
     by_annotator: dict[str, dict[str, Label]] = {}
     if data is None:
         return LabelSet(str(source), {}, problems)
@@ -177,6 +181,23 @@ def load_labels(path: str | Path, *, missing_ok: bool = True) -> LabelSet:
         except ValueError as exc:
             problems.append(positions.problem((sample_id,), str(exc)))
     return LabelSet(str(source), consensus_labels(by_annotator), problems, by_annotator)
+
+
+def _load_plain_labels(text: str, file: str) -> LabelSet | None:
+    """The labels of a clean sidecar read the fast way (:func:`~rubric_studio.core.yamlpos.load_plain`);
+    None when that reading declines or any entry has a problem (the careful reading then places it)."""
+    readable, data = load_plain(text)
+    if not readable or (data is not None and not isinstance(data, dict)):
+        return None
+    by_annotator: dict[str, dict[str, Label]] = {}
+    try:
+        for sample_id, value in (data or {}).items():
+            by_annotator[str(sample_id)] = entry_labels(value, where=str(sample_id))
+    except ValueError:
+        return None
+    if len(by_annotator) != len(data or {}):  # two ids that read as one string (1 and "1")
+        return None
+    return LabelSet(file, consensus_labels(by_annotator), [], by_annotator)
 
 
 # -- annotators (see rubric_studio.core.labels._annotators) ---------------------------------------
