@@ -317,6 +317,29 @@ def _section(
     }
 
 
+# -- words shared by the reports and the studio ----------------------------------------------
+#: Annotators named in a heading; beyond, their number and the first few.
+NAMES_SHOWN = 8
+
+
+def annotators_text(names: list[str]) -> str:
+    """The annotators, or their number and the first few when there are many."""
+    if len(names) <= NAMES_SHOWN:
+        return ", ".join(names)
+    return f"{len(names)} annotators ({', '.join(names[:NAMES_SHOWN])}, …)"
+
+
+def open_count(queue: list[dict[str, Any]]) -> int:
+    """Disagreements between annotators not adjudicated yet: what "to adjudicate" counts everywhere."""
+    return sum(1 for item in queue if item["adjudicated"] is None)
+
+
+def adjudication_words(queue: list[dict[str, Any]]) -> str:
+    """``2 to adjudicate (1 of 3 disagreements between annotators settled)``."""
+    open_ = open_count(queue)
+    return f"{open_} to adjudicate ({len(queue) - open_} of {len(queue)} disagreements between annotators settled)"
+
+
 # -- the report ---------------------------------------------------------------------------
 def _ratings(
     by_sample: Mapping[str, Mapping[str, Label]], names: list[str], criterion: str | None

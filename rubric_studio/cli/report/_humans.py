@@ -13,13 +13,11 @@ from argparse import Namespace
 from collections import Counter
 from typing import Any
 
-from rubric_studio.core.human_agreement import MIN_OVERLAP
+from rubric_studio.core.human_agreement import MIN_OVERLAP, adjudication_words, annotators_text, open_count
 from rubric_studio.core.safe_text import terminal_safe
 
 #: How many entries of the adjudication queue the table lists (JSON has all).
 QUEUE_SHOWN = 20
-#: Annotators named in the heading; beyond, their number and the first few.
-NAMES_SHOWN = 8
 #: Annotators the judge is compared with one by one; beyond, a summary and the lowest.
 JUDGE_LISTED = 10
 #: The lowest judge-vs-annotator kappas named in that summary.
@@ -66,24 +64,6 @@ def _k(entry: dict[str, Any] | None) -> str:
 
 def _f(value: float | None) -> str:
     return "–" if value is None else f"{value:.2f}"
-
-
-def annotators_text(names: list[str]) -> str:
-    """The annotators, or their number and the first few when there are many."""
-    if len(names) <= NAMES_SHOWN:
-        return ", ".join(names)
-    return f"{len(names)} annotators ({', '.join(names[:NAMES_SHOWN])}, …)"
-
-
-def open_count(queue: list[dict[str, Any]]) -> int:
-    """Disagreements between annotators not adjudicated yet: what "to adjudicate" counts everywhere."""
-    return sum(1 for item in queue if item["adjudicated"] is None)
-
-
-def adjudication_words(queue: list[dict[str, Any]]) -> str:
-    """``2 to adjudicate (1 of 3 disagreements between annotators settled)``."""
-    open_ = open_count(queue)
-    return f"{open_} to adjudicate ({len(queue) - open_} of {len(queue)} disagreements between annotators settled)"
 
 
 def _verdict(section: dict[str, Any]) -> str:

@@ -20,9 +20,12 @@ if TYPE_CHECKING:
     )
     from rubric_studio.core.labels._claim import claim_unnamed, unclaim
     from rubric_studio.core.labels._labels import (
+        TIE_MARK,
+        TIE_TEXT,
         Label,
         LabelChange,
         consensus,
+        human_verdict,
         labels_from_samples,
         labels_path_for,
         load_labels,
@@ -40,6 +43,7 @@ _EXPORTS = {
     "claim_unnamed": "_claim",
     "consensus": "_labels",
     "current_annotator": "_annotators",
+    "human_verdict": "_labels",
     "insert_key": "_store",
     "Label": "_labels",
     "LabelChange": "_labels",
@@ -50,6 +54,8 @@ _EXPORTS = {
     "parse_label": "_labels",
     "round_trip_yaml": "_store",
     "set_verdict": "_store",
+    "TIE_MARK": "_labels",
+    "TIE_TEXT": "_labels",
     "unclaim": "_claim",
     "UNNAMED": "_annotators",
 }
@@ -62,6 +68,7 @@ __all__ = [
     "claim_unnamed",
     "consensus",
     "current_annotator",
+    "human_verdict",
     "insert_key",
     "Label",
     "LabelChange",
@@ -72,6 +79,8 @@ __all__ = [
     "parse_label",
     "round_trip_yaml",
     "set_verdict",
+    "TIE_MARK",
+    "TIE_TEXT",
     "unclaim",
     "UNNAMED",
 ]

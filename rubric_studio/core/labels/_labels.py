@@ -42,10 +42,18 @@ class Label:
     score: float | None = None
     criteria: dict[str, str] = field(default_factory=dict)
     note: str | None = None
+    #: In a consensus label: the fields annotators split evenly on, not adjudicated (``verdict``
+    #: and / or criterion ids) — a tie, which has no value, unlike a field nobody labelled.
+    ties: tuple[str, ...] = ()
 
     @property
     def is_empty(self) -> bool:
-        return self.verdict is None and self.score is None and not self.criteria and not self.note
+        return self.verdict is None and self.score is None and not self.criteria and not self.note and not self.ties
+
+    @property
+    def verdict_tied(self) -> bool:
+        """Annotators split evenly on the verdict (and nobody adjudicated it)."""
+        return self.verdict is None and "verdict" in self.ties
 
     def to_yaml_data(self) -> dict[str, Any]:
         data: dict[str, Any] = {}
@@ -58,6 +66,21 @@ class Label:
         if self.note:
             data["note"] = self.note
         return data
+
+
+#: A verdict annotators split evenly on (a tie, not adjudicated): shown instead of a verdict.
+TIE_MARK = "⋈"
+TIE_TEXT = f"{TIE_MARK} tie"
+
+
+def human_verdict(label: Label | None) -> str:
+    """The human verdict a report shows: ``pass`` / ``fail``, ``⋈ tie`` when annotators split
+    evenly on it, else empty (nobody labelled it)."""
+    if label is None:
+        return ""
+    if label.verdict is not None:
+        return label.verdict
+    return TIE_TEXT if label.verdict_tied else ""
 
 
 #: What a :class:`LabelChange` can set.
@@ -234,7 +257,9 @@ def consensus(by_annotator: Mapping[str, Label]) -> Label:
         return next(iter(people.values()))
     judged = by_annotator.get(ADJUDICATED, Label())
     labels = list(people.values())
-    verdict = judged.verdict or majority([lab.verdict for lab in labels if lab.verdict is not None])
+    verdicts = [lab.verdict for lab in labels if lab.verdict is not None]
+    verdict = judged.verdict or majority(verdicts)
+    ties = ["verdict"] if verdict is None and verdicts else []
     scores = [lab.score for lab in labels if lab.score is not None]
     score = judged.score if judged.score is not None else (sum(scores) / len(scores) if scores else None)
     criteria: dict[str, str] = {}
@@ -242,10 +267,12 @@ def consensus(by_annotator: Mapping[str, Label]) -> Label:
         state = majority([lab.criteria[criterion] for lab in labels if criterion in lab.criteria])
         if state is not None:
             criteria[criterion] = state
+        elif criterion not in judged.criteria:
+            ties.append(criterion)
     criteria.update(judged.criteria)
     notes = {name: lab.note for name, lab in by_annotator.items() if lab.note}
     note = next(iter(notes.values())) if len(notes) == 1 else "\n".join(f"{n}: {t}" for n, t in notes.items())
-    return Label(verdict, score, criteria, note or None)
+    return Label(verdict, score, criteria, note or None, tuple(ties))
 
 
 def consensus_labels(by_sample: Mapping[str, Mapping[str, Label]]) -> dict[str, Label]:
