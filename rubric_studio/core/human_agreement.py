@@ -198,9 +198,10 @@ def _shares(raters: list[_Rater], n_items: int) -> list[tuple[int, int]]:
     return shares
 
 
-def _visit(raters: list[_Rater], others_of: list[int]) -> tuple[list[tuple[str, str, int, int, int, int]], list[_Defined]]:
-    """The 2×2 counts of each rater with the later raters ``others_of`` names (in rater order), and
-    the pairs among them with a kappa (for ranking)."""
+def _visit(raters: list[_Rater], others_of: list[int],
+           keep: bool) -> tuple[list[tuple[str, str, int, int, int, int]], list[_Defined]]:
+    """The pairs among them with a kappa (for ranking) of each rater with the later raters
+    ``others_of`` names, and (``keep``) every such pair's 2×2 counts, in rater order."""
     found: list[tuple[str, str, int, int, int, int]] = []
     defined: list[_Defined] = []
     isclose = math.isclose
@@ -214,7 +215,8 @@ def _visit(raters: list[_Rater], others_of: list[int]) -> tuple[list[tuple[str, 
             n = shared.bit_count()
             both = (pos_a & pos_b).bit_count()
             a_pos, b_pos = (pos_a & shared).bit_count(), (pos_b & shared).bit_count()
-            found.append((a, b, n, both, a_pos, b_pos))
+            if keep:
+                found.append((a, b, n, both, a_pos, b_pos))
             if n < MIN_KAPPA_ITEMS:
                 continue
             p_o = (2 * both + n - a_pos - b_pos) / n
@@ -245,7 +247,7 @@ def pairwise(ratings: Ratings, positive: str) -> dict[str, Any]:
     shares = _shares(raters, len(items))
     overlapping = sum(once.bit_count() for once, _ in shares)
     listed_all = overlapping <= PAIRS_LISTED
-    found, defined = _visit(raters, [once if listed_all else twice for once, twice in shares])
+    found, defined = _visit(raters, [once if listed_all else twice for once, twice in shares], listed_all)
     if listed_all:
         listed = [(a, b, _table(n, both, a_pos, b_pos)) for a, b, n, both, a_pos, b_pos in found]
     else:
