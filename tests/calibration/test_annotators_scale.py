@@ -186,7 +186,8 @@ CAREFUL_TEXTS = [
     "s1: {score: 1" + "0" * 5000 + "}\n",  # an integer too long to read
     "s1: [unclosed\n",  # a syntax error
     "s1: \x07bell\n",  # a control character
-    "[" * 2000 + "]" * 2000,  # nesting deeper than the bounds
+    "[" * 2000 + "]" * 2000,  # nesting deeper than libyaml's own limit
+    "a: " + "[" * 150 + "]" * 150 + "\n",  # nesting deeper than the bounds (100 levels)
 ]
 
 
