@@ -14,7 +14,7 @@ from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 SCRIPTS = ["bench_core.py", "bench_judge.py", "bench_tui.py", "bench_throughput.py", "bench_peers.py", "bench_improve.py",
-           "bench_outputs.py"]
+           "bench_outputs.py", "bench_annotators.py"]
 
 
 def main() -> int:

@@ -74,6 +74,14 @@ def load_all_labels(rubric_path: str, labels_arg: str | None, samples: list,
     """Sample ``label`` fields overlaid by the sidecar's consensus (or ``annotator``'s labels); (labels, problems).
 
     ValueError for an ``annotator`` who labelled nothing there."""
+    merged, problems, _ = read_labels(rubric_path, labels_arg, samples, annotator)
+    return merged, problems
+
+
+def read_labels(rubric_path: str, labels_arg: str | None, samples: list,
+                annotator: str | None = None) -> tuple[dict, list[Problem], Any]:
+    """:func:`load_all_labels` and the sidecar's :class:`~rubric_studio.core.labels._labels.LabelSet`
+    (every annotator's labels, read once for the ``humans`` section too)."""
     from rubric_studio.core.labels import Label, labels_path_for, load_labels, parse_label
 
     problems: list[Problem] = []
@@ -102,8 +110,9 @@ def load_all_labels(rubric_path: str, labels_arg: str | None, samples: list,
             score=label.score if label.score is not None else base.score,
             criteria={**base.criteria, **label.criteria},
             note=label.note if label.note is not None else base.note,
+            ties=tuple(t for t in label.ties if t != "verdict" or base.verdict is None),
         )
-    return merged, problems
+    return merged, problems, sidecar
 
 
 def consistency(flip_rates: dict[str, dict[str, Any]], repeat: int) -> dict[str, Any]:
@@ -156,7 +165,7 @@ def run(args: Namespace) -> int:
         return _compare(args, rubric, samples, labels, inputs.options, judges)
     warn_untrusted(rubric, args)
     report = asyncio.run(_grade(rubric, samples, inputs.options))
-    return _finish(args, rubric, report, labels)
+    return _finish(args, rubric, report, labels, inputs.sidecar)
 
 
 @dataclass
@@ -168,6 +177,8 @@ class LabelledInputs:
     options: dict[str, Any]
     samples: list[Sample]
     labels: dict[str, Label]
+    #: The sidecar as read (every annotator's labels), or None.
+    sidecar: Any = None
 
 
 def load_labelled(args: Namespace, *, annotator: str | None = None,
@@ -185,7 +196,7 @@ def load_labelled(args: Namespace, *, annotator: str | None = None,
         if check is not None:
             check(rubric)
         sample_set = load_samples(samples_path, extractor=args.extract, follow_links=args.allow_code)
-        labels, problems = load_all_labels(args.rubric, args.labels, sample_set.samples, annotator)
+        labels, problems, sidecar = read_labels(args.rubric, args.labels, sample_set.samples, annotator)
     except RubricError as exc:
         print_problems(exc.problems)
         return 2
@@ -195,7 +206,7 @@ def load_labelled(args: Namespace, *, annotator: str | None = None,
     if problems:
         print_problems(problems)
         return 2
-    return LabelledInputs(rubric, options, sample_set.samples, labels)
+    return LabelledInputs(rubric, options, sample_set.samples, labels, sidecar)
 
 
 async def _grade(rubric, samples, options):
@@ -210,7 +221,7 @@ async def _grade(rubric, samples, options):
         await grader.aclose()
 
 
-def _finish(args: Namespace, rubric, report, labels) -> int:
+def _finish(args: Namespace, rubric, report, labels, sidecar: Any = None) -> int:
     from rubric_studio.core.agreement import agreement
 
     result = agreement(report.samples, labels, rubric)
@@ -240,7 +251,7 @@ def _finish(args: Namespace, rubric, report, labels) -> int:
         data["gate"] = gate(args.min_kappa, data["overall"], None)
     from rubric_studio.cli.report import humans_section
 
-    data["humans"] = humans_section(args, rubric, report.samples)
+    data["humans"] = humans_section(args, rubric, report.samples, sidecar)
     return _emit(args, data, functools.partial(render, agreement=result, usage_line=_usage_line(report)), report.errored_cells)
 
 

@@ -191,6 +191,10 @@ class ResultsModel:
     #: Samples whose annotators labelled a verdict or a cell differently, not adjudicated yet
     #: (the filter "people disagree"; see :meth:`set_labels`).
     people_disagree: set[str] = field(default_factory=set)
+    #: The current annotator's own labels, and whether the table shows them (the human column,
+    #: its ≠ marks and the label filters) instead of the consensus (:meth:`show_own_labels`).
+    own_labels: dict[str, Label] = field(default_factory=dict)
+    show_own: bool = False
     #: Sample id -> the sample, when :meth:`set_samples` was given samples (a search reads their text).
     samples: dict[str, SearchableSample] = field(default_factory=dict)
     _folded: dict[str, str] = field(default_factory=dict, repr=False)
@@ -224,6 +228,21 @@ class ResultsModel:
         if people_disagree is not None:
             self.people_disagree = set(people_disagree)
         self.version += 1
+
+    def set_own_labels(self, labels: Mapping[str, Label]) -> None:
+        """The current annotator's own labels (shown while :attr:`show_own` is set)."""
+        self.own_labels = dict(labels)
+        self.version += 1
+
+    def show_own_labels(self, show: bool) -> None:
+        """Show the current annotator's labels (True) or the consensus (False) in the table."""
+        self.show_own = show
+        self.version += 1
+
+    @property
+    def shown_labels(self) -> dict[str, Label]:
+        """The labels the table shows: the current annotator's or the consensus."""
+        return self.own_labels if self.show_own else self.labels
 
     def start_run(self, baseline: Mapping[str, SampleResult] | None) -> None:
         """A new run begins: flips are now counted against ``baseline``."""
@@ -294,7 +313,7 @@ class ResultsModel:
         if filter_kind == "people":  # about every annotator's labels, not the consensus one row holds
             ids = [i for i in ids if i in self.people_disagree]
         elif filter_kind != "all":
-            results, labels = self.results, self.labels
+            results, labels = self.results, self.shown_labels
             ids = [i for i in ids if matches(filter_kind, results.get(i), labels.get(i), criterion)]
         query = search.casefold() if search.strip() else ""
         if query:

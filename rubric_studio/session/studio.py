@@ -261,6 +261,12 @@ class StudioSession:
         criteria = sorted({c for labels in self.by_annotator.values() for label in labels.values() for c in label.criteria})
         queue = human_disagreements(self.by_annotator, criteria)
         self.model.set_labels(self.labels, {item["id"] for item in queue if item["adjudicated"] is None})
+        self.model.set_own_labels(self.own_labels())
+
+    def own_labels(self) -> dict[str, Label]:
+        """The current annotator's own labels by sample id (what the table shows with "my labels")."""
+        who = self.label_writer.annotator or UNNAMED
+        return {sid: labels[who] for sid, labels in self.by_annotator.items() if who in labels}
 
     def set_problems(self, kind: str, problems: list[Problem]) -> bool:
         """Record (or clear) the problems of ``kind``; True when the results' staleness changed."""

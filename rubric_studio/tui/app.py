@@ -716,8 +716,11 @@ class StudioApp(App[int]):
     def watch_labels(self, old: Mapping[str, Label], new: Mapping[str, Label]) -> None:
         if not self.is_mounted:
             return
-        self.query_one(ResultsMatrix).rows_changed([key for key in old.keys() | new.keys()
-                                                    if old.get(key) != new.get(key)])
+        matrix = self.query_one(ResultsMatrix)
+        if self.session.model.show_own:  # the human column shows one person's labels: any write may change it
+            matrix.reset()
+        else:
+            matrix.rows_changed([key for key in old.keys() | new.keys() if old.get(key) != new.get(key)])
         self.refresh_bars()
         self.refresh_hint()
         self.refresh_inspector()
@@ -886,6 +889,11 @@ class StudioApp(App[int]):
 
     def action_label_verdict(self, verdict: str) -> None:
         self.labeler.verdict(verdict)
+
+    def action_toggle_own_labels(self) -> None:
+        from rubric_studio.tui.calibration._annotators import toggle_own_labels
+
+        toggle_own_labels(self)
 
     def action_label_score(self) -> None:
         self.labeler.score()

@@ -24,6 +24,9 @@ from rubric_studio.tui.results import ResultsMatrix
 if TYPE_CHECKING:
     from rubric_studio.tui.host import StudioHost
 
+#: Filters with a key of their own in Results (``f`` cycles through all of them).
+FILTER_KEYS = {"people": "D"}
+
 VIEWS = [
     ("Show editor", "Focus the rubric editor (F2)", "editor"),
     ("Show results", "The live samples × criteria matrix (F3)", "results"),
@@ -36,7 +39,9 @@ def _results(app: Any) -> Iterable[SystemCommand]:
     yield SystemCommand("Save rubric", "Write the rubric (ctrl+s) and re-grade", app.action_save)
     yield SystemCommand("Re-grade now", "Grade again, retrying errored cells (F5)", app.action_regrade)
     for key, label in FILTERS.items():
-        yield SystemCommand(f"Filter: {label}", f"Show {label} in Results", lambda k=key: app.action_set_filter(k))
+        shortcut = f" ({FILTER_KEYS[key]})" if key in FILTER_KEYS else ""
+        yield SystemCommand(f"Filter: {label}", f"Show {label} in Results{shortcut}",
+                            lambda k=key: app.action_set_filter(k))
     for key, label in SORTS.items():
         yield SystemCommand(f"Sort by {label}", f"Order Results by {label}", lambda k=key: app.action_set_sort(k))
     yield SystemCommand("Reverse sort", "Reverse the order of Results (r)",

@@ -26,6 +26,7 @@ LEGEND = [
     ("·", "dim", "unjudged: no judge configured, or an untrusted code check"),
     ("↑  ↓", "bold", "flipped since the last save: now met / now unmet (verdict: now pass / fail)"),
     ("≠", "magenta", "disagrees with the human label"),
+    ("⋈ tie", "bold yellow", "human column: annotators split evenly on the verdict (· there: nobody labelled it)"),
     ("✓?", "bold yellow", "made-up quote: in neither the output nor the input (the inspector shows it)"),
     ("id*", "", "required: unmet fails the sample"),
 ]
@@ -103,7 +104,8 @@ class HelpScreen(ModalScreen[None]):
                         ("g / G", "Next / previous sample without a label (a labelling queue)"),
                         ("/", "Search ids, inputs and outputs; enter keeps it, esc clears it"),
                         ("f …", "all → failing → disagreeing → errors → pending → focused criterion unmet → "
-                                "its errors → made-up quote → no label yet"),
+                                "its errors → made-up quote → no label yet → split panel → people disagree"),
+                        ("D", "People disagree: only the samples annotators labelled differently (again: all)"),
                         ("click", "Select; double-click inspects"),
                     ], shown_only=True), classes="help-section")
                 with Vertical(classes="help-column"):

@@ -264,7 +264,7 @@ def test_calibrate_table_shows_the_humans_and_the_adjudication_queue(tmp_path, c
     assert "humans: alice, bob; 1 samples adjudicated" in out
     assert "alice vs bob: kappa 0.50" in out
     assert "judge within humans: yes" in out
-    assert "to adjudicate: 1 of 2" in out
+    assert "1 to adjudicate (1 of 2 disagreements between annotators settled)" in out
     assert "s0 verdict: alice fail · bob pass → adjudicated fail" in out
     assert "s1 verdict: alice pass · bob fail (not adjudicated)" in out
 

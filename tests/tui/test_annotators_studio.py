@@ -51,7 +51,8 @@ async def test_labels_written_as_a_named_annotator_and_the_humans_row(studio: Pa
             assert app.session.labels[sample].verdict is None  # one pass, one fail: no consensus
             await until(lambda: "humans" in humans_text(app) and "bob" in humans_text(app))
             row = humans_text(app)
-            assert f"{UNNAMED}, bob" in row and "1 of 1 to adjudicate" in row
+            assert f"{UNNAMED}, bob" in row and "1 to adjudicate" in row
+            assert f"{UNNAMED}–bob κ – n=1" in row  # one shared sample: no kappa, and it says why
 
             toggle_adjudication(app)
             assert ADJUDICATED in str(tab.label)
@@ -59,6 +60,6 @@ async def test_labels_written_as_a_named_annotator_and_the_humans_row(studio: Pa
             await until(lambda: app.session.labels.get(sample) is not None
                         and app.session.labels[sample].verdict == "fail")
             assert load_labels(LABELS).by_annotator[sample][ADJUDICATED].verdict == "fail"
-            await until(lambda: "0 of 1 to adjudicate" in humans_text(app))
+            await until(lambda: "0 to adjudicate" in humans_text(app))
             toggle_adjudication(app)
             assert "bob" in str(tab.label)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from rich.text import Text
 
+from rubric_studio.core.labels import TIE_TEXT, human_verdict
 from rubric_studio.core.results import Status, Verdict, cell_mark, score_label
 from rubric_studio.core.rubric import Rubric
 from rubric_studio.core.safe_text import markdown_text, terminal_safe, xml_text
@@ -48,7 +49,7 @@ def _table_rows(report: Report, rubric: Rubric, labels) -> list[list[tuple[str, 
         row += [(report_mark(kinds.get(c.id, "checklist"), c), "") for c in sample.criteria]
         if labels is not None:
             label = labels.get(sample.id)
-            row.append((_cell(label.verdict) if label and label.verdict else "", ""))
+            row.append((_cell(human_verdict(label)), "magenta" if label and label.verdict_tied else ""))
         rows.append(row)
     return rows
 
@@ -71,7 +72,7 @@ def table(report: Report, rubric: Rubric, labels=None, *, to_file: bool = False)
         head = console.export_text(styles=tty)
     else:
         head = "\n".join(draw(title, columns, rows, Styles(tty))) + "\n"
-    for line, style in _footer_lines(report):
+    for line, style in _footer_lines(report, labels):
         console.print(Text(terminal_safe(line), style=style))
     return head + console.export_text(styles=tty)
 
@@ -89,7 +90,7 @@ def _rich_table(console, title: str, columns, rows) -> None:
     console.print(grid)
 
 
-def _footer_lines(report: Report) -> list[tuple[str, str]]:
+def _footer_lines(report: Report, labels=None) -> list[tuple[str, str]]:
     """The lines under the table: totals, flip rates, errors, legend, why the judge did not run."""
     lines = [(summary_line(report), "")]
     if report.repeat > 1:
@@ -100,6 +101,8 @@ def _footer_lines(report: Report) -> list[tuple[str, str]]:
     if report.judge and report.judge.get("provider") == "panel":
         legend += "  ✓ 2–1 panel members agreeing–disagreeing  ✗ 1–1 tie an even split, counted as unmet"
     lines.append((legend, "dim"))
+    if labels is not None and any(label.verdict_tied for label in labels.values()):
+        lines.append((f"human {TIE_TEXT}: annotators split evenly on the verdict (not adjudicated)", "dim"))
     if report.judge_note:
         lines.append((f"note: judge criteria unjudged — {report.judge_note}", "yellow"))
     return lines
@@ -182,7 +185,7 @@ def markdown(report: Report, rubric: Rubric, labels=None) -> str:
         row += [report_mark(kinds.get(c.id, "checklist"), c) for c in sample.criteria]
         if labels is not None:
             label = labels.get(sample.id)
-            row.append(markdown_text(label.verdict) if label and label.verdict else "")
+            row.append(markdown_text(human_verdict(label)))
         lines.append("| " + " | ".join(row) + " |")
     lines += ["", markdown_text(summary_line(report)), ""]
     if report.repeat > 1:

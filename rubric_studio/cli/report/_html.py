@@ -29,6 +29,7 @@ from rubric_studio.cli.report._formats import (
     sample_score,
     summary_line,
 )
+from rubric_studio.core.labels import TIE_TEXT
 from rubric_studio.core.results import CriterionResult, Status
 from rubric_studio.core.safe_text import terminal_safe
 
@@ -49,7 +50,7 @@ text-align:left;vertical-align:top}thead th{background:var(--head);position:stic
 .matrix td.cell{text-align:center;white-space:nowrap}.matrix a,.cells a{color:inherit;text-decoration:none}
 .pass,.good{color:var(--pass)}.fail,.bad{color:var(--fail)}.error,.st-error{color:var(--error)}
 .pending,.unjudged,.st-pending,.st-unjudged{color:var(--other)}.verdict{font-weight:600}
-td.disagree{outline:2px solid var(--other);outline-offset:-3px}.num{text-align:right}
+td.disagree{outline:2px solid var(--other);outline-offset:-3px}td.tie{font-style:italic}.num{text-align:right}
 .found{color:var(--pass)}.missing{color:var(--fail)}ul.evidence{margin:0;padding-left:1.1rem}
 pre{white-space:pre-wrap;word-break:break-word;background:var(--head);padding:.6rem;border-radius:4px}
 mark{background:var(--mark);color:inherit}.legend{white-space:pre-wrap}.scroll{overflow:auto;max-height:80vh}.tiles span{display:inline-block;margin-right:1.2rem;font-weight:600}
@@ -167,7 +168,8 @@ def _matrix(report, rubric, labels, agreement) -> list[str]:
         if labels is not None:
             row.append(_human_cell(labels.get(sample.id), sample, agreement))
         out.append(f"<tr>{''.join(row)}</tr>")
-    legend = LEGEND + ("  outlined: the human label disagrees" if labels is not None else "")
+    legend = LEGEND + (f"  outlined: the human label disagrees  {TIE_TEXT}: annotators split evenly, not adjudicated"
+                       if labels is not None else "")
     return [*out, "</tbody></table></div>", f'<p class="note legend">{esc(legend)}</p>', "</section>"]
 
 
@@ -193,6 +195,8 @@ def _cell_disagreements(agreement, sample_id: str) -> set[str]:
 
 
 def _human_cell(label, sample, agreement) -> str:
+    if label is not None and label.verdict_tied:
+        return f'<td class="verdict tie" title="annotators split evenly; not adjudicated">{esc(TIE_TEXT)}</td>'
     if label is None or label.verdict is None:
         return "<td></td>"
     pair = agreement.pairs.get(sample.id) if agreement is not None else None

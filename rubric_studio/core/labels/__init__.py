@@ -20,9 +20,12 @@ if TYPE_CHECKING:
     )
     from rubric_studio.core.labels._claim import claim_unnamed, unclaim
     from rubric_studio.core.labels._labels import (
+        TIE_MARK,
+        TIE_TEXT,
         Label,
         LabelChange,
         consensus,
+        human_verdict,
         labels_from_samples,
         labels_path_for,
         load_labels,
@@ -48,6 +51,7 @@ _EXPORTS = {
     "claim_unnamed": "_claim",
     "consensus": "_labels",
     "current_annotator": "_annotators",
+    "human_verdict": "_labels",
     "insert_key": "_store",
     "Label": "_labels",
     "LabelChange": "_labels",
@@ -59,6 +63,8 @@ _EXPORTS = {
     "parse_label": "_labels",
     "round_trip_yaml": "_store",
     "set_verdict": "_store",
+    "TIE_MARK": "_labels",
+    "TIE_TEXT": "_labels",
     "unclaim": "_claim",
     "UNNAMED": "_annotators",
 }
@@ -72,6 +78,7 @@ __all__ = [
     "claim_unnamed",
     "consensus",
     "current_annotator",
+    "human_verdict",
     "insert_key",
     "Label",
     "LabelChange",
@@ -83,6 +90,8 @@ __all__ = [
     "parse_label",
     "round_trip_yaml",
     "set_verdict",
+    "TIE_MARK",
+    "TIE_TEXT",
     "unclaim",
     "UNNAMED",
 ]

@@ -28,7 +28,7 @@ from rubric_studio.core.atomic import remove_stale_temps
 from rubric_studio.core.files import read_user_file
 from rubric_studio.core.labels._annotators import ADJUDICATED, ENTRY_KEYS, UNNAMED, check_name, majority
 from rubric_studio.core.problems import Problem, RubricError
-from rubric_studio.core.yamlpos import load_with_positions
+from rubric_studio.core.yamlpos import load_plain, load_with_positions
 
 VERDICTS = ("pass", "fail")
 CELL_LABELS = ("met", "unmet")
@@ -45,11 +45,19 @@ class Label:
     note: str | None = None
     #: An analytic criterion's 0-10 score, beside its met / unmet in ``criteria``.
     criterion_scores: dict[str, float] = field(default_factory=dict)
+    #: In a consensus label: the fields annotators split evenly on, not adjudicated (``verdict``
+    #: and / or criterion ids) — a tie, which has no value, unlike a field nobody labelled.
+    ties: tuple[str, ...] = ()
 
     @property
     def is_empty(self) -> bool:
         return (self.verdict is None and self.score is None and not self.criteria and not self.note
-                and not self.criterion_scores)
+                and not self.criterion_scores and not self.ties)
+
+    @property
+    def verdict_tied(self) -> bool:
+        """Annotators split evenly on the verdict (and nobody adjudicated it)."""
+        return self.verdict is None and "verdict" in self.ties
 
     def to_yaml_data(self) -> dict[str, Any]:
         data: dict[str, Any] = {}
@@ -65,6 +73,21 @@ class Label:
         if self.note:
             data["note"] = self.note
         return data
+
+
+#: A verdict annotators split evenly on (a tie, not adjudicated): shown instead of a verdict.
+TIE_MARK = "⋈"
+TIE_TEXT = f"{TIE_MARK} tie"
+
+
+def human_verdict(label: Label | None) -> str:
+    """The human verdict a report shows: ``pass`` / ``fail``, ``⋈ tie`` when annotators split
+    evenly on it, else empty (nobody labelled it)."""
+    if label is None:
+        return ""
+    if label.verdict is not None:
+        return label.verdict
+    return TIE_TEXT if label.verdict_tied else ""
 
 
 #: What a :class:`LabelChange` can set.
@@ -197,7 +220,11 @@ def load_labels(path: str | Path, *, missing_ok: bool = True) -> LabelSet:
             return LabelSet(str(source), {})
         raise RubricError([Problem(str(source), None, None, "labels file not found")])
     remove_stale_temps(source)  # what a killed labels write left beside it
-    data, positions, problems = load_with_positions(read_user_file(source, "labels"), str(source))
+    text = read_user_file(source, "labels")
+    fast = _load_plain_labels(text, str(source))
+    if fast is not None:
+        return fast
+    data, positions, problems = load_with_positions(text, str(source))
     by_annotator: dict[str, dict[str, Label]] = {}
     if data is None:
         return LabelSet(str(source), {}, problems)
@@ -209,6 +236,23 @@ def load_labels(path: str | Path, *, missing_ok: bool = True) -> LabelSet:
         except ValueError as exc:
             problems.append(positions.problem((sample_id,), str(exc)))
     return LabelSet(str(source), consensus_labels(by_annotator), problems, by_annotator)
+
+
+def _load_plain_labels(text: str, file: str) -> LabelSet | None:
+    """The labels of a clean sidecar read the fast way (:func:`~rubric_studio.core.yamlpos.load_plain`);
+    None when that reading declines or any entry has a problem (the careful reading then places it)."""
+    readable, data = load_plain(text)
+    if not readable or (data is not None and not isinstance(data, dict)):
+        return None
+    by_annotator: dict[str, dict[str, Label]] = {}
+    try:
+        for sample_id, value in (data or {}).items():
+            by_annotator[str(sample_id)] = entry_labels(value, where=str(sample_id))
+    except ValueError:
+        return None
+    if len(by_annotator) != len(data or {}):  # two ids that read as one string (1 and "1")
+        return None
+    return LabelSet(file, consensus_labels(by_annotator), [], by_annotator)
 
 
 # -- annotators (see rubric_studio.core.labels._annotators) ---------------------------------------
@@ -245,7 +289,9 @@ def consensus(by_annotator: Mapping[str, Label]) -> Label:
         return next(iter(people.values()))
     judged = by_annotator.get(ADJUDICATED, Label())
     labels = list(people.values())
-    verdict = judged.verdict or majority([lab.verdict for lab in labels if lab.verdict is not None])
+    verdicts = [lab.verdict for lab in labels if lab.verdict is not None]
+    verdict = judged.verdict or majority(verdicts)
+    ties = ["verdict"] if verdict is None and verdicts else []
     scores = [lab.score for lab in labels if lab.score is not None]
     score = judged.score if judged.score is not None else (sum(scores) / len(scores) if scores else None)
     criteria: dict[str, str] = {}
@@ -253,6 +299,8 @@ def consensus(by_annotator: Mapping[str, Label]) -> Label:
         state = majority([lab.criteria[criterion] for lab in labels if criterion in lab.criteria])
         if state is not None:
             criteria[criterion] = state
+        elif criterion not in judged.criteria:
+            ties.append(criterion)
     criteria.update(judged.criteria)
     cell_scores: dict[str, float] = {}
     for criterion in dict.fromkeys(c for lab in labels for c in lab.criterion_scores):
@@ -261,7 +309,7 @@ def consensus(by_annotator: Mapping[str, Label]) -> Label:
     cell_scores.update(judged.criterion_scores)
     notes = {name: lab.note for name, lab in by_annotator.items() if lab.note}
     note = next(iter(notes.values())) if len(notes) == 1 else "\n".join(f"{n}: {t}" for n, t in notes.items())
-    return Label(verdict, score, criteria, note or None, cell_scores)
+    return Label(verdict, score, criteria, note or None, cell_scores, tuple(ties))
 
 
 def consensus_labels(by_sample: Mapping[str, Mapping[str, Label]]) -> dict[str, Label]:

@@ -91,6 +91,14 @@ class AgreementPanel(Widget):
         if self.is_mounted:
             self._refresh_all()
 
+    def show_humans(self, humans: dict[str, Any] | None) -> None:
+        """Display new figures of agreement among the annotators (the humans row)."""
+        self.humans = humans
+        if self.is_mounted and self.agreement is not None:
+            from rubric_studio.tui.calibration._annotators import humans_row
+
+            self.query_one("#agreement-humans", Static).update(humans_row(humans))
+
     def focus(self, scroll_visible: bool = True) -> AgreementPanel:
         """Focus the figures table (the panel itself takes no focus)."""
         if self.is_mounted:

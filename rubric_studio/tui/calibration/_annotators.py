@@ -6,20 +6,31 @@ Agreement panel's humans row shows how far the annotators agree with each other 
 the judge is within that (:mod:`rubric_studio.core.human_agreement`). The palette's
 *Adjudicate disagreements* switches the label keys to the ``adjudicated`` annotator (whose label
 wins for consensus) and back; *Next disagreement between annotators* walks the samples where
-people disagree (the adjudication queue).
+people disagree (the adjudication queue); ``D`` in Results shows only them. ``M`` (*Human column:
+my labels / consensus*) shows the current annotator's own labels in Results' human column instead
+of the consensus, to label without being swayed and to see what one has labelled.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING, Any
 
 from rich.text import Text
 from textual.app import SystemCommand
 
-from rubric_studio.core.human_agreement import human_agreement, human_disagreements
-from rubric_studio.core.labels import ADJUDICATED, annotator_names
+from rubric_studio.core.human_agreement import (
+    annotators_text,
+    human_agreement,
+    human_disagreements,
+    open_count,
+)
+from rubric_studio.core.labels import ADJUDICATED, UNNAMED, annotator_names
 from rubric_studio.core.safe_text import terminal_safe
+
+#: Pairs of annotators the humans row lists one by one; beyond, their spread and the lowest.
+PAIRS_INLINE = 6
+LOWEST_INLINE = 3
 
 if TYPE_CHECKING:
     from rubric_studio.tui.host import StudioHost
@@ -43,27 +54,63 @@ def humans_of(session: Any) -> dict[str, Any] | None:
     )
 
 
+def humans_later(session: Any) -> Callable[[], dict[str, Any]] | None:
+    """:func:`humans_of` as work for a thread: the labels and results are copied now (the studio
+    goes on changing them), the arithmetic runs when called. None before a grade."""
+    if session.report is None or session.rubric is None:
+        return None
+    labels = {sample_id: dict(by_name) for sample_id, by_name in session.by_annotator.items()}
+    samples = list(session.report.samples)
+    criteria = [c.key for c in session.rubric.criteria]
+    return lambda: human_agreement(labels, samples, criteria)
+
+
 def _kappa(entry: dict[str, Any] | None) -> str:
     value = None if entry is None else entry.get("kappa", entry.get("value"))
     return "–" if value is None else f"{value:.2f}"
 
 
+def _with_ci(entry: dict[str, Any]) -> str:
+    """``0.57 [0.21, 0.93]`` (a kappa or alpha with its interval), ``–`` when undefined."""
+    ci = entry.get("ci")
+    return _kappa(entry) + (f" [{ci[0]:.2f}, {ci[1]:.2f}]" if ci else "") + (f" n={entry['n']}" if "n" in entry else "")
+
+
+def _pairs_text(humans: dict[str, Any]) -> str:
+    """Each pair's kappa with its interval; beyond :data:`PAIRS_INLINE` pairs, how many there are,
+    their kappas' spread and the lowest."""
+    pairs, summary = humans["pairs"], humans.get("pairs_summary")
+    if not pairs:
+        return "no two annotators labelled the same sample"
+    shown = [f"{p['a']}–{p['b']} κ {_with_ci(p)}" for p in pairs]
+    if len(pairs) <= PAIRS_INLINE and (summary is None or summary["listed"] == "all"):
+        return " · ".join(shown)
+    count = summary["pairs"] if summary else len(pairs)
+    lowest = pairs if summary and summary["listed"] == "lowest" else sorted(
+        pairs, key=lambda p: (p["kappa"] is None, p["kappa"] if p["kappa"] is not None else 0.0))
+    spread = (f"κ min {_kappa({'kappa': summary['kappa_min']})} · median {_kappa({'kappa': summary['kappa_median']})}"
+              f" · max {_kappa({'kappa': summary['kappa_max']})}" if summary else "")
+    lows = " · ".join(f"{p['a']}–{p['b']} κ {_with_ci(p)}" for p in lowest[:LOWEST_INLINE])
+    return f"{count:,} pairs: {spread}; lowest {lows}"
+
+
 def humans_row(humans: dict[str, Any] | None) -> Text:
-    """One line: the annotators, their pairwise kappas (or alpha), the judge against the consensus
-    and the within-humans verdict."""
-    if not humans or len(humans["annotators"]) < 2:
-        who = ", ".join(humans["annotators"]) if humans and humans["annotators"] else "none yet"
+    """The annotators, each pair's kappa with its interval (or their spread and the lowest, when
+    many), alpha, the judge against the consensus, the within-humans verdict and what is left to
+    adjudicate."""
+    if humans is None:
+        return Text("humans: agreement among the annotators is being computed …", style="dim")
+    if len(humans["annotators"]) < 2:
+        who = ", ".join(humans["annotators"]) if humans["annotators"] else "none yet"
         return Text(
             f"humans: one annotator ({terminal_safe(who)}); a second one's labels show their agreement",
             style="dim",
         )
     text = Text("humans ", style="bold")
-    text.append(terminal_safe(", ".join(humans["annotators"])) + ": ")
-    pairs = humans["pairs"]
-    kappas = [p["kappa"] for p in pairs if p["kappa"] is not None]
-    text.append("kappa " + (f"{min(kappas):.2f}–{max(kappas):.2f}" if kappas else "–"))
+    text.append(terminal_safe(annotators_text(humans["annotators"])) + ": ")
+    text.append(terminal_safe(_pairs_text(humans)))
     if humans["alpha"] is not None:
-        text.append(f" · alpha {_kappa(humans['alpha'])}")
+        text.append(f" · alpha {_with_ci(humans['alpha'])}")
     text.append(f" · judge vs consensus {_kappa(humans['judge_vs_consensus'])}")
     verdict = humans["judge_within_humans"]
     words = {
@@ -74,10 +121,28 @@ def humans_row(humans: dict[str, Any] | None) -> Text:
     text.append(" · ")
     text.append(words[0], style=words[1])
     queue = humans["disagreements"]
-    open_ = sum(1 for item in queue if item["adjudicated"] is None)
     if queue:
-        text.append(f" · {open_} of {len(queue)} to adjudicate", style="magenta" if open_ else "dim")
+        open_ = open_count(queue)
+        text.append(f" · {open_} to adjudicate", style="magenta" if open_ else "dim")
     return text
+
+
+def toggle_own_labels(app: StudioHost) -> None:
+    """``M``: the human column (its ≠ marks and the label filters) shows the current annotator's own
+    labels, or the consensus of everyone's again."""
+    from rubric_studio.tui.results import ResultsMatrix
+
+    session = app.session
+    model = session.model
+    model.set_own_labels(session.own_labels())
+    model.show_own_labels(not model.show_own)
+    app.query_one(ResultsMatrix).reset()
+    who = session.label_writer.annotator or UNNAMED
+    app.notify(
+        terminal_safe(f"Human column: {who}'s own labels ({len(model.own_labels)})." if model.show_own else
+                      "Human column: the consensus of every annotator's labels."),
+        title="Labels", timeout=4, markup=False,
+    )
 
 
 def toggle_adjudication(app: StudioHost) -> None:
@@ -96,6 +161,11 @@ def toggle_adjudication(app: StudioHost) -> None:
             title="Adjudication",
             timeout=6,
         )
+    app.session.model.set_own_labels(app.session.own_labels())  # "my labels" are the new annotator's
+    if app.session.model.show_own:
+        from rubric_studio.tui.results import ResultsMatrix
+
+        app.query_one(ResultsMatrix).reset()
     app.query_one("#tabs").get_tab("agreement").label = agreement_title(app.session)  # type: ignore[attr-defined]
 
 
@@ -129,6 +199,11 @@ def commands(app: StudioHost) -> Iterable[SystemCommand]:
         "Adjudicate disagreements",
         "Label as 'adjudicated' (settles the annotators' disagreements), or back to yourself",
         lambda: toggle_adjudication(app),
+    )
+    yield SystemCommand(
+        "Human column: my labels / consensus",
+        "Show your own labels in Results' human column (and its ≠ marks), or everyone's consensus (M)",
+        lambda: toggle_own_labels(app),
     )
     yield SystemCommand(
         "Next disagreement between annotators",

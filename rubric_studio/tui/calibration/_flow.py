@@ -23,7 +23,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from rich.text import Text
 from textual.app import SystemCommand
@@ -45,6 +45,7 @@ class CalibrationFlow:
 
     def __init__(self, app: StudioHost) -> None:
         self.app = app
+        self._humans_asked = 0
 
     def _refused(self, refusal: Refusal | None) -> bool:
         if refusal is not None:
@@ -71,12 +72,33 @@ class CalibrationFlow:
         report, report_now = session.report, session.versions.agreement_now()
         if report is None or report_now is None or not app.is_mounted:
             return
-        show = getattr(app.query_one("#agreement-view"), "show", None)
+        panel = app.query_one("#agreement-view")
+        show = getattr(panel, "show", None)
         if show is not None:
             flip_rates = report.flip_rates() if report.repeat > 1 else None
-            from rubric_studio.tui.calibration._annotators import humans_of
+            show(report_now, session.versions.latest_diff, flip_rates, repeat=report.repeat, humans=panel.humans)
+            self._publish_humans(panel)
 
-            show(report_now, session.versions.latest_diff, flip_rates, repeat=report.repeat, humans=humans_of(session))
+    def _publish_humans(self, panel: Any) -> None:
+        """Agreement among the annotators, computed in a thread (a thousand annotators take a while)
+        and shown when done; a newer request makes an older one's figures moot."""
+        from rubric_studio.tui.calibration._annotators import humans_later
+
+        work = humans_later(self.app.session)
+        if work is None:
+            return
+        self._humans_asked += 1
+        asked = self._humans_asked
+
+        def compute() -> None:
+            humans = work()
+            if asked == self._humans_asked:
+                try:
+                    self.app.call_from_thread(panel.show_humans, humans)
+                except RuntimeError:  # the app closed meanwhile
+                    pass
+
+        self.app.run_worker(compute, thread=True, group="humans", exit_on_error=False)
 
     def show_versions(self) -> None:
         session = self.app.session

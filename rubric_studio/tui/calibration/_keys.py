@@ -31,6 +31,7 @@ CALIBRATION_KEYS: list[tuple[str, str, str]] = [
     ("K", "consistency_run", "Judge every cell K times (flip rates)"),
     ("I", "improve", "Improve the selected criterion: suggestions proven on your labels (ImproveScreen)"),
     ("e", "add_example", "Add the selected cell you labelled against the judge as an example of its criterion"),
+    ("M", "toggle_own_labels", "Human column: my own labels / the consensus of every annotator"),
 ]
 
 #: The keys the Agreement panel takes too (they need a sample list, not a cell).

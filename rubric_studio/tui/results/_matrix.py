@@ -8,7 +8,8 @@ and the sample columns stay put; criterion columns scroll sideways by column.
 Cells are compact so that a rubric's criteria fit beside the editor: ``✓`` / ``✗``
 (met / unmet; green when that is good, red when bad — a penalty met is red), ``✓ 8``
 (an analytic raw score), ``✗.29`` (a check's partial score), ``⚠`` (error), ``·``
-(unjudged), ``⋯`` (pending), ``≠`` (differs from the human label), ``?`` (the judge
+(unjudged), ``⋯`` (pending), ``≠`` (differs from the human label), ``⋈ tie`` in the human
+column (annotators split evenly, not adjudicated: unlike ``·``, nobody labelled), ``?`` (the judge
 quoted something no text it saw says) and a reversed ``↑`` / ``↓`` (flipped since the
 last save). Columns take the width the terminal gives (:mod:`~rubric_studio.tui.results._layout`);
 what is still cut is written in full on the focused line above the titles. When rows
@@ -75,6 +76,7 @@ from rubric_studio.tui.results._text import (
     MADE_UP,
     SCORE_W,
     SEPARATOR,
+    TIE_LEGEND,
     VERDICT_W,
     cell_mark,
     cell_text,
@@ -116,6 +118,7 @@ class ResultsMatrix(ScrollView, can_focus=True):
         "matrix--unjudged",
         "matrix--human",
         "matrix--disagree",
+        "matrix--tie",
         "matrix--made-up",
         "matrix--flip-up",
         "matrix--flip-down",
@@ -126,6 +129,7 @@ class ResultsMatrix(ScrollView, can_focus=True):
     NAVIGATION_BINDINGS = [
         Binding("enter", "inspect", "Inspect", show=False),  # the cell hint says so; the footer fits 80 columns
         Binding("f", "cycle_filter", "Filter"),
+        Binding("D", "toggle_filter('people')", "People disagree", show=False),
         Binding("s", "cycle_sort", "Sort", show=False),
         Binding("r", "reverse_sort", "Reverse", show=False),
         Binding("question_mark", "app.help", "Help", key_display="?", show=False),
@@ -190,7 +194,7 @@ class ResultsMatrix(ScrollView, can_focus=True):
         self._last_rebuild = 0.0
         self._rebuild_timer = None
         self._styles: dict[str, Style] = {}
-        self._legend: dict[int, list[Strip]] = {}
+        self._legend: dict[tuple[int, bool], list[Strip]] = {}
         self._highlighted: tuple[str | None, str | None] = (None, None)
         self._longest_id = ID_MIN
         self._layout_key: tuple[int, int] | None = None
@@ -352,6 +356,10 @@ class ResultsMatrix(ScrollView, can_focus=True):
     def action_cycle_filter(self) -> None:
         keys = list(FILTERS)
         self.filter_kind = keys[(keys.index(self.filter_kind) + 1) % len(keys)]
+
+    def action_toggle_filter(self, kind: str) -> None:
+        """One filter at a key (``D``: people disagree); the same key again shows all samples."""
+        self.filter_kind = "all" if self.filter_kind == kind else kind
 
     def action_cycle_sort(self) -> None:
         keys = list(SORTS)
@@ -580,13 +588,14 @@ class ResultsMatrix(ScrollView, can_focus=True):
 
     def _legend_lines(self, width: int) -> list[Strip]:
         """The cell legend, wrapped to ``width`` (at most LEGEND_LINES lines; none if it does not fit)."""
-        cached = self._legend.get(width)
+        ties = any(label.verdict_tied for label in self.model.shown_labels.values())
+        cached = self._legend.get((width, ties))
         if cached is not None:
             return cached
         muted = self._style("pending")
         lines: list[list[Segment]] = [[]]
         used = 0
-        for mark, style, meaning in LEGEND:
+        for mark, style, meaning in (*LEGEND, TIE_LEGEND) if ties else LEGEND:
             length = cell_len(mark) + 1 + cell_len(meaning)
             gap = 2 if used else 1
             if used and used + gap + length > width:
@@ -606,7 +615,7 @@ class ResultsMatrix(ScrollView, can_focus=True):
             line.append(Segment(" " + meaning, muted))
             used += gap + length
         strips = [Strip(line) for line in lines] if 0 < len(lines) <= LEGEND_LINES else []
-        self._legend[width] = strips
+        self._legend[(width, ties)] = strips
         return strips
 
     def _header_strip(self) -> Strip:
@@ -618,7 +627,8 @@ class ResultsMatrix(ScrollView, can_focus=True):
         # three headers keep a space between them in SCORE_W + VERDICT_W + HUMAN_W cells.
         segments = [
             Segment(fit(title, self.id_width - 1) + " ", cursor_head if self.cursor_col == 0 else head),
-            Segment(fit("score", SCORE_W + GAP) + " " + fit("verdict", VERDICT_W) + " " + fit("human", HUMAN_W), head),
+            Segment(fit("score", SCORE_W + GAP) + " " + fit("verdict", VERDICT_W) + " "
+                    + fit("mine" if self.model.show_own else "human", HUMAN_W), head),
             Segment("‹ " if self.col_offset > 0 else SEPARATOR, head),
         ]
         shown = self._shown_columns()
@@ -636,7 +646,7 @@ class ResultsMatrix(ScrollView, can_focus=True):
         model = self.model
         sample_id = self.rows[row]
         result = model.results.get(sample_id)
-        label = model.labels.get(sample_id)
+        label = model.shown_labels.get(sample_id)
         on_row = row == self.cursor_row
         paint = RowPaint(self, cursor_row=on_row, stale=model.stale)
         paint.add(fit(sample_id, self.id_width), "id", at_cursor=on_row and self.cursor_col == 0)

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from rich.cells import cell_len
 
-from rubric_studio.core.labels import Label
+from rubric_studio.core.labels import TIE_MARK, TIE_TEXT, Label
 from rubric_studio.core.results import CriterionResult, SampleResult, Status, Verdict, score_label
 from rubric_studio.core.results import cell_mark as status_mark
 from rubric_studio.core.rubric import Criterion
@@ -112,7 +112,10 @@ def score_cell(result: SampleResult | None) -> str:
 
 
 def human_text(result: SampleResult | None, label: Label | None) -> tuple[str, str]:
-    """The human column: the label's verdict, with ``≠`` when the rubric's final verdict differs."""
+    """The human column: the label's verdict, with ``≠`` when the rubric's final verdict differs;
+    ``⋈ tie`` when annotators split evenly on it (not adjudicated), ``·`` when nobody labelled it."""
+    if label is not None and label.verdict_tied:
+        return TIE_TEXT, "tie"
     if label is None or label.verdict is None:
         return "·", "pending"
     if label_verdict_disagrees(result, label):
@@ -156,4 +159,6 @@ LEGEND: tuple[tuple[str, str, str], ...] = (
     (MADE_UP, "made-up", "made-up quote"),
     ("*", "header", "required"),
 )
+#: Added to the legend while some sample's annotators tie on its verdict.
+TIE_LEGEND = (TIE_MARK, "tie", "people tie (no consensus)")
 LEGEND_LINES = 4  # at most
