@@ -14,6 +14,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import secrets
 import shutil
 import subprocess
 import sys
@@ -31,7 +32,7 @@ BLOCKS = all_blocks()
 SCHEMAS = ROOT / "docs" / "reference" / "schemas"
 TRACEBACK = "Traceback (most recent call last)"
 #: Documented commands known to fail on this branch, with the reason (kept short-lived).
-KNOWN_BROKEN = {"rubric-studio new my-rubric.yaml samples.jsonl": "fixed on main"}
+KNOWN_BROKEN: dict[str, str] = {}  # command -> why it fails today (an xfail that says so)
 
 
 def _workspace_template(into: Path) -> Path:
@@ -113,7 +114,7 @@ _EXIT = re.compile(r"doc-test-exit=(\d+)")
 def _run_in_terminal(command: str, cwd: Path, env: dict[str, str], block: Block) -> str:
     if shutil.which("tmux") is None:
         pytest.skip("tmux is not installed (apt-get install -y tmux)")
-    terminal = _Terminal(f"rubric-studio-doc-{os.getpid()}-{cwd.name}", env)
+    terminal = _Terminal(f"rubric-studio-doc-{os.getpid()}-{secrets.token_hex(4)}", env)
     expected = block.screen or "^q Quit"
     script = (f"source ./.doc-env 2>/dev/null; {command}\nstatus=$?; export -p > ./.doc-env\n"
               "echo doc-test-exit=$status; sleep 600")

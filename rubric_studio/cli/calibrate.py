@@ -110,6 +110,7 @@ def read_labels(rubric_path: str, labels_arg: str | None, samples: list,
             score=label.score if label.score is not None else base.score,
             criteria={**base.criteria, **label.criteria},
             note=label.note if label.note is not None else base.note,
+            criterion_scores={**base.criterion_scores, **label.criterion_scores},
             ties=tuple(t for t in label.ties if t != "verdict" or base.verdict is None),
         )
     return merged, problems, sidecar

@@ -5,9 +5,11 @@ and Label Studio (:mod:`._label_studio`). Reading gives label changes to write w
 
 from __future__ import annotations
 
+from rubric_studio._lazy import public_dir
 from rubric_studio.interop.labels._common import FIXED, ImportedLabels
 from rubric_studio.interop.labels._label_studio import labeling_config, read_export, read_users, tasks
 from rubric_studio.interop.labels._table import TABLE_FORMATS, export_table, read_table
 
 __all__ = ["FIXED", "TABLE_FORMATS", "ImportedLabels", "export_table", "labeling_config", "read_export",
            "read_table", "read_users", "tasks"]
+__dir__ = public_dir(__name__)
