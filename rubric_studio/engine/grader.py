@@ -18,6 +18,7 @@ Judge errors end as ``error`` cells with a one-line reason, never as fails.
 from __future__ import annotations
 
 import asyncio
+import functools
 import threading
 import time
 from collections.abc import Callable, Iterable, Sequence
@@ -229,39 +230,49 @@ class Grader:
         tasks = self.dispatch.start(to_send, work, rubric, breaker)
         waiting = dict(tasks)
         emit(Progress(done=0, total=len(tasks), in_flight=self.in_flight, concurrency=self.concurrency_text))
-        overdue = None
         # Finished keys arrive through a queue fed by done-callbacks: O(1) per reply, where
         # asyncio.wait over everything pending would cost O(pending) per reply.
         arrived: asyncio.Queue[str] = asyncio.Queue()
         for key, task in tasks.items():
             task.add_done_callback(lambda _task, key=key: arrived.put_nowait(key))
-        # If the caller cancels this run, the tasks live on in the dispatcher: the next
-        # run adopts the ones it still wants and cancels the rest.
-        while waiting:
-            finished = await _next_arrivals(arrived, deadline_at)
-            if not finished:
-                overdue = f"the run's deadline ({self.deadline:g} s) passed; raise judge.deadline (or --deadline)"
-                for task in set(waiting.values()):
-                    self.dispatch.abort(task, usage)
-                for key in waiting:
-                    resolved[key] = error_result(work.requests[key].criterion_ids, f"not judged: {overdue}", stopped=True)
-                finished, waiting = list(waiting), {}
-            touched: set[str] = set()
-            for key in finished:
-                task = waiting.pop(key, None)
-                if task is not None:
-                    resolved[key] = self.dispatch.collect(task, key, usage)
-                touched.update(sample.id for sample in work.samples_of[key])
-            for sample_id in touched:
-                for criterion in rubric.judge_criteria:
-                    cells[sample_id][criterion.key] = self._judge_cell(criterion, sample_id, work, resolved)
-                results[sample_id] = self._score(rubric, sample_id, cells[sample_id])
-            emit(SamplesUpdated([results[i] for i in touched], final=not waiting))
-            emit(Progress(done=len(tasks) - len(waiting), total=len(tasks), in_flight=self.in_flight,
-                          concurrency=self.concurrency_text))
-        if breaker.tripped:
-            return f"{breaker.reason} ({breaker.not_sent} calls not sent)"
-        return overdue
+        # A fall of the concurrency is shown when it happens ("" wakes the loop: no key finished),
+        # not only with the next reply: after a wave of timeouts that may be seconds later.
+        limit_fell, limit = functools.partial(arrived.put_nowait, ""), self.dispatch.concurrency
+        limit.listeners.append(limit_fell)
+        try:
+            overdue = None
+            # If the caller cancels this run, the tasks live on in the dispatcher: the next
+            # run adopts the ones it still wants and cancels the rest.
+            while waiting:
+                finished = await _next_arrivals(arrived, deadline_at)
+                if not finished:
+                    overdue = f"the run's deadline ({self.deadline:g} s) passed; raise judge.deadline (or --deadline)"
+                    for task in set(waiting.values()):
+                        self.dispatch.abort(task, usage)
+                    for key in waiting:
+                        resolved[key] = error_result(work.requests[key].criterion_ids, f"not judged: {overdue}", stopped=True)
+                    finished, waiting = list(waiting), {}
+                touched: set[str] = set()
+                for key in finished:
+                    if not key:
+                        continue  # the concurrency fell
+                    task = waiting.pop(key, None)
+                    if task is not None:
+                        resolved[key] = self.dispatch.collect(task, key, usage)
+                    touched.update(sample.id for sample in work.samples_of[key])
+                for sample_id in touched:
+                    for criterion in rubric.judge_criteria:
+                        cells[sample_id][criterion.key] = self._judge_cell(criterion, sample_id, work, resolved)
+                    results[sample_id] = self._score(rubric, sample_id, cells[sample_id])
+                if touched or not waiting:
+                    emit(SamplesUpdated([results[i] for i in touched], final=not waiting))
+                emit(Progress(done=len(tasks) - len(waiting), total=len(tasks), in_flight=self.in_flight,
+                              concurrency=self.concurrency_text))
+            if breaker.tripped:
+                return f"{breaker.reason} ({breaker.not_sent} calls not sent)"
+            return overdue
+        finally:
+            limit.listeners.remove(limit_fell)
 
     def _breaker_and_deadline(self) -> tuple[Any, float | None]:
         if self._shared is not None:
