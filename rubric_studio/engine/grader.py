@@ -63,6 +63,8 @@ class Grader:
         self.judge = judge
         self.config = judge.config if judge is not None else None
         self.no_judge_reason = no_judge_reason or "no judge configured"
+        #: Why the judge's settings can never work as written (a line break in its URL), or None.
+        self.unusable: str | None = None
         self.cache = cache
         self.allow_code = allow_code
         self.repeat = max(1, repeat)

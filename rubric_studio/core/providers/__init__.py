@@ -30,6 +30,7 @@ if TYPE_CHECKING:
         names,
         normalize_name,
         registered,
+        unknown,
     )
     from rubric_studio.core.providers._spec import STRUCTURED_OUTPUTS, Alias, Provider
 
@@ -56,6 +57,7 @@ _EXPORTS = {
     "Provider": "_spec",
     "registered": "_registry",
     "STRUCTURED_OUTPUTS": "_spec",
+    "unknown": "_registry",
 }
-__all__ = ["Alias", "BASE_URL_VARS", "BUILTIN", "builtin_names", "code", "family", "find", "forget_plugins", "get", "GROUP", "KEY_FAMILY", "key_order", "KEY_VARS", "KEYLESS", "load", "markdown_table", "names", "normalize_name", "Provider", "registered", "STRUCTURED_OUTPUTS"]
+__all__ = ["Alias", "BASE_URL_VARS", "BUILTIN", "builtin_names", "code", "family", "find", "forget_plugins", "get", "GROUP", "KEY_FAMILY", "key_order", "KEY_VARS", "KEYLESS", "load", "markdown_table", "names", "normalize_name", "Provider", "registered", "STRUCTURED_OUTPUTS", "unknown"]
 __getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)

@@ -95,6 +95,21 @@ def find(written: str) -> tuple[Provider, Alias | None] | None:
     return None
 
 
+def unknown(written: str) -> str | None:
+    """Why ``written`` (the part before ``:`` of ``provider:model``) names no provider — the
+    providers known, plugins included, and the closest one — or None when it names one.
+    A built-in name is recognised without loading any plugin."""
+    name = normalize_name(written)
+    if name in builtin_names() or name in names():
+        return None
+    import difflib
+
+    known = names()
+    close = difflib.get_close_matches(name, known, n=1, cutoff=0.6)
+    hint = f"; did you mean {close[0]!r}?" if close else ""
+    return f"unknown provider {written.strip()!r}; expected one of {', '.join(known)}{hint}"
+
+
 def get(name: str) -> Provider | None:
     """The provider of a resolved judge (``JudgeConfig.provider``: a provider's own name)."""
     return next((provider for provider in registered() if provider.name == name), None)
