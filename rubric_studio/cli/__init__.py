@@ -115,6 +115,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         args = parser.parse_args(args_list[1:] if command else args_list)
     except SystemExit as exc:
         return int(exc.code or 0)
+    except KeyboardInterrupt:  # a format name is checked while parsing, which reads the format plugins
+        sys.stderr.write("interrupted\n")
+        return 130
     try:
         code = int(_module(command).run(args))
         _flush_stdout()

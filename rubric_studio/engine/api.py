@@ -81,8 +81,7 @@ def make_grader(
         reuse_batch=reuse_batch,
     )
     grader.warnings = warnings  # the cache reports a later write failure into the same list
-    if isinstance(resolved, NoJudge) and resolved.unusable:
-        grader.unusable = resolved.reason  # a command refuses to run (see :func:`unusable_judge`)
+    grader.unusable = resolved.reason if isinstance(resolved, NoJudge) and resolved.unusable else None
     return grader
 
 

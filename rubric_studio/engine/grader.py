@@ -232,13 +232,7 @@ class Grader:
         tasks = self.dispatch.start(to_send, work, rubric, breaker)
         waiting = dict(tasks)
         emit(Progress(done=0, total=len(tasks), in_flight=self.in_flight, concurrency=self.concurrency_text))
-        # Finished keys arrive through a queue fed by done-callbacks: O(1) per reply, where
-        # asyncio.wait over everything pending would cost O(pending) per reply.
-        arrived: asyncio.Queue[str] = asyncio.Queue()
-        for key, task in tasks.items():
-            task.add_done_callback(lambda _task, key=key: arrived.put_nowait(key))
-        # A fall of the concurrency is shown when it happens ("" wakes the loop: no key finished),
-        # not only with the next reply: after a wave of timeouts that may be seconds later.
+        arrived = _arrivals(tasks)
         limit_fell, limit = functools.partial(arrived.put_nowait, ""), self.dispatch.concurrency
         limit.listeners.append(limit_fell)
         try:
@@ -393,6 +387,17 @@ class Grader:
 
     def _score(self, rubric: Rubric, sample_id: str, cells: dict[str, CriterionResult]) -> SampleResult:
         return SampleResult.from_outcome(sample_id, score_sample(rubric, cells))
+
+
+def _arrivals(tasks: dict[str, asyncio.Task[Any]]) -> asyncio.Queue[str]:
+    """The queue each task's key is put on when it finishes: O(1) per reply, where asyncio.wait
+    over everything pending would cost O(pending) per reply. ``""`` put on it wakes the run
+    with no key finished: a fall of the concurrency is shown when it happens, not only with
+    the next reply (after a wave of timeouts that may be seconds later)."""
+    arrived: asyncio.Queue[str] = asyncio.Queue()
+    for key, task in tasks.items():
+        task.add_done_callback(lambda _task, key=key: arrived.put_nowait(key))
+    return arrived
 
 
 async def _next_arrivals(arrived: asyncio.Queue[str], deadline_at: float | None) -> list[str]:

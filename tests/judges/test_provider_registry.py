@@ -90,15 +90,15 @@ def test_a_plugin_without_a_batch_api_says_so_instead_of_speaking_another_protoc
 def test_a_broken_plugin_is_skipped_with_one_warning(site: Path, caplog):
     install(site, "missing = house_gateway_gone:PROVIDER\nimpostor = house_gateway:CLASH\n"
                   "notone = house_gateway:GatewayJudge\n")  # fmt: skip
-    with caplog.at_level(logging.WARNING, logger="rubric_studio.core.providers._registry"):
+    with caplog.at_level(logging.WARNING, logger="rubric_studio.plugins"):
         assert providers.names() == providers.builtin_names()  # nothing registered, nothing replaced
         providers.names()  # read once: no second round of warnings
     lines = [record.getMessage() for record in caplog.records]
     assert len(lines) == 3
-    assert lines[0].startswith("warning: provider plugin 'missing' (house_gateway_gone:PROVIDER) skipped: it failed "
-                               "to load (ModuleNotFoundError")  # fmt: skip
-    assert lines[1] == ("warning: provider plugin 'impostor' (house_gateway:CLASH) skipped: the name 'openai' is "
-                        "taken by a built-in provider, which a plugin cannot replace")  # fmt: skip
+    assert lines[0].startswith("warning: provider plugin house-gateway (entry point missing = "
+                               "house_gateway_gone:PROVIDER) skipped: it failed to load (ModuleNotFoundError")
+    assert lines[1] == ("warning: provider plugin house-gateway (entry point impostor = house_gateway:CLASH) skipped: "
+                        "the name 'openai' is taken by a built-in provider, which a plugin cannot replace")
     assert lines[2].endswith("skipped: it names the class GatewayJudge, not a rubric_studio.core.providers.Provider")
     config = resolve_judge(None, cli_model="openai:gpt-4o-mini", env={"OPENAI_API_KEY": "k"})
     assert isinstance(config, JudgeConfig) and make_judge(config).key_var == "OPENAI_API_KEY"

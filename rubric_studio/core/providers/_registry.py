@@ -10,15 +10,15 @@ group :data:`GROUP`, naming a :class:`Provider`::
     [project.entry-points."rubric_studio.providers"]
     gateway = "house_gateway:PROVIDER"
 
-Entry points are read once, on first use (never at import). A plugin that fails to load, is
-not a Provider, or reuses a name already taken (a plugin never replaces a built-in) is skipped
-with one warning naming it and why.
+Entry points are read once, on first use (never at import; a built-in name is recognised
+without reading them). A plugin that fails to load, is not a Provider, or reuses a name already
+taken (a plugin never replaces a built-in) is skipped with one ``warning:`` line naming it and
+why (:mod:`rubric_studio.core.plugins`).
 """
 
 from __future__ import annotations
 
 import importlib
-import logging
 import re
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import replace
@@ -49,23 +49,25 @@ def forget_plugins() -> None:
 
 
 def _load_plugins() -> Iterator[Provider]:
+    from rubric_studio.core.plugins import load_contained
+
     taken = {name: "built-in" for provider in BUILTIN for name in provider.names}
     for point in entry_points(group=GROUP):
-        provider, problem = _load(point, taken)
-        if provider is None:
-            logging.getLogger(__name__).warning("warning: provider plugin %r (%s) skipped: %s", point.name,
-                                                point.value, problem)  # fmt: skip
-            continue
-        taken.update({name: provider.origin for name in provider.names})
-        yield provider
+        found: list[Provider] = []
+
+        def usable(loaded: Any, point: Any = point, found: list[Provider] = found) -> str | None:
+            provider, problem = _checked(loaded, point, taken)
+            if provider is not None:
+                found.append(provider)
+            return problem
+
+        if load_contained("provider", point, usable):
+            taken.update({name: found[0].origin for name in found[0].names})
+            yield found[0]
 
 
-def _load(point: Any, taken: Mapping[str, str]) -> tuple[Provider | None, str]:
+def _checked(found: Any, point: Any, taken: Mapping[str, str]) -> tuple[Provider | None, str | None]:
     """The provider an entry point names, or None and why it cannot be used."""
-    try:
-        found = point.load()
-    except Exception as exc:  # any failure of third-party code: skip it, say why
-        return None, f"it failed to load ({type(exc).__name__}: {exc})"
     if not isinstance(found, Provider):
         what = f"the class {found.__name__}" if isinstance(found, type) else f"a {type(found).__name__}"
         return None, f"it names {what}, not a rubric_studio.core.providers.Provider"
@@ -75,7 +77,7 @@ def _load(point: Any, taken: Mapping[str, str]) -> tuple[Provider | None, str]:
         if name in taken:
             return None, f"the name {name!r} is taken by a {taken[name]} provider, which a plugin cannot replace"
     dist = getattr(getattr(point, "dist", None), "name", None)
-    return replace(found, origin=f"plugin {dist or point.value}"), ""
+    return replace(found, origin=f"plugin {dist or point.value}"), None
 
 
 def normalize_name(text: str) -> str:
