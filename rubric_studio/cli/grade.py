@@ -22,11 +22,13 @@ from rubric_studio.core.problems import Problem, RubricError
 
 def resolve_inputs(args: Namespace):
     """Rubric and samples source from the arguments; raises RubricError."""
-    from rubric_studio.core.discovery import find_samples_for, refuse_found_elsewhere
+    from rubric_studio.core.discovery import find_samples_for, named_link_warning, refuse_found_elsewhere
     from rubric_studio.core.loading import load_rubric
 
     rubric = load_rubric(args.rubric)
     if args.samples:
+        if (link := named_link_warning(args.samples)) is not None:
+            echo(f"warning: {link}", sys.stderr)
         return rubric, Path(args.samples)
     samples_path = find_samples_for(args.rubric)
     if samples_path is None:

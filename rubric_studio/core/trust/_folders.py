@@ -70,7 +70,7 @@ def user_config_homes() -> list[Path]:
     return homes
 
 
-def _credentials_folder(target: Path) -> str | None:
+def credentials_folder(target: Path) -> str | None:
     """The credentials folder ``target`` is in (a name of :data:`CREDENTIAL_NAMES`, or the user's
     config folder), or None."""
     secret = next((part for part in target.parts if part in CREDENTIAL_NAMES), None)
@@ -84,7 +84,7 @@ def outside_reason(target: Path, folder: Path, info: os.stat_result | None = Non
 
     Outside means: not under the folder; under a hidden (dot) folder or file below it
     (``.aws/credentials`` of a rubric saved in HOME, ``.git/config``); anywhere under a
-    credentials folder (:func:`_credentials_folder`); or a regular file with hard links
+    credentials folder (:func:`credentials_folder`); or a regular file with hard links
     elsewhere (:func:`_links_elsewhere`). ``info`` is the file's stat (taken here when None;
     a file that does not exist has no links).
     """
@@ -93,7 +93,7 @@ def outside_reason(target: Path, folder: Path, info: os.stat_result | None = Non
     hidden = next((part for part in target.relative_to(folder).parts if part.startswith(".")), None)
     if hidden is not None:
         return f"is in the hidden {hidden} below the folder"
-    secret = _credentials_folder(target)
+    secret = credentials_folder(target)
     if secret is not None:
         return f"is in {secret}, where credentials are kept"
     if info is None:
