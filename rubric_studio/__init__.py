@@ -35,7 +35,7 @@ _EXPORTS = {
     "ScoreResult": "rubric_studio.core.results",
     "CriterionResult": "rubric_studio.core.results",
     "SampleResult": "rubric_studio.core.results",
-    "score_text": "rubric_studio.core.checks",
+    "score_text": "rubric_studio.core.grading",
     "grade_async": "rubric_studio.engine.api",
     "grade": "rubric_studio.engine.api",
     "Report": "rubric_studio.engine.report",
@@ -61,7 +61,7 @@ __all__ = [  # noqa: RUF022 - grouped by topic
 
 if TYPE_CHECKING:  # pragma: no cover
     from rubric_studio._api import JudgeComparison, agreement, compare_judges, export, fit, improve
-    from rubric_studio.core.checks import score_text
+    from rubric_studio.core.grading import score_text
     from rubric_studio.core.labels import load_labels
     from rubric_studio.core.loading import load_rubric, parse_rubric
     from rubric_studio.core.problems import Problem, RubricError

@@ -16,7 +16,7 @@ import importlib
 import sys
 from collections.abc import Callable, Sequence
 
-from rubric_studio.cli.report import OutputFailed
+from rubric_studio.cli.output import OutputFailed
 
 EXIT_OK, EXIT_FAIL, EXIT_USAGE, EXIT_ERROR = 0, 1, 2, 3
 

@@ -141,8 +141,9 @@ async def _run_whole(args: Namespace, rubric, samples_path: Path, options: dict,
 async def _run_streaming(args: Namespace, rubric, samples_path: Path, options: dict) -> int:
     """``--format jsonl`` and ``--format json``: each chunk of samples is written as soon as it
     is graded, and dropped (100,000 samples in constant memory)."""
+    from rubric_studio.cli.output import streamed_output
     from rubric_studio.cli.progress import progress_bar
-    from rubric_studio.cli.report import JsonlSink, JsonSink, streamed_output
+    from rubric_studio.cli.report import JsonlSink, JsonSink
     from rubric_studio.core.samples import Sample, iter_samples
     from rubric_studio.engine.api import make_grader, stream_grade, unusable_judge
 

@@ -43,8 +43,8 @@ def refuse_found_elsewhere(rubric_path: str | Path, source: Path) -> None:
     a hard link, or a file where credentials are kept would put that content into the judge
     requests unasked. Naming the source on the command line, or ``--allow-code``, takes it.
     """
+    from rubric_studio.core.folders import outside_reason
     from rubric_studio.core.problems import Problem, RubricError
-    from rubric_studio.core.trust import outside_reason
 
     folder = Path(rubric_path).resolve().parent
     reason = outside_reason(source.resolve(), folder)
@@ -59,7 +59,7 @@ def named_link_warning(named: str | Path) -> str | None:
     under one) whose real place is in a hidden or credentials folder the name does not show
     (``samples.jsonl -> ~/.ssh/id_rsa``, a cloned repository's ``data -> ~/.aws``). It is read
     — the user named it — but the user learns where it really points. None otherwise."""
-    from rubric_studio.core.trust import credentials_folder
+    from rubric_studio.core.folders import credentials_folder
 
     shown = Path(os.path.abspath(Path(named).expanduser()))
     try:

@@ -24,7 +24,7 @@ import time
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
-from rubric_studio.core.checks import CheckRunner
+from rubric_studio.core.check_runner import CheckRunner
 from rubric_studio.core.results import CriterionResult, SampleResult, Status
 from rubric_studio.core.rubric import Criterion, Rubric
 from rubric_studio.core.samples import Sample

@@ -16,9 +16,9 @@ from rubric_studio.core.checks import (
     CHECK_TYPES,
     check_types,
     refresh_plugins,
-    score_text,
 )
 from rubric_studio.core.document import CHECK_FIELDS, CHECK_ORDER
+from rubric_studio.core.grading import score_text
 from rubric_studio.core.loading import parse_rubric
 from rubric_studio.core.problems import RubricError
 from rubric_studio.interop import export_rubric

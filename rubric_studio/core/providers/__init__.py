@@ -1,7 +1,8 @@
 """Judge providers as data: one :class:`Provider` per provider, built in or from an entry point.
 
 The core reads the declarative part (names, key and base-URL variables, defaults, prices);
-the judges layer resolves the ``"module:attr"`` references to code when a judge is made.
+the judges layer finds the code (its own table for the built-ins, a plugin's ``"module:attr"``
+references) when a judge is made.
 """
 
 from __future__ import annotations
@@ -19,7 +20,6 @@ if TYPE_CHECKING:
         KEY_VARS,
         KEYLESS,
         builtin_names,
-        code,
         family,
         find,
         forget_plugins,
@@ -40,7 +40,6 @@ _EXPORTS = {
     "BASE_URL_VARS": "_registry",
     "BUILTIN": "_builtin",
     "builtin_names": "_registry",
-    "code": "_registry",
     "family": "_registry",
     "find": "_registry",
     "forget_plugins": "_registry",
@@ -59,5 +58,5 @@ _EXPORTS = {
     "STRUCTURED_OUTPUTS": "_spec",
     "unknown": "_registry",
 }
-__all__ = ["Alias", "BASE_URL_VARS", "BUILTIN", "builtin_names", "code", "family", "find", "forget_plugins", "get", "GROUP", "KEY_FAMILY", "key_order", "KEY_VARS", "KEYLESS", "load", "markdown_table", "names", "normalize_name", "Provider", "registered", "STRUCTURED_OUTPUTS", "unknown"]
+__all__ = ["Alias", "BASE_URL_VARS", "BUILTIN", "builtin_names", "family", "find", "forget_plugins", "get", "GROUP", "KEY_FAMILY", "key_order", "KEY_VARS", "KEYLESS", "load", "markdown_table", "names", "normalize_name", "Provider", "registered", "STRUCTURED_OUTPUTS", "unknown"]
 __getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)

@@ -71,13 +71,16 @@ def _checked(found: Any, point: Any, taken: Mapping[str, str]) -> tuple[Provider
     if not isinstance(found, Provider):
         what = f"the class {found.__name__}" if isinstance(found, type) else f"a {type(found).__name__}"
         return None, f"it names {what}, not a rubric_studio.core.providers.Provider"
+    missing = [part for part in ("judge", "body", "capabilities") if not getattr(found, part)]
+    if missing:
+        return None, f"provider {found.name!r} names no {', '.join(missing)} code (\"module:attr\")"
     for name in found.names:
         if not _NAME.match(name):
             return None, f"provider name {name!r} must be lower-case letters, digits and '-'"
         if name in taken:
             return None, f"the name {name!r} is taken by a {taken[name]} provider, which a plugin cannot replace"
     dist = getattr(getattr(point, "dist", None), "name", None)
-    return replace(found, origin=f"plugin {dist or point.value}"), None
+    return replace(found, origin=f"plugin {dist or point.value}", batch_api=found.batch is not None), None
 
 
 def normalize_name(text: str) -> str:
@@ -123,16 +126,6 @@ def load(reference: str) -> Any:
         module, _, attr = reference.partition(":")
         _loaded[reference] = getattr(importlib.import_module(module), attr)
     return _loaded[reference]
-
-
-def code(name: str, part: str) -> Any:
-    """The ``part`` (``judge``, ``batch``, ``body``, ``capabilities``) of the provider ``name``,
-    loaded. ValueError for a provider not registered or a part it does not have."""
-    provider = get(name)
-    reference = getattr(provider, part, None) if provider is not None else None
-    if not reference:
-        raise ValueError(f"judge provider {name!r} has no {part}; registered: {', '.join(names())}")
-    return load(reference)
 
 
 def names() -> tuple[str, ...]:
@@ -199,10 +192,10 @@ def markdown_table() -> str:
         extra = "".join(f", `{var}`" for var in provider.settings.values())
         endpoint = f"`{provider.base_url_var}`" + (" (required)" if provider.needs_base_url else "")
         rows.append(f"| `{provider.name}:<{provider.model_word}>` | {provider.summary} | `{provider.key_var}`{extra} | "
-                    f"{endpoint} | {provider.default_model or '—'} | {'yes' if provider.batch else 'no'} |")
+                    f"{endpoint} | {provider.default_model or '—'} | {'yes' if provider.batch_api else 'no'} |")
         for alias in provider.aliases:
             key = "none" if alias.keyless else f"`{provider.key_var}` (optional)"
             where = alias.default_base_url or "`--base-url` (required)"
-            batch = "yes" if provider.batch and alias.batch else "no"
+            batch = "yes" if provider.batch_api and alias.batch else "no"
             rows.append(f"| `{alias.name}:<{provider.model_word}>` | {alias.summary} | {key} | {where} | — | {batch} |")
     return "\n".join(rows)
