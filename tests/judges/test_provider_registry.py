@@ -112,3 +112,14 @@ def test_an_unknown_provider_names_every_registered_one():
 
 def test_the_readme_provider_table_is_the_registry():
     assert providers.markdown_table() in (ROOT / "README.md").read_text(encoding="utf-8")
+
+
+def test_every_built_in_provider_has_its_code_in_the_judges_layer():
+    from rubric_studio.judges.provider_code import BUILTIN_CODE, code
+
+    assert set(BUILTIN_CODE) == {provider.name for provider in providers.BUILTIN}
+    for provider in providers.BUILTIN:
+        assert provider.judge is None and provider.batch is None  # the core names no judges code
+        parts = BUILTIN_CODE[provider.name]
+        assert {"judge", "body", "capabilities"} <= set(parts) and ("batch" in parts) == provider.batch_api
+        assert all(callable(code(provider.name, part)) for part in parts)
