@@ -97,8 +97,11 @@ async def _improve(rubric: Rubric, samples: Iterable[Any], labels: dict[str, Lab
     assistant = None
     if "reword" in chosen:
         try:
-            assistant = make_assistant(rubric, model=judge, base_url=base_url, cache_path=cache_path, use_cache=cache,
-                                       allow_code=allow_code)
+            from rubric_studio.engine.improve._meaning import reworder_of
+
+            judge_model, judge_url = reworder_of(grader)  # the judge grading (a panel's first member)
+            assistant = make_assistant(rubric, model=judge_model, base_url=base_url or judge_url, cache_path=cache_path,
+                                       use_cache=cache, allow_code=allow_code)
         except JudgeError:
             chosen.remove("reword")  # no model to write rewordings: the other kinds still run
     try:
@@ -117,10 +120,14 @@ class JudgeComparison:
     judges: list[JudgeFigures]
     recommended: str | None
     why: str
+    #: the rule that decided (:class:`~rubric_studio.engine.judge_compare.Recommendation`)
+    basis: str = ""
+    indistinguishable: tuple[str, ...] = ()
 
     def to_dict(self) -> dict[str, Any]:
         return {"judges": [f.to_dict() for f in self.judges], "recommended": self.recommended,
-                "recommendation": self.why}
+                "recommendation": self.why, "recommendation_basis": self.basis,
+                "indistinguishable": list(self.indistinguishable)}
 
 
 def compare_judges(rubric: Rubric | str | Path, samples: Iterable[Any], labels: LabelsLike, *,
@@ -130,7 +137,7 @@ def compare_judges(rubric: Rubric | str | Path, samples: Iterable[Any], labels: 
     with the labels (kappa with its interval), cost and speed, as ``calibrate --judges`` does."""
     from rubric_studio.core.samples import as_samples
     from rubric_studio.engine.api import check_judge_text, run_blocking
-    from rubric_studio.engine.judge_compare import figures, grade_each, labelled, recommend
+    from rubric_studio.engine.judge_compare import figures, grade_each, labelled, recommendation
 
     if isinstance(judges, str):
         raise ValueError("judges: expected a list of provider:model names, got one string")
@@ -142,8 +149,8 @@ def compare_judges(rubric: Rubric | str | Path, samples: Iterable[Any], labels: 
                "allow_code": allow_code}
     runs = run_blocking(lambda: grade_each(loaded, chosen, list(judges), options))
     compared = [figures(run, kept, loaded)[0] for run in runs]
-    pick, why = recommend(compared)
-    return JudgeComparison(compared, pick, why)
+    found = recommendation(compared)
+    return JudgeComparison(compared, found.judge, found.why, found.basis, found.indistinguishable)
 
 
 def export(rubric: Rubric | str | Path, target: str, *, samples: Iterable[Any] | None = None,

@@ -22,6 +22,13 @@ What it answers:
   (close the connection without answering), or any callable ``Call -> action``.
   A plain dict is shorthand for ``Reply(dict)``, a plain str for ``Text(str)``.
 * ``latency`` seconds are added to every reply; ``api_key`` makes it check the key (401).
+* ``prompt_caching=True`` reports prompt caching in the usage, in each API's shape: the
+  shared prefix of a request (the system prompt and the user message up to the end of the
+  sample fence; for Anthropic, up to the block marked ``cache_control``, and only when one
+  is) is written on its first sight and read on every later request with the same prefix.
+  OpenAI: ``usage.prompt_tokens_details.cached_tokens`` (``prompt_tokens`` includes them);
+  Anthropic: ``cache_creation_input_tokens`` / ``cache_read_input_tokens`` beside
+  ``input_tokens`` (which excludes them). Tokens are characters // 4 throughout.
 * ``slots=N`` makes it a llama.cpp-like server with N generation slots: a request waits
   for a free slot, then spends ``latency`` seconds in it; a request whose client hung up
   is dropped (waiting or in its slot), as llama.cpp does. ``GET /props`` answers
@@ -130,6 +137,21 @@ def _asked(schema: dict[str, Any]) -> tuple[list[Asked], bool]:
             asked += [Asked(cid, _decision_kind(shape)) for cid in shape["properties"]["id"].get("enum", [])]
         return asked, True
     return [Asked(cid, _decision_kind(shape)) for cid, shape in props.items()], True
+
+
+def _cache_prefix(api: str, call: Call) -> str:
+    """The part of a request a provider's prompt cache would share with the next request on
+    the same sample ("" when nothing is cacheable)."""
+    if api == "anthropic":
+        for message in call.body.get("messages", []):
+            content = message.get("content")
+            if isinstance(content, list):
+                for part in content:
+                    if isinstance(part, dict) and part.get("cache_control"):
+                        return call.system + "\x00" + part.get("text", "")
+        return ""
+    end = _SAMPLE.search(call.user)
+    return call.system + "\x00" + call.user[: end.end()] if end else ""
 
 
 def parse_call(api: str, body: dict[str, Any]) -> Call:
@@ -438,6 +460,8 @@ class _Handler(BaseHTTPRequestHandler):
             payload = fake.brain(call)
         except Exception as exc:  # a brain that cannot read this request: say so, as a server would
             return self._error(api, HTTPError(500, f"the fake's brain failed on this request: {exc!r}"))
+        if isinstance(payload, HTTPError | Hangup | Refuse | Text | CutOff | Slow):  # the brain chose an action
+            return self._act(api, call, payload)
         if isinstance(action, Omit):
             payload = json.loads(json.dumps(payload))
             if action.field:
@@ -451,6 +475,36 @@ class _Handler(BaseHTTPRequestHandler):
     # -- replies in each API's shape ------------------------------------------
     def _usage(self, call: Call, out: str) -> tuple[int, int]:
         return max(1, len(json.dumps(call.body)) // 4), max(1, len(out) // 4)
+
+    def _cached(self, api: str, call: Call, prompt: int) -> tuple[int, int]:
+        """(tokens read from the prompt cache, tokens written to it) for this request."""
+        fake = self.server.fake
+        if not fake.prompt_caching:
+            return 0, 0
+        prefix = _cache_prefix(api, call)
+        if not prefix:
+            return 0, 0
+        tokens = min(prompt - 1, len(prefix) // 4)
+        key = (api, call.body.get("model"), prefix)
+        with fake._lock:
+            seen = key in fake._prefixes
+            fake._prefixes.add(key)
+        if seen:
+            return tokens, 0
+        return 0, tokens if api == "anthropic" else 0
+
+    def _usage_body(self, api: str, call: Call, prompt: int, completion: int) -> dict[str, Any]:
+        read, written = self._cached(api, call, prompt)
+        if api == "openai":
+            usage: dict[str, Any] = {"prompt_tokens": prompt, "completion_tokens": completion,
+                                     "total_tokens": prompt + completion}
+            if self.server.fake.prompt_caching:
+                usage["prompt_tokens_details"] = {"cached_tokens": read}
+            return usage
+        usage = {"input_tokens": prompt - read - written, "output_tokens": completion}
+        if self.server.fake.prompt_caching:
+            usage.update(cache_read_input_tokens=read, cache_creation_input_tokens=written)
+        return usage
 
     def _answer(self, api: str, call: Call, *, payload: Any = None, text: str | None = None, cut_off: bool = False) -> None:
         fake = self.server.fake
@@ -470,7 +524,7 @@ class _Handler(BaseHTTPRequestHandler):
             return self._send(200, {
                 "id": f"chatcmpl-fake-{number}", "object": "chat.completion", "created": int(time.time()), "model": model,
                 "choices": [{"index": 0, "message": message, "finish_reason": finish, "logprobs": None}],
-                "usage": {"prompt_tokens": prompt, "completion_tokens": completion, "total_tokens": prompt + completion},
+                "usage": self._usage_body(api, call, prompt, completion),
             })  # fmt: skip
         if text is not None or not call.body.get("tools"):  # raw text, or no tool to call (structured_output: none)
             content, stop = [{"type": "text", "text": out}], "max_tokens" if cut_off else "end_turn"
@@ -479,7 +533,7 @@ class _Handler(BaseHTTPRequestHandler):
             stop = "tool_use"
         return self._send(200, {
             "id": f"msg_fake_{number}", "type": "message", "role": "assistant", "model": model, "content": content,
-            "stop_reason": stop, "stop_sequence": None, "usage": {"input_tokens": prompt, "output_tokens": completion},
+            "stop_reason": stop, "stop_sequence": None, "usage": self._usage_body(api, call, prompt, completion),
         })  # fmt: skip
 
     def _refusal(self, api: str, call: Call, message: str) -> None:
@@ -578,7 +632,7 @@ def _anthropic_events(body: dict[str, Any]) -> list[str]:
     """A message as Anthropic's stream: message_start, one block each (text or tool input as JSON
     deltas), message_delta with the stop reason and usage, message_stop."""
     start = {**body, "content": [], "stop_reason": None,
-             "usage": {"input_tokens": body["usage"]["input_tokens"], "output_tokens": 0}}
+             "usage": {**body["usage"], "output_tokens": 0}}
     events = [_sse({"type": "message_start", "message": start}, "message_start")]
     for index, block in enumerate(body["content"]):
         if block["type"] == "tool_use":
@@ -611,9 +665,12 @@ class FakeLLM:
         slots: int | None = None,
         publish_slots: bool = True,
         shared_compute: bool = False,
+        prompt_caching: bool = False,
     ):
         self.brain = brain or keyword_brain
         self.latency = latency
+        self.prompt_caching = prompt_caching
+        self._prefixes: set[tuple[str, Any, str]] = set()
         self.api_key = api_key
         self.slots, self.publish_slots = slots, publish_slots
         self.shared_compute = shared_compute

@@ -44,7 +44,7 @@ def test_grade_json_has_the_documented_shape_and_exit_1_on_fail(tmp_path: Path, 
     assert code == 1
     assert set(out) >= {"rubric", "judge", "samples", "summary", "usage"}
     assert set(out["rubric"]) == {"name", "path", "hash"} and out["judge"] is None
-    assert set(out["usage"]) == {"judge_calls", "requests", "cache_hits", "input_tokens", "output_tokens", "cost_usd", "wall_seconds"}
+    assert set(out["usage"]) == {"judge_calls", "requests", "cache_hits", "input_tokens", "cached_input_tokens", "cache_write_tokens", "output_tokens", "cost_usd", "wall_seconds"}
     by_id = {s["id"]: s for s in out["samples"]}
     assert by_id["good"]["verdict"] == "pass" and by_id["good"]["score"] == 1.0
     long_ = by_id["long"]

@@ -129,6 +129,7 @@ def test_compare_judges_and_improve_against_the_fake_server(monkeypatch):
         assert 0 < len(labelled) < len(samples)  # only the labelled samples are graded
         assert all(f.judge_calls > 0 and f.samples == len(labelled) for f in compared.judges)
         assert compared.to_dict()["recommendation"] == compared.why
+        assert compared.to_dict()["recommendation_basis"] == compared.basis != ""
         improved = rs.improve(SUPPORT / "support_reply.yaml", samples, labels, judge="openai:judge-a",
                               base_url=server.base_url_openai, kinds=["required", "scoring"])
         assert improved.calls >= 0 and improved.rubric_hash == rs.load_rubric(SUPPORT / "support_reply.yaml").content_hash()

@@ -119,3 +119,17 @@ def test_a_burst_of_keys_typed_into_a_field_lands_in_order_on_a_busy_machine(tmp
             loop.wait()
     text = rubric.read_text()
     assert "outcome: Plainly answers the customer\n" in text or "outcome: >-\n      Plainly answers the customer\n" in text
+
+
+def test_new_at_a_terminal_writes_the_starter_and_opens_the_studio_on_it(tmp_path: Path, tmux: Tmux):
+    """The README's "start a rubric of your own", typed at a real terminal: the file is written and the
+    studio opens on it (it crashed here once, after writing the file, on an option only the studio had)."""
+    (tmp_path / "samples.jsonl").write_text('{"id": "s1", "output": "Hello, your refund is on its way."}\n')
+    tmux.run("new-session", "-d", "-s", "studio", "-x", "120", "-y", "35", "-c", str(tmp_path),
+             f"{_command()} new my-rubric.yaml samples.jsonl; echo studio exited with $?; sleep 120")
+    screen = tmux.wait_for(lambda s: ("my-rubric" in s and "first-criterion" in s and "s1" in s) or "exited with" in s)
+    assert "exited with" not in screen and "Traceback" not in screen, screen
+    assert (tmp_path / "my-rubric.yaml").exists()
+    tmux.run("send-keys", "-t", "studio", "C-q")
+    screen = tmux.wait_for(lambda s: "exited with" in s)
+    assert "studio exited with 0" in screen and "Traceback" not in screen, screen

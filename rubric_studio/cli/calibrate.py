@@ -4,8 +4,9 @@ Labels are the samples' inline ``label`` fields overlaid by the sidecar (``--lab
 or ``<rubric>.labels.yaml``; the sidecar wins field by field). Output: a rich table or
 BRIEF §5's JSON object (``overall``, ``criteria``, ``disagreements``, ``warnings``,
 ``fit`` with ``--fit``, ``consistency`` with ``--repeat K`` > 1). ``--judges A,B,...``
-grades the labelled samples with each judge and adds ``judges``, ``recommended`` and
-``recommendation`` (:mod:`rubric_studio.engine.judge_compare`); the sections above then
+grades the labelled samples with each judge and adds ``judges``, ``recommended``,
+``recommendation`` (the reason, one sentence), ``recommendation_basis`` (the rule that decided)
+and ``indistinguishable`` (:mod:`rubric_studio.engine.judge_compare`); the sections above then
 describe the first judge listed (``overall_judge``). ``--min-kappa X`` adds ``gate``.
 Exit codes: 0 computed (and the gate passed); 1 kappa below ``--min-kappa`` or undefined
 (with ``--judges``: the recommended judge's; no recommendation fails the gate); 2 bad
@@ -47,8 +48,9 @@ def register(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("-o", "--output", metavar="FILE")
     parser.add_argument("--seed", type=int, default=0, help="seed of the holdout split")
     parser.add_argument("--judges", metavar="P:M,P:M,...",
-                        help="grade the labelled samples with each judge and compare them; recommends the "
-                             "cheapest judge whose kappa CI overlaps the best judge's; A+B+C is a judge panel")
+                        help="grade the labelled samples with each judge and compare them; recommends only a judge "
+                             "whose kappa CI lies above chance (the cheapest of those that cannot be told "
+                             "apart); A+B+C is a judge panel")
     parser.add_argument("--annotator", metavar="NAME",
                         help="compare the judge with this annotator's labels (default: the consensus of all)")
     parser.add_argument("--min-kappa", type=float, metavar="X",
@@ -298,7 +300,7 @@ def _warn_untrusted_judges(rubric, args: Namespace, judges: list[str]) -> None:
 
 def _compare(args: Namespace, rubric, samples: list, labels: dict, options: dict, judges: list[str]) -> int:
     """Grade the labelled samples with every judge; the first judge's report plus the comparison."""
-    from rubric_studio.engine.judge_compare import figures, grade_each, labelled, recommend
+    from rubric_studio.engine.judge_compare import figures, grade_each, labelled, recommendation
 
     chosen, labels = labelled(samples, labels)
     runs = asyncio.run(grade_each(rubric, chosen, judges, options))
@@ -312,7 +314,9 @@ def _compare(args: Namespace, rubric, samples: list, labels: dict, options: dict
     if args.repeat > 1:
         data["consistency"] = consistency(runs[0].report.flip_rates(), args.repeat)
     data["judges"] = [fig.to_dict() for fig, _ in compared]
-    data["recommended"], data["recommendation"] = recommend([fig for fig, _ in compared])
+    found = recommendation([fig for fig, _ in compared])
+    data["recommended"], data["recommendation"] = found.judge, found.why
+    data["recommendation_basis"], data["indistinguishable"] = found.basis, list(found.indistinguishable)
     if args.min_kappa is not None:
         full = next((fig.agreement.to_dict() for fig, _ in compared if fig.judge == data["recommended"]), None)
         data["gate"] = gate(args.min_kappa, full, data["recommended"],

@@ -16,7 +16,7 @@ from argparse import Namespace
 from pathlib import Path
 
 from rubric_studio.cli.common import echo, fail_usage, print_problems, say_warnings
-from rubric_studio.cli.report import report_run, say_stopped
+from rubric_studio.cli.report import report_run, say_member_failures, say_stopped
 from rubric_studio.core.problems import Problem, RubricError
 
 
@@ -173,4 +173,5 @@ async def _run_streaming(args: Namespace, rubric, samples_path: Path, options: d
         say_warnings(grader)
         await grader.aclose()
     say_stopped(sink.stopped)
+    say_member_failures(sink.usage)
     return sink.exit_code()

@@ -50,7 +50,8 @@ def register(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("samples", metavar="SAMPLES", nargs="?")
     parser.add_argument("--labels", metavar="FILE")
     parser.add_argument("--criterion", metavar="ID", help="the criterion to improve (default: most disagreements)")
-    parser.add_argument("--model", metavar="P:M", help="the model that writes rewordings (default: the judge's)")
+    parser.add_argument("--model", metavar="P:M", help="the model that writes rewordings (default: the judge the rubric is graded with; "
+                             "a panel's first member)")
     parser.add_argument("--kinds", metavar="K,K", default="reword,examples,check,required,scoring,panel",
                         help="candidate kinds to make (reword, examples, check, required, scoring, panel)")
     parser.add_argument("--seed", type=int, default=0, help="seed of the fitting/holdout split")
@@ -123,7 +124,11 @@ async def _improve(rubric, samples, labels, options, args: Namespace, kinds: lis
     assistant = None
     if "reword" in kinds:
         try:
-            assistant = make_assistant(rubric, model=args.model or args.judge, base_url=args.base_url,
+            from rubric_studio.engine.improve._meaning import reworder_of
+
+            judge_model, judge_url = reworder_of(grader)  # the rubric's judge (a panel's first member)
+            model = args.model or judge_model
+            assistant = make_assistant(rubric, model=model, base_url=args.base_url or (None if args.model else judge_url),
                                        cache_path=args.cache_path, use_cache=not args.no_cache,
                                        allow_code=args.allow_code, timeout=args.timeout)
         except JudgeError as exc:

@@ -14,7 +14,8 @@ import shlex
 import sys
 from pathlib import Path
 
-from rubric_studio.cli.common import add_judge_options, echo, fail_usage, print_problems
+from rubric_studio.cli.common import echo, fail_usage, print_problems
+from rubric_studio.cli.studio import add_studio_options
 
 
 def register(parser: argparse.ArgumentParser) -> None:
@@ -23,8 +24,7 @@ def register(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("samples", metavar="SAMPLES", nargs="?",
                         help="samples to open it with: folder of .txt/.md, or .jsonl/.yaml/.csv")
     parser.add_argument("--no-open", action="store_true", help="only create the file and print the command that opens it")
-    parser.add_argument("--labels", metavar="FILE", help="labels sidecar (default: NAME's <stem>.labels.yaml)")
-    add_judge_options(parser)
+    add_studio_options(parser, "NAME")
 
 
 def rubric_file(name: str) -> Path:
@@ -66,4 +66,11 @@ def _argument_problem(args: argparse.Namespace) -> str | None:
         return "--repeat must be at least 1"
     if args.concurrency is not None and args.concurrency < 1:
         return "--concurrency must be at least 1"
+    if args.annotator is not None:
+        from rubric_studio.core.labels import current_annotator
+
+        try:
+            current_annotator(args.annotator)
+        except ValueError as exc:
+            return f"--annotator: {exc}"
     return None

@@ -1,11 +1,15 @@
 """``rubric-studio probe``: bias probes, headless (:mod:`rubric_studio.engine.probes._probes`).
 
 Re-judges controlled perturbations of the samples (the labelled ones when any are labelled,
-else all) and reports, per judge criterion and kind, the flip rate with its Wilson 95%
-interval and the direction. Output: one ``verbosity · tone: 4/30 unmet → met`` line per kind
-and criterion, or ``{"kinds": {kind: {"criteria": {id: {"n", "flips", "rate", "ci",
-"direction", ...}}}}, ...}`` with ``--format json``. Exit codes: 0 probed, 2 bad input or no
-judge, 3 some cells ended in error (the report is still printed).
+else all) and a null perturbation (same meaning, other bytes: the judge's own noise), and
+reports, per judge criterion and kind, the flip rate with its Wilson 95% interval, the
+direction over its own base, and whether the kind is beyond the noise (a paired 95% interval
+of the difference). Output: one ``verbosity · tone: 4 of 7 unmet → met (…) — not
+distinguishable from this judge's own noise (noise 31%)`` line per kind and criterion, or
+``{"noise": {id: {"n", "flips", "rate", "ci", …}}, "kinds": {kind: {"criteria": {id: {"n",
+"flips", "rate", "ci", "direction", "beyond_noise", "difference": {"value", "ci", "n"}, …}}}},
+"findings": […], "unstable": […], …}`` with ``--format json``. Exit codes: 0 probed, 2 bad
+input or no judge, 3 some cells ended in error (the report is still printed).
 """
 
 from __future__ import annotations
@@ -25,7 +29,9 @@ def register(parser: argparse.ArgumentParser) -> None:
 
     parser.description = (
         "Bias probes: re-judge perturbed samples (padding, confident or hedging phrasing, "
-        "reworded outcomes, criteria in another order) and report how often verdicts flip."
+        "reworded outcomes, criteria in another order) and report how often verdicts flip, "
+        "against the judge's own noise (the same text with a blank line added): only a kind "
+        "beyond that noise is a finding."
     )
     parser.add_argument("rubric", metavar="RUBRIC")
     parser.add_argument(
@@ -109,20 +115,53 @@ def _pct(value: float) -> str:
     return f"{value:.0%}"
 
 
+def _figures(c: dict[str, Any]) -> str:
+    if c["rate"] is None:
+        return ""
+    return f" (flip rate {_pct(c['rate'])}, 95% CI {_pct(c['ci'][0])}–{_pct(c['ci'][1])})"
+
+
 def kind_lines(kind: str, entry: dict[str, Any]) -> list[str]:
-    """``verbosity · tone: 4/30 unmet → met (flip rate 13%, 95% CI 5%–30%)`` per criterion,
-    or the one line saying why the kind was skipped."""
+    """``verbosity · tone: 4 of 7 unmet → met (flip rate 13%, 95% CI 5%–30%) — not
+    distinguishable from this judge's own noise (noise 31%)`` per criterion, or the one line
+    saying why the kind was skipped."""
+    from rubric_studio.engine.probes import noise_verdict
+
     if entry.get("skipped"):
         return [f"{kind}: skipped — {entry['skipped']}"]
     lines = []
     for cid, c in entry["criteria"].items():
-        figures = (
-            ""
-            if c["rate"] is None
-            else f" (flip rate {_pct(c['rate'])}, 95% CI {_pct(c['ci'][0])}–{_pct(c['ci'][1])})"
-        )
         errors = f", {c['errors']} errored" if c["errors"] else ""
-        lines.append(f"{kind} · {cid}: {c['direction']}{figures}{errors}")
+        unstable = sum(1 for f in c.get("flipped", []) if f.get("unstable"))
+        unstable_text = f", {unstable} of them unstable (below)" if unstable else ""
+        verdict = noise_verdict(bool(c.get("beyond_noise")), c.get("noise_rate"), c.get("difference"))
+        lines.append(f"{kind} · {cid}: {c['direction']}{_figures(c)}{errors}{unstable_text}"
+                     + (f" — {verdict}" if verdict else ""))  # fmt: skip
+    return lines
+
+
+def noise_lines(data: dict[str, Any]) -> list[str]:
+    """``noise · tone: 6 of 20 flipped (flip rate 30%, 95% CI 15%–52%)`` per criterion."""
+    return [f"noise · {cid}: {c['direction']}{_figures(c)}" + (f", {c['errors']} errored" if c["errors"] else "")
+            for cid, c in data.get("noise", {}).items()]  # fmt: skip
+
+
+def summary_lines(data: dict[str, Any]) -> list[str]:
+    """The cells listed once as unstable, then the findings (kinds beyond noise), or that there is none."""
+    lines = []
+    by_criterion: dict[str, list[dict[str, Any]]] = {}
+    for cell in data.get("unstable", []):
+        by_criterion.setdefault(cell["criterion"], []).append(cell)
+    for cid, cells in by_criterion.items():
+        kinds = ", ".join(cells[0]["kinds"])
+        lines.append(f"unstable · {cid}: {', '.join(c['sample'] for c in cells)} flipped under every kind probed "
+                     f"({kinds}) — listed once here, not as a finding of any kind")  # fmt: skip
+    findings = data.get("findings", [])
+    if findings:
+        lines.append("findings beyond this judge's noise: "
+                     + ", ".join(f"{f['kind']} · {f['criterion']}" for f in findings))  # fmt: skip
+    elif data.get("noise"):
+        lines.append("no finding: no kind flips verdicts beyond this judge's own noise")
     return lines
 
 
@@ -138,6 +177,11 @@ def render(data: dict[str, Any], *, to_file: bool = False, usage_line: str | Non
         style="bold",
         markup=False,
     )
+    if data.get("noise"):
+        console.print(terminal_safe(f"  {data['noise_description']} (the judge's own noise):"), style="dim",
+                      markup=False)  # fmt: skip
+        for line in noise_lines(data):
+            console.print(terminal_safe(line), markup=False)
     for kind, entry in data["kinds"].items():
         console.print(terminal_safe(f"  {entry['description']}:"), style="dim", markup=False)
         for line in kind_lines(kind, entry):
@@ -150,12 +194,15 @@ def render(data: dict[str, Any], *, to_file: bool = False, usage_line: str | Non
             )
         for cid, outcome in entry.get("paraphrases", {}).items():
             console.print(terminal_safe(f"    {cid} reworded: {outcome}"), style="dim", markup=False)
+    for line in summary_lines(data):
+        console.print(terminal_safe(line), style="bold", markup=False)
     if usage_line:
         console.print(terminal_safe(usage_line), markup=False)
     if data["note"]:
         console.print(terminal_safe(f"warning: {data['note']}"), style="yellow", markup=False)
     console.print(
-        "a flip: the verdict on the perturbed text differs from the verdict on the original; "
+        "a flip: the verdict on the perturbed text differs from the verdict on the original; a kind is a "
+        "finding only when it flips more than the noise (paired 95% interval above 0); "
         "--format json lists the flipped samples and the text the judge saw",
         style="dim",
         markup=False,

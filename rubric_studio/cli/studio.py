@@ -20,10 +20,16 @@ def register(parser: argparse.ArgumentParser) -> None:
 
     parser.add_argument("rubric", metavar="RUBRIC", help="rubric .yaml file (created if missing)")
     parser.add_argument("samples", metavar="SAMPLES", nargs="?", help="samples: folder of .txt/.md, or .jsonl/.yaml/.csv")
-    parser.add_argument("--labels", metavar="FILE", help="labels sidecar (default: RUBRIC's <stem>.labels.yaml)")
+    parser.add_argument("--version", action="version", version=f"rubric-studio {__version__}")
+    add_studio_options(parser, "RUBRIC")
+
+
+def add_studio_options(parser: argparse.ArgumentParser, rubric: str) -> None:
+    """The options of every command that opens the studio (``rubric-studio RUBRIC``, ``new``):
+    :func:`run` reads each of them, so a command that opens the studio must register them all."""
+    parser.add_argument("--labels", metavar="FILE", help=f"labels sidecar (default: {rubric}'s <stem>.labels.yaml)")
     parser.add_argument("--annotator", metavar="NAME",
                         help="who labels (default: $RUBRIC_STUDIO_ANNOTATOR, else your user name)")
-    parser.add_argument("--version", action="version", version=f"rubric-studio {__version__}")
     add_judge_options(parser)
 
 

@@ -12,10 +12,12 @@ Definitions (r = rubric, h = human; counts over the compared items)::
                           p_o = accuracy, p_e = (r_pass·h_pass + r_fail·h_fail) / n²
                           None when n < 2 (one item agrees or not; there is no chance
                           agreement to correct for) or p_e = 1 (both raters used one class only)
-    kappa_ci            = kappa ± 1.96·SE, SE = √(p_o(1 − p_o) / (n(1 − p_e)²))
-                          (Cohen 1960's analytic large-sample SE, clipped to [−1, 1];
-                          deterministic, but too narrow for small n — hence the warnings;
-                          with p_o = 1 it collapses to [1, 1])
+    kappa_ci            = Wilson's score interval of p_o mapped through κ = (p_o − p_e)/(1 − p_e)
+                          with p_e held at its observed value, clipped to [−1, 1]
+                          (:func:`rubric_studio.core.intervals.kappa_interval`: Cohen 1960's
+                          interval with a score step in place of the Wald step; it keeps a
+                          width when every item agrees or none does — 6 of 6 agreeing with
+                          p_e = 0.5 give [0.2195, 1]; deterministic)
     false_pass_rate     = rubric_pass_human_fail / h_fail      human-failed items the rubric passes
     false_fail_rate     = rubric_fail_human_pass / h_pass      human-passed items the rubric fails
     coverage            = both_fail / h_fail  (= 1 − false_pass_rate)       EvalGen
@@ -36,11 +38,11 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from rubric_studio.core.intervals import kappa_interval
 from rubric_studio.core.labels import Label
 from rubric_studio.core.results import SampleResult, Status, Verdict
 from rubric_studio.core.rubric import Rubric
 
-Z95 = 1.959963984540054
 MIN_LABELS = 10
 #: Cohen's kappa of fewer items is not reported (one item either agrees or not: nothing to correct for chance).
 MIN_KAPPA_ITEMS = 2
@@ -116,11 +118,10 @@ class Agreement:
 
     @property
     def kappa_ci(self) -> tuple[float, float] | None:
-        kappa, p_o, p_e = self.kappa, self.accuracy, self.expected
-        if kappa is None or p_o is None or p_e is None:
+        p_e = self.expected
+        if self.kappa is None or p_e is None:
             return None
-        se = math.sqrt(p_o * (1 - p_o) / (self.n * (1 - p_e) ** 2))
-        return max(-1.0, kappa - Z95 * se), min(1.0, kappa + Z95 * se)
+        return kappa_interval(self.both_pass + self.both_fail, self.n, p_e)
 
     @property
     def false_pass_rate(self) -> float | None:

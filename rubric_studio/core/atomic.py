@@ -20,6 +20,18 @@ through :func:`replacing_text`):
   regular file is written through (the link stays a link).
 * **Permissions.** A new file is created with mode ``0o666`` and the kernel applies the
   user's umask (no process-wide ``os.umask`` juggling); a replaced file keeps its mode.
+* **Locked.** Every write over a state the caller read (``expect``), and every
+  read-modify-write (:func:`rewrite_safely`), holds the file's lock (:func:`locked`) from its read to its rename, so two processes (two annotators'
+  studios, a studio and ``labels import``) that change one file at once are serialised: the
+  second reads what the first wrote and applies its own change to it. The compare-and-swap
+  remains for writers that take no lock (an editor saving by hand).
+
+Why an OS lock file through :mod:`filelock`: it is ``flock`` on Unix (released by the kernel
+when the holder dies, ``kill -9`` included: no stale lock to break), ``msvcrt.locking`` on
+Windows, and on NFS Linux maps ``flock`` to the server's byte-range locks (NFSv4, or NLM on
+v3); where a file system has no ``flock`` at all, filelock falls back to a marker file. The
+lock is a separate hidden file (``.rubric-studio.lock``, one per folder) because the target
+itself is replaced by a rename on every write, and a lock on a replaced inode protects nothing.
 """
 
 from __future__ import annotations
@@ -30,11 +42,12 @@ import os
 import re
 import secrets
 import stat
+import threading
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TextIO
+from typing import Any, TextIO
 
 from rubric_studio.core.textstream import file_kind
 
@@ -42,6 +55,12 @@ STALE_SECONDS = 300
 """A temporary file older than this is stale even if its writer's pid is alive (pids get reused)."""
 
 TEMP_MARK = ".rubric-studio-"
+LOCK_WAIT_SECONDS = 30.0
+"""How long a write waits for another process's write of the same file before it gives up
+(a write holds the lock for milliseconds: this is reached only by a process stuck holding it)."""
+LOCK_POLL_SECONDS = 0.01
+"""How often a waiting write tries the lock again (filelock polls a non-blocking ``flock``; a long
+interval lets the other writers take it again and again first: p99 8.6 s at 0.05 s, see BENCHMARKS.md)."""
 _NAME_BYTES = 120  # the target's name is shortened in temp names so they stay under NAME_MAX
 
 
@@ -244,6 +263,60 @@ def _create_temp(target: Path, mode: int | None) -> tuple[int, Path]:
     raise FileExistsError(f"cannot create a temporary file beside {target}")
 
 
+# -- locking ----------------------------------------------------------------------------
+class LockTimeout(OSError):
+    """Another process held the file's lock for longer than :data:`LOCK_WAIT_SECONDS`: nothing was written."""
+
+
+_held: dict[str, Any] = {}
+_held_guard = threading.Lock()
+
+
+LOCK_NAME = ".rubric-studio.lock"
+
+
+def lock_path(path: str | os.PathLike[str]) -> Path:
+    """The lock file of ``path``: :data:`LOCK_NAME` in the folder of the file a write really
+    replaces (a symbolic link's target), so every path to one file shares one lock. One lock per
+    folder, not per file: a single hidden file beside the rubric and its labels (writes hold it
+    for milliseconds, so files of one folder waiting on each other costs nothing)."""
+    return Path(os.path.realpath(path)).parent / LOCK_NAME
+
+
+def _file_lock(path: Path) -> Any:
+    """One :class:`filelock.FileLock` per lock file in this process: re-entrant in a thread (a
+    locked read-modify-write calls a locked write), exclusive between threads and processes."""
+    from filelock import FileLock
+
+    key = str(path)
+    with _held_guard:
+        lock = _held.get(key)
+        if lock is None:
+            lock = _held[key] = FileLock(key, timeout=LOCK_WAIT_SECONDS, mode=0o666, poll_interval=LOCK_POLL_SECONDS)
+        return lock
+
+
+@contextlib.contextmanager
+def locked(path: str | os.PathLike[str]) -> Iterator[None]:
+    """Hold ``path``'s lock (see the module's docstring) for the block.
+
+    :class:`LockTimeout` when another process holds it past :data:`LOCK_WAIT_SECONDS`; other
+    ``OSError`` when the lock file cannot be created (a read-only folder: the write would fail too).
+    """
+    from filelock import Timeout
+
+    lock = _file_lock(lock_path(path))
+    try:
+        lock.acquire()
+    except Timeout:
+        raise LockTimeout(f"{path}: another rubric-studio held its lock for over "
+                          f"{LOCK_WAIT_SECONDS:.0f} s ({lock.lock_file}); nothing written") from None
+    try:
+        yield
+    finally:
+        lock.release()
+
+
 # -- writing ----------------------------------------------------------------------------
 def _check_unchanged(target: Path, expect: DiskState) -> None:
     data, now = read_bytes(target)
@@ -266,6 +339,7 @@ def write_text_safely(
     *,
     expect: DiskState | None = None,
     encoding: str = "utf-8",
+    lock: bool = False,
 ) -> DiskState:
     """Replace ``path`` with ``text`` atomically; returns the :class:`DiskState` written.
 
@@ -274,10 +348,22 @@ def write_text_safely(
     ``expect=None`` replaces whatever is there: only for a write the user explicitly asked
     for (an ``-o`` path, "Replace?" answered yes). :class:`UnsafeTarget` for a target that
     is not a regular file.
+
+    A write with ``expect`` (a file the user and others edit: rubric, labels, history) holds
+    the file's lock (:func:`locked`); so does one with ``lock=True`` (a file several processes
+    replace: a batch job's record). A report or export written once (``expect=None``) does not,
+    and leaves no lock file beside it.
     """
+    data = text.encode(encoding)
+    if expect is None and not lock:
+        return _write(path, data, None)
+    with locked(path):
+        return _write(path, data, expect)
+
+
+def _write(path: str | os.PathLike[str], data: bytes, expect: DiskState | None) -> DiskState:
     target, info = regular_target(path)
     remove_stale_temps(target)
-    data = text.encode(encoding)
     if expect is not None:
         _check_unchanged(target, expect)
     mode = None if info is None else stat.S_IMODE(info.st_mode)
@@ -334,19 +420,30 @@ def rewrite_safely(
     """Read-modify-write ``path`` over exactly the version read; True when something was written.
 
     ``edit()`` reads the file and returns the new text with the :class:`DiskState` it read
-    (None: nothing to write). When the file changes between that read and the write, ``edit``
-    runs again on the new content, up to ``attempts`` times in all; then :class:`ChangedOnDisk`.
+    (None: nothing to write). The file's lock is held from each read to its write, so no other
+    rubric-studio process writes in between; when a writer that takes no lock (an editor)
+    changes it between that read and the write, ``edit`` runs again on the new content, up to
+    ``attempts`` times in all; then :class:`ChangedOnDisk`.
     """
     for attempt in range(attempts):
-        planned = edit()
-        if planned is None:
-            return False
-        text, state = planned
-        try:
-            write_text_safely(path, text, expect=state)
-        except ChangedOnDisk:
-            if attempt + 1 == attempts:
-                raise
-            continue
-        return True
+        with locked(path):
+            written = _rewrite_once(path, edit, last=attempt + 1 == attempts)
+        if written is not None:
+            return written
     return False
+
+
+def _rewrite_once(path: str | os.PathLike[str], edit: Callable[[], tuple[str, DiskState] | None],
+                  *, last: bool) -> bool | None:
+    """One locked try of :func:`rewrite_safely`: True / False as it returns, None to try again."""
+    planned = edit()
+    if planned is None:
+        return False
+    text, state = planned
+    try:
+        write_text_safely(path, text, expect=state)
+    except ChangedOnDisk:
+        if last:
+            raise
+        return None
+    return True

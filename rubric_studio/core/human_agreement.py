@@ -7,14 +7,15 @@ sample's verdict (pass / fail; "overall") or one criterion's cell (met / unmet; 
 Definitions::
 
     pairwise kappa        Cohen's kappa of two annotators over the items both labelled, with
-                          the analytic 95% interval of :mod:`rubric_studio.core.agreement`
-                          (Cohen 1960's large-sample SE); None below 2 shared items
+                          the 95% interval of :mod:`rubric_studio.core.agreement` (Wilson's
+                          score interval of the observed agreement mapped to kappa,
+                          :mod:`rubric_studio.core.intervals`); None below 2 shared items
     alpha                 Krippendorff's alpha (nominal) over every item at least two annotators
                           labelled, reported with 3 or more annotators: 1 − D_o / D_e from the
                           coincidence matrix; its 95% interval is a percentile bootstrap over the
                           items (1000 resamples, seed 0: the same labels give the same interval)
     score_alpha           the same with the interval metric (δ = (a − b)²) over 0–10 scores
-    judge_vs[name]        Cohen's kappa of the judge against one annotator (analytic interval)
+    judge_vs[name]        Cohen's kappa of the judge against one annotator (same interval)
     judge_vs_consensus    against the consensus label (majority; a tie is no consensus; the
                           adjudicated label wins)
     judge_within_humans   True when the judge's mean kappa against the annotators is at least the
@@ -32,6 +33,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from rubric_studio.core.agreement import Agreement, _round
+from rubric_studio.core.intervals import percentile_bounds
 from rubric_studio.core.labels import ADJUDICATED, Label, annotator_names, consensus
 from rubric_studio.core.results import SampleResult, Status, Verdict
 
@@ -40,7 +42,7 @@ MIN_OVERLAP = 5
 BOOTSTRAP_RESAMPLES = 1000
 BOOTSTRAP_SEED = 0
 CI_METHOD = (
-    "pairwise and judge kappa: analytic 95% (Cohen 1960); alpha: 95% percentile bootstrap over items "
+    "pairwise and judge kappa: 95% Wilson score interval of observed agreement mapped to kappa; alpha: 95% percentile bootstrap over items "
     f"({BOOTSTRAP_RESAMPLES} resamples, seed {BOOTSTRAP_SEED})"
 )
 WITHIN_RULE = (
@@ -105,7 +107,8 @@ def alpha_with_ci(units: Iterable[Sequence[Any]], metric: str = "nominal") -> di
     ci = None
     if len(boots) >= 20:
         boots.sort()
-        ci = [_round(boots[int(0.025 * (len(boots) - 1))]), _round(boots[int(0.975 * (len(boots) - 1))])]
+        lo, hi = percentile_bounds(boots)
+        ci = [_round(lo), _round(hi)]
     return {"value": _round(value), "ci": ci, "n": len(pairable)}
 
 

@@ -320,6 +320,13 @@ def lint_rubric(rubric: Rubric, positions: Positions | None = None) -> list[Prob
                  "outcome, or give the criterion a positive weight")
         if criterion.score_ranges and max(criterion.score_ranges) == 10 and len(criterion.score_ranges) == 1:
             warn(("criteria", index, "score_ranges"), f"criteria[{index}] ({criterion.id}): score_ranges has a single band")
+    judge = rubric.judge
+    if judge is not None and judge.panel and any(c.kind == "checklist" for c in rubric.judge_criteria):
+        from rubric_studio.core.panel import even_majority_warning
+
+        note = even_majority_warning(len(judge.panel), judge.aggregate)
+        if note:
+            warn(("judge", "panel"), f"judge.panel: {note}")
     return warnings
 
 

@@ -11,8 +11,18 @@ Pooling rules (``judge.aggregate``), over the members that gave a verdict:
   ``tie``. ``all``: met when every member says met. ``any``: met when one does. ``mean``:
   the cell's score is the share of members saying met (2 of 3 → 0.667, so the sample score
   gets partial credit) and it is met on a strict majority (a tie is unmet).
-* analytic (0-10) criteria — ``mean`` (default) or ``median`` of the members' raw scores;
-  met as a single judge's score would be (score/10 ≥ min_score).
+* analytic (0-10) criteria — ``median`` (default) or ``mean`` of the members' raw scores;
+  met as a single judge's score would be (score/10 ≥ min_score, with the same tolerance of
+  float noise, so a pooled 7.5 meets 0.75). The median is the default because with three or
+  more members one outlying score cannot overrule the others: members 9, 9, 1 pool to 9
+  (met), where the mean, 6.333, lets the one member fail a cell the two others agree on.
+  With two members the median is their mean; with four, the mean of the middle two.
+  The pooled score is kept exact (no rounding): 7, 8 → 7.5 → 0.75, never 0.74999.
+
+``tie`` marks a checklist cell whose members split evenly under ``majority`` or ``mean``
+(1–1, 2–2): the tie made it unmet. The JSON report carries ``tie`` on every panel cell and
+the marks say ``✗ 1–1 tie``. A two-member ``majority`` panel therefore says met only when
+both members do; ``validate`` warns about an even-sized ``majority`` panel.
 
 A member that errored is left out of the pool and counted in ``panel.errors``; the cell is
 marked but never shown as a fail. Only when every member errored is the cell an error.
@@ -24,6 +34,7 @@ A panel is written ``A+B+C`` (``judge.panel`` in the rubric, ``--judge A,B,C`` o
 
 from __future__ import annotations
 
+import math
 import statistics
 from collections.abc import Sequence
 from typing import Any
@@ -32,8 +43,8 @@ from rubric_studio.core.results import CriterionResult, Status
 from rubric_studio.core.rubric import MAX_PANEL, Criterion, PanelAggregate
 from rubric_studio.core.scoring import cell_status
 
-__all__ = ["DEFAULT_RULES", "check_judge_spec", "checked_judges", "contest", "is_split", "panel_label", "pool_cell",
-           "split_judges"]
+__all__ = ["DEFAULT_RULES", "check_judge_spec", "checked_judges", "contest", "even_majority_warning", "is_split",
+           "panel_label", "pool_cell", "split_judges"]
 
 DEFAULT_RULES = PanelAggregate()
 _JUDGED = (Status.MET, Status.UNMET)
@@ -83,6 +94,22 @@ def checked_judges(text: str, where: str) -> list[str]:
 def panel_label(members: Sequence[str]) -> str:
     """How a panel is named in reports and comparisons: ``A+B+C``."""
     return "+".join(members)
+
+
+def even_majority_warning(members: int, rules: PanelAggregate | None) -> str | None:
+    """What an even-sized panel pooling checklist criteria by ``majority`` does to a split, or None:
+    an even split is a tie, counted as unmet, so two members say met only when both do."""
+    rules = rules or DEFAULT_RULES
+    if members < 2 or members % 2 or rules.checklist != "majority":
+        return None
+    half = members // 2
+    if members == 2:
+        effect = "a 1–1 split is a tie, counted as unmet, so every split is unmet: met only when both members say met"
+    else:
+        effect = f"a {half}–{half} split is a tie, counted as unmet"
+    return (f"a panel of {members} members with checklist aggregate majority: {effect}; to choose what a split "
+            "means, set judge.aggregate to all (every member must say met), any (one member saying met is "
+            "enough) or mean (a split scores the share of members saying met), or use an odd number of members")
 
 
 def member_entry(label: str, cell: CriterionResult) -> dict[str, Any]:
@@ -161,7 +188,7 @@ def _pool_checklist(criterion: Criterion, cells: list[CriterionResult], rule: st
     else:  # majority and mean: a strict majority; a tie is unmet
         is_met = 2 * met > len(cells)
     status = Status.MET if is_met else Status.UNMET
-    score = round(share, 6) if rule == "mean" else (1.0 if is_met else 0.0)
+    score = share if rule == "mean" else (1.0 if is_met else 0.0)
     return CriterionResult(
         criterion.key, status, score=score, source=_source(cells), tie=tie and rule in ("majority", "mean")
     )
@@ -169,9 +196,14 @@ def _pool_checklist(criterion: Criterion, cells: list[CriterionResult], rule: st
 
 def _pool_analytic(criterion: Criterion, cells: list[CriterionResult], rule: str) -> CriterionResult:
     raws = [cell.raw_score if cell.raw_score is not None else 10 * (cell.score or 0.0) for cell in cells]
-    raw = statistics.median(raws) if rule == "median" else statistics.fmean(raws)
-    raw = round(raw, 3)
-    score = raw / 10
+    # Exact: the sum of the raw scores over 10 × the count, one rounding only (a raw figure rounded
+    # for show and then divided by 10 put 0.74999 where 0.75 belongs, and failed its threshold).
+    if rule == "median":
+        raw = float(statistics.median(raws))
+        score = raw / 10
+    else:
+        raw = math.fsum(raws) / len(raws)
+        score = math.fsum(raws) / (10 * len(raws))
     return CriterionResult(
         criterion.key, cell_status(criterion, score), score=score, raw_score=raw, source=_source(cells)
     )
@@ -185,6 +217,8 @@ def _explain(result: CriterionResult, judged: list[tuple[str, CriterionResult]],
     """Rationale and evidence of the pooled cell: the tally, then what the agreeing members said."""
     assert result.panel is not None
     tally = f"panel {result.panel['agree']}–{result.panel['disagree']} ({result.panel['rule']})"
+    if result.tie:
+        tally += "; a tie, counted as unmet"
     if errors:
         tally += f"; {errors} member{'s' if errors > 1 else ''} errored, pooled over the rest"
     agreeing = [(label, cell) for label, cell in judged if cell.status is result.status]

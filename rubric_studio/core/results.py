@@ -40,18 +40,25 @@ STATUS_MARKS = {
 
 def cell_mark(kind: str, cell: CriterionResult | None) -> str:
     """A cell in a few characters: ``✓``, ``✗``, ``✓ 8`` (analytic 0–10), ``✗.29`` (a check's partial score), ``⚠``, ``⋯``, ``·``;
-    a judge panel's cell adds its split (``✓ 2–1``)."""
+    a judge panel's cell adds its split (``✓ 2–1``), and ``tie`` when the split was even (``✗ 1–1 tie``)."""
     if cell is None:
         return STATUS_MARKS[Status.PENDING]
     mark = STATUS_MARKS[cell.status]
     if cell.status in (Status.MET, Status.UNMET):
         if kind == "analytic" and cell.raw_score is not None:
-            mark += f" {cell.raw_score:g}"
+            mark += f" {raw_text(cell.raw_score)}"
         elif kind == "check" and cell.score is not None and 0 < cell.score < 1:
             mark += f"{cell.score:.2f}".lstrip("0")
         if cell.panel and "agree" in cell.panel:  # a judge panel's split: agreeing–disagreeing members
             mark += f" {cell.panel['agree']}–{cell.panel['disagree']}"
+            if cell.tie:  # an even split, counted as unmet
+                mark += " tie"
     return mark
+
+
+def raw_text(raw: float) -> str:
+    """A 0–10 score for people: ``8``, ``7.5``, ``6.333`` (a pooled mean, at most three decimals)."""
+    return f"{raw:.3f}".rstrip("0").rstrip(".")
 
 
 def score_label(score: float | None, partial: float | None = None, *, digits: int = 3,
@@ -155,6 +162,7 @@ class CriterionResult:
         if self.members is not None:
             data["members"] = [dict(member) for member in self.members]
             data["panel"] = dict(self.panel or {})
+            data["tie"] = self.tie
         return data
 
 

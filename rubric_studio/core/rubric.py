@@ -147,12 +147,17 @@ class JudgeSettings(BaseModel):
 
 
 class PanelAggregate(BaseModel):
-    """``judge.aggregate`` as a mapping: the rule for checklist (met/unmet) and for analytic (0-10) criteria."""
+    """``judge.aggregate`` as a mapping: the rule for checklist (met/unmet) and for analytic (0-10) criteria.
+
+    Analytic criteria pool by ``median`` unless told otherwise: with three or more members one
+    outlying score cannot overrule the others (9, 9, 1 → 9, where the mean says 6.33), and with
+    two members the median is their mean.
+    """
 
     model_config = ConfigDict(extra="forbid")
 
     checklist: Literal["majority", "mean", "all", "any"] = "majority"
-    analytic: Literal["mean", "median"] = "mean"
+    analytic: Literal["mean", "median"] = "median"
 
 
 class PanelMember(JudgeSettings):

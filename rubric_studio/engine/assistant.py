@@ -76,11 +76,15 @@ class Assistant:
         try:
             reply = await self.judge.complete(request)
         except JudgeError as exc:
+            cache = (exc.cached_input_tokens, exc.cache_write_tokens)
             self.usage.add_call(1, exc.requests, exc.input_tokens, exc.output_tokens,
-                                cost_usd(self.config.provider, self.config.model, exc.input_tokens, exc.output_tokens))
+                                cost_usd(self.config.provider, self.config.model, exc.input_tokens, exc.output_tokens,
+                                         *cache), *cache)
             raise
+        cache = (reply.cached_input_tokens, reply.cache_write_tokens)
         self.usage.add_call(1, reply.requests, reply.input_tokens, reply.output_tokens,
-                            cost_usd(self.config.provider, self.config.model, reply.input_tokens, reply.output_tokens))
+                            cost_usd(self.config.provider, self.config.model, reply.input_tokens, reply.output_tokens,
+                                     *cache), *cache)
         return reply
 
     async def aclose(self) -> None:

@@ -102,9 +102,9 @@ class Sending:
     keys: tuple[str, ...]
     on_the_wire: bool = False
     #: (cells sent, requests, input tokens, output tokens, cost), counted once then cleared.
-    usage: tuple[int, int, int, int, float | None] | None = None
+    usage: tuple[int, int, int, int, float | None, int, int] | None = None
 
-    def take_usage(self) -> tuple[int, int, int, int, float | None] | None:
+    def take_usage(self) -> tuple[int, int, int, int, float | None, int, int] | None:
         usage, self.usage = self.usage, None
         return usage
 
@@ -263,7 +263,8 @@ class Dispatcher:
                 break
         # judge_calls counts the cells sent (a batch of 3 criteria is 3; a re-ask adds none);
         # requests counts every HTTP request it took.
-        state.usage = (len(by_id), outcome.requests, outcome.input_tokens, outcome.output_tokens, outcome.cost_usd)
+        state.usage = (len(by_id), outcome.requests, outcome.input_tokens, outcome.output_tokens, outcome.cost_usd,
+                       outcome.cached_input_tokens, outcome.cache_write_tokens)
         self._store(outcome, by_id)
         return {key: RequestResult({cid: outcome.results[cid]}, valid=cid in outcome.texts) for cid, (key, _) in by_id.items()}
 
@@ -402,6 +403,8 @@ def _add_spent(earlier: Any, outcome: Any) -> Any:
     outcome.requests += earlier.requests
     outcome.input_tokens += earlier.input_tokens
     outcome.output_tokens += earlier.output_tokens
+    outcome.cached_input_tokens += earlier.cached_input_tokens
+    outcome.cache_write_tokens += earlier.cache_write_tokens
     # None: tokens of a model without a known price, in either send
     both = (outcome.cost_usd, earlier.cost_usd)
     outcome.cost_usd = None if None in both else both[0] + both[1]

@@ -12,9 +12,11 @@ them costs with this judge: the run's ``cost_usd`` plus the replies it took from
 cache priced from the tokens recorded with them, so a fully cached run reports the same
 cost as the run that paid; ``None`` when the model has no known price (never 0).
 
-The recommendation is the cheapest judge whose kappa 95% CI overlaps the best judge's,
-among judges that judged every labelled sample without an errored cell: a judge with
-errors is never recommended on partial data.
+Only a judge whose kappa 95% interval lies above chance (lower bound > 0) is recommended.
+When the intervals of several such judges overlap the best one's, they are indistinguishable
+on these labels and the cheapest of them is the default, said as such; when no interval lies
+above chance, nothing is recommended. Only judges that judged every labelled sample without
+an errored cell are considered: a judge with errors is never recommended on partial data.
 """
 
 from __future__ import annotations
@@ -209,35 +211,79 @@ def _why_not(f: JudgeFigures) -> str:
     return f"{f.judge}: kappa undefined (the judge gave one verdict to every sample, as did the human)"
 
 
-def _sentence(pick: JudgeFigures, best: JudgeFigures, overlapping: int, priced: bool) -> str:
-    cost = f"${pick.cost_per_100:.4f} per 100 samples" if pick.cost_per_100 is not None else "cost unknown"
-    if pick is not best:
-        return (f"{pick.judge} is the cheapest judge ({cost}) whose {_ci_text(pick)} overlaps "
-                f"the best judge's ({best.judge}, {_ci_text(best)})")
-    if overlapping == 1:
-        return f"{best.judge} has the best {_ci_text(best)} and no other judge's CI overlaps it"
-    if not priced:
-        return f"{best.judge} has the best {_ci_text(best)}; no judge whose CI overlaps it has a known price"
-    return f"{best.judge} has the best {_ci_text(best)} and is the cheapest of the judges whose CI overlaps it ({cost})"
+def _cost_text(f: JudgeFigures) -> str:
+    return f"${f.cost_per_100:.4f} per 100 samples" if f.cost_per_100 is not None else "cost unknown"
 
 
-def recommend(judges: Sequence[JudgeFigures]) -> tuple[str | None, str]:
-    """(recommended judge or None, one sentence why): the cheapest usable judge whose kappa CI
-    overlaps the best usable judge's; unknown costs are never taken for cheap."""
+def _names(judges: Sequence[JudgeFigures]) -> str:
+    return ", ".join(f.judge for f in judges)
+
+
+@dataclass(frozen=True)
+class Recommendation:
+    """The judge to use by default (None: none), one sentence why, and the rule that decided:
+    ``only_above_chance`` (one judge's kappa interval lies above 0 and above every other's),
+    ``cheapest_indistinguishable`` (several intervals above chance overlap: the cheapest of them),
+    ``best_indistinguishable_unpriced`` (they overlap but none has a known price: the highest kappa),
+    ``none_above_chance`` (every usable judge's interval reaches 0), ``none_usable``."""
+
+    judge: str | None
+    why: str
+    basis: str
+    indistinguishable: tuple[str, ...] = ()
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"judge": self.judge, "basis": self.basis, "reason": self.why,
+                "indistinguishable": list(self.indistinguishable)}
+
+
+def recommendation(judges: Sequence[JudgeFigures]) -> Recommendation:
+    """Only a judge whose kappa 95% interval lies above chance (lower bound > 0) is recommended.
+    Among those, the judges whose intervals overlap the best one's cannot be told apart on these
+    labels: the cheapest of them is the default (unknown costs are never taken for cheap). A judge
+    with errors or partial data is never recommended."""
     usable = [f for f in judges if f.usable]
     left_out = "; ".join(_why_not(f) for f in judges if not f.usable)
     if not usable:
-        return None, "no judge can be recommended: " + (left_out or "no judges were run")
+        return Recommendation(None, "no judge can be recommended: " + (left_out or "no judges were run"), "none_usable")
     order = {f.judge: i for i, f in enumerate(judges)}
-    best = max(usable, key=lambda f: (f.kappa, -order[f.judge]))
+    above = [f for f in usable if f.kappa_ci is not None and f.kappa_ci[0] > 0]
+    at_chance = [f for f in usable if f not in above]
+    if not above:
+        why = ("no judge agrees with these labels beyond chance: every kappa interval reaches 0 ("
+               + "; ".join(f"{f.judge}: {_ci_text(f)}" for f in usable) + "); none is recommended — label more samples"
+               " or improve the rubric")
+        if left_out:
+            why += f"; not considered: {left_out}"
+        return Recommendation(None, why, "none_above_chance")
+    best = max(above, key=lambda f: (f.kappa, -order[f.judge]))
     assert best.kappa_ci is not None
-    close = [f for f in usable if f.kappa_ci is not None and _overlaps(f.kappa_ci, best.kappa_ci)]
-    priced = [f for f in close if f.cost_per_100 is not None]
-    unpriced = [f.judge for f in close if f.cost_per_100 is None]
-    pick = min(priced, key=lambda f: (f.cost_per_100, -(f.kappa or 0.0), order[f.judge])) if priced else best
-    why = _sentence(pick, best, len(close), bool(priced))
-    if unpriced and pick.judge not in unpriced:
-        why += f"; price unknown, not compared: {', '.join(unpriced)} (add it to prices.yaml)"
+    close = [f for f in above if f.kappa_ci is not None and _overlaps(f.kappa_ci, best.kappa_ci)]
+    if len(close) == 1:
+        why = f"{best.judge}'s {_ci_text(best)} lies above chance and above every other judge's interval ({_cost_text(best)})"
+        pick, basis = best, "only_above_chance"
+    else:
+        priced = [f for f in close if f.cost_per_100 is not None]
+        unpriced = [f.judge for f in close if f.cost_per_100 is None]
+        lead = (f"{_names(close)} are indistinguishable on these labels: their kappa intervals overlap ("
+                + "; ".join(f"{f.judge}: {_ci_text(f)}" for f in close) + ")")
+        if priced:
+            pick = min(priced, key=lambda f: (f.cost_per_100, -(f.kappa or 0.0), order[f.judge]))
+            why = f"{lead}; the default is {pick.judge}, the cheapest of them ({_cost_text(pick)})"
+            basis = "cheapest_indistinguishable"
+            if unpriced:
+                why += f"; price unknown, not compared: {', '.join(unpriced)} (add it to prices.yaml)"
+        else:
+            pick, basis = best, "best_indistinguishable_unpriced"
+            why = f"{lead}; none has a known price, so the default is {best.judge}, the highest kappa"
+    if at_chance:
+        why += "; not above chance (interval reaches 0): " + ", ".join(f"{f.judge} ({_ci_text(f)})" for f in at_chance)
     if left_out:
         why += f"; not considered: {left_out}"
-    return pick.judge, why
+    return Recommendation(pick.judge, why, basis, tuple(f.judge for f in close) if len(close) > 1 else ())
+
+
+def recommend(judges: Sequence[JudgeFigures]) -> tuple[str | None, str]:
+    """(recommended judge or None, one sentence why): see :func:`recommendation`."""
+    found = recommendation(judges)
+    return found.judge, found.why

@@ -15,8 +15,8 @@ import time
 from collections.abc import Sequence
 from typing import Any
 
-from rubric_studio.core.panel import panel_label, pool_cell
-from rubric_studio.core.results import CriterionResult, SampleResult
+from rubric_studio.core.panel import even_majority_warning, panel_label, pool_cell
+from rubric_studio.core.results import CriterionResult, SampleResult, Status
 from rubric_studio.core.rubric import PanelAggregate, Rubric
 from rubric_studio.core.samples import Sample
 from rubric_studio.core.scoring import score_sample
@@ -131,6 +131,7 @@ class PanelGrader:
             member = Usage()
             member.merge(report.usage)
             member.members = {}
+            _count_cells(member, rubric, report)
             usage.merge(member)
             usage.members[label] = member
         usage.wall_seconds = time.perf_counter() - started
@@ -170,6 +171,19 @@ class PanelGrader:
             if votes:
                 cells[criterion.key] = pool_cell(criterion, votes, self.rules)
         return SampleResult.from_outcome(first.id, score_sample(rubric, cells))
+
+
+def _count_cells(usage: Usage, rubric: Rubric, report: Report) -> None:
+    """A member's judged and errored cells (and the first error's reason) into its usage."""
+    keys = {criterion.key for criterion in rubric.judge_criteria}
+    for sample in report.samples:
+        for cell in sample.criteria:
+            if cell.id not in keys or cell.status not in (Status.MET, Status.UNMET, Status.ERROR):
+                continue
+            usage.judged += 1
+            if cell.status is Status.ERROR:
+                usage.errors += 1
+                usage.error_reason = usage.error_reason or cell.error
 
 
 def member_label(config: Any) -> str:
@@ -275,6 +289,11 @@ def make_panel_grader(
     panel = PanelGrader(graders, rubric.judge.aggregate if rubric.judge else None)
     for _, grader in graders:
         panel.warnings.extend(grader.take_warnings())
+    named = all(isinstance(member, str) for member in members)  # validate says it of the rubric's own panel
+    if named and any(c.kind == "checklist" for c in rubric.judge_criteria):
+        note = even_majority_warning(len(graders), panel.rules)
+        if note:
+            panel.warnings.append(f"judge panel {panel.label}: {note}")
     return panel
 
 

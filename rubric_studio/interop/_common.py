@@ -20,7 +20,7 @@ from typing import Any
 from pydantic import ValidationError
 
 from rubric_studio.core.problems import Problem, RubricError
-from rubric_studio.core.rubric import ID_PATTERN, Criterion, JudgeSettings, Rubric
+from rubric_studio.core.rubric import ID_PATTERN, Criterion, JudgeSettings, PanelAggregate, Rubric
 from rubric_studio.core.trust import NO_TRUST, Trust
 from rubric_studio.core.yamlpos import Positions, load_with_positions
 
@@ -154,8 +154,8 @@ def common_export_warnings(rubric: Rubric, warn: Warnings, target: str, *, thres
 def panel_warning(judge: JudgeSettings, target: str) -> str:
     """The line every export says about a judge panel it does not carry."""
     names = "+".join(member.model or "?" for member in judge.panel or [])
-    rules = judge.aggregate or JudgeSettings.model_fields["aggregate"].default
-    pooled = f"checklist {rules.checklist}, analytic {rules.analytic}" if rules else "checklist majority, analytic mean"
+    rules = judge.aggregate or PanelAggregate()
+    pooled = f"checklist {rules.checklist}, analytic {rules.analytic}"
     return (f"judge.panel {names} ({pooled}) is not exported to {target}: each criterion there is graded by one "
             f"judge; pick one of the panel's models in {target}")
 

@@ -41,7 +41,11 @@ def panel_members(judge: JudgeSettings | None) -> list[JudgeSettings]:
 
 
 def panel_rules(judge: JudgeSettings) -> PanelAggregate:
-    return judge.aggregate or PanelAggregate()
+    """The panel's pooling rules; an analytic median of two members is their mean, and said so."""
+    rules = judge.aggregate or PanelAggregate()
+    if rules.analytic == "median" and len(judge.panel or []) <= 2:
+        rules = rules.model_copy(update={"analytic": "mean"})
+    return rules
 
 
 def member_names(judge: JudgeSettings) -> str:

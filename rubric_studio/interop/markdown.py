@@ -11,7 +11,7 @@ bracket, tag or line break in them can break the table or the document.
 
 from __future__ import annotations
 
-from rubric_studio.core.rubric import Criterion, Rubric
+from rubric_studio.core.rubric import Criterion, PanelAggregate, Rubric
 from rubric_studio.core.safe_text import markdown_code, markdown_text
 from rubric_studio.interop._common import band_label, bands_to_ranges, num, positive_weight
 from rubric_studio.interop._formats import ExportResult
@@ -71,8 +71,8 @@ def export(rubric: Rubric) -> ExportResult:
             judge += f" at {markdown_code(rubric.judge.base_url)}"
         lines += [judge + f", temperature {num(rubric.judge.temperature)}.", ""]
     if rubric.judge is not None and rubric.judge.panel:
-        rules = rubric.judge.aggregate
-        pooled = f"checklist {rules.checklist}, analytic {rules.analytic}" if rules else "checklist majority, analytic mean"
+        rules = rubric.judge.aggregate or PanelAggregate()
+        pooled = f"checklist {rules.checklist}, analytic {rules.analytic}"
         names = ", ".join(markdown_code(member.model or "?") for member in rubric.judge.panel)
         lines += [f"Judge panel: {names}; verdicts pooled by {pooled}.", ""]
     if rubric.on_error == "ignore":

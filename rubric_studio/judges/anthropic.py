@@ -54,10 +54,11 @@ class AnthropicJudge(SDKJudge):
                request: JudgeRequest | None = None) -> JudgeReply:
         wire = {"url": f"{self.base_url}/v1/messages", "request": body, "response": response}
         usage = getattr(response, "usage", None)
-        tokens = (
-            sum(getattr(usage, name, 0) or 0 for name in ("input_tokens", "cache_creation_input_tokens", "cache_read_input_tokens")),
-            getattr(usage, "output_tokens", 0) or 0,
-        )
+        # input_tokens excludes the cache: every prompt token is the sum, the cached ones billed at their own rates
+        read = getattr(usage, "cache_read_input_tokens", 0) or 0
+        written = getattr(usage, "cache_creation_input_tokens", 0) or 0
+        tokens = ((getattr(usage, "input_tokens", 0) or 0) + read + written, getattr(usage, "output_tokens", 0) or 0,
+                  read, written)
         blocks = list(getattr(response, "content", None) or [])
         said = "".join(getattr(b, "text", "") for b in blocks if getattr(b, "type", None) == "text")
         stop = getattr(response, "stop_reason", None)
@@ -76,6 +77,8 @@ class AnthropicJudge(SDKJudge):
             text=text,
             input_tokens=tokens[0],
             output_tokens=tokens[1],
+            cached_input_tokens=tokens[2],
+            cache_write_tokens=tokens[3],
             latency_s=latency,
             model=getattr(response, "model", None) or self.config.model,
             wire=wire,

@@ -29,6 +29,8 @@ wait) will fail every other call of the run the same way: the grader's circuit b
 Accounting travels with the outcome: ``requests`` is how many HTTP requests a call made
 (retries included) and a reply that arrived but was unusable (cut off, refused) keeps its
 tokens in ``input_tokens`` / ``output_tokens``, because providers bill them.
+``input_tokens`` counts every prompt token; ``cached_input_tokens`` / ``cache_write_tokens`` are
+the part of them the provider read from / wrote to its prompt cache (billed at their own rates).
 """
 
 from __future__ import annotations
@@ -74,6 +76,8 @@ class JudgeError(Exception):
         #: Tokens of a reply that arrived but could not be used (billed all the same).
         self.input_tokens = 0
         self.output_tokens = 0
+        self.cached_input_tokens = 0
+        self.cache_write_tokens = 0
 
     def reword(self, message: str) -> None:
         """Replace the one-line message (keeps kind and accounting)."""
@@ -176,6 +180,9 @@ class JudgeReply:
     input_tokens: int = 0
     output_tokens: int = 0
     latency_s: float = 0.0
+    #: Of ``input_tokens``: read from the provider's prompt cache / written to it.
+    cached_input_tokens: int = 0
+    cache_write_tokens: int = 0
     model: str | None = None
     #: HTTP requests it took (retries included).
     requests: int = 1

@@ -112,7 +112,9 @@ class OpenAIJudge(SDKJudge):
         if not getattr(response, "choices", None):
             raise JudgeError("malformed", f"{self.base_url} sent a reply with no choices", raw=_dump(response))
         usage = response.usage
-        tokens = (getattr(usage, "prompt_tokens", 0) or 0, getattr(usage, "completion_tokens", 0) or 0)
+        details = getattr(usage, "prompt_tokens_details", None)
+        tokens = (getattr(usage, "prompt_tokens", 0) or 0, getattr(usage, "completion_tokens", 0) or 0,
+                  getattr(details, "cached_tokens", 0) or 0, 0)  # prompt_tokens includes the cached ones
         choice = response.choices[0]
         message = choice.message
         refusal = getattr(message, "refusal", None)
@@ -133,6 +135,8 @@ class OpenAIJudge(SDKJudge):
             text=text,
             input_tokens=tokens[0],
             output_tokens=tokens[1],
+            cached_input_tokens=tokens[2],
+            cache_write_tokens=tokens[3],
             latency_s=latency,
             model=getattr(response, "model", None) or self.config.model,
             wire=wire,

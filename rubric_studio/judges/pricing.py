@@ -1,12 +1,24 @@
 """What judge calls cost: a built-in USD price table the user can extend or override.
 
-Prices are USD per 1M tokens (input, output), list prices for standard (non-batch,
-uncached) calls; the built-in ones are each registered provider's ``prices``
+Prices are USD per 1M tokens (input, output), list prices for standard (non-batch)
+calls; the built-in ones are each registered provider's ``prices``
 (:mod:`rubric_studio.core.providers`). Dated model names match their family by prefix at a ``-`` / ``@`` /
 ``:`` boundary, the longest prefix winning (``gpt-4o-mini-2024-07-18`` → gpt-4o-mini).
 
+Prompt caching is billed at its own rates: tokens read from the provider's prompt cache at
+``cached_input`` and tokens written to it (Anthropic) at ``cache_write``, both USD per 1M.
+When a price does not state them, they are the provider's ``cache_read_factor`` /
+``cache_write_factor`` times the input price (OpenAI 0.5× read, no write charge — a model's
+own rate where its table gives a third figure; Anthropic 0.1× read, 1.25× write for the
+5-minute cache), and the full input price for a provider without factors. A call's cost is::
+
+    (input − cached − written)·input + cached·cached_input + written·cache_write + output·output
+
+over 1M, where ``input`` counts every prompt token (cached and written ones included).
+
 User table: ``prices.yaml`` in the config folder (``$RUBRIC_STUDIO_HOME`` or
-``~/.config/rubric-studio``), entries ``MODEL: {input: X, output: Y}`` where MODEL is
+``~/.config/rubric-studio``), entries ``MODEL: {input: X, output: Y}`` (optionally
+``cached_input: Z, cache_write: W``) where MODEL is
 ``model``, ``provider:model`` or ``provider:*`` (say ``ollama:*: {input: 0, output: 0}``
 to count local models as free). User entries win over built-in ones. Unknown models cost
 ``None`` (not 0): a report must never show a made-up total. Ollama and other local models
@@ -27,6 +39,15 @@ from rubric_studio.core.userdir import config_dir
 class Price(NamedTuple):
     input: float  # USD per 1M input tokens
     output: float  # USD per 1M output tokens
+    cached_input: float | None = None  # USD per 1M tokens read from the prompt cache (None: the provider's rule)
+    cache_write: float | None = None  # USD per 1M tokens written to the prompt cache (None: the provider's rule)
+
+
+def _pricing_source(provider: str):
+    found = find(provider)
+    if found is None:
+        return None
+    return get(found[0].priced_like) if found[0].priced_like else found[0]
 
 
 def builtin_prices(provider: str) -> dict[str, Price]:
@@ -35,8 +56,18 @@ def builtin_prices(provider: str) -> dict[str, Price]:
     found = find(provider)
     if found is None or (found[1] is not None and found[1].keyless):
         return {}
-    source = get(found[0].priced_like) if found[0].priced_like else found[0]
+    source = _pricing_source(provider)
     return {model: Price(*price) for model, price in (source.prices if source else {}).items()}
+
+
+def cache_rates(provider: str, price: Price) -> tuple[float, float]:
+    """(USD per 1M cached-read tokens, per 1M cache-write tokens) of ``price`` for ``provider``."""
+    source = _pricing_source(provider)
+    read_factor = getattr(source, "cache_read_factor", None)
+    write_factor = getattr(source, "cache_write_factor", None)
+    read = price.cached_input if price.cached_input is not None else price.input * (read_factor if read_factor is not None else 1.0)
+    write = price.cache_write if price.cache_write is not None else price.input * (write_factor if write_factor is not None else 1.0)
+    return read, write
 
 
 _BOUNDARY = ("-", "@", ":")
@@ -92,11 +123,13 @@ def _read_table(path: Path) -> dict[str, Price]:
         data = {}
     for model, entry in data.items():
         try:
-            price = Price(float(entry["input"]), float(entry["output"]))
-        except (TypeError, KeyError, ValueError):
-            log.warning("%s: %r needs {input: USD per 1M tokens, output: USD per 1M tokens}", path, model)
+            price = Price(float(entry["input"]), float(entry["output"]),
+                          *(None if entry.get(name) is None else float(entry[name]) for name in ("cached_input", "cache_write")))
+        except (TypeError, KeyError, ValueError, AttributeError):
+            log.warning("%s: %r needs {input: USD per 1M tokens, output: USD per 1M tokens} "
+                        "(optionally cached_input, cache_write)", path, model)
             continue
-        if price.input >= 0 and price.output >= 0:
+        if all(value is None or value >= 0 for value in price):
             table[str(model)] = price
     return table
 
@@ -124,9 +157,16 @@ def price_for(provider: str, model: str) -> Price | None:
     return _match(builtin_prices(provider), model)
 
 
-def cost_usd(provider: str, model: str, input_tokens: int, output_tokens: int) -> float | None:
-    """USD for one call's tokens, or None when the model's price is unknown."""
+def cost_usd(provider: str, model: str, input_tokens: int, output_tokens: int,
+             cached_input_tokens: int = 0, cache_write_tokens: int = 0) -> float | None:
+    """USD for one call's tokens, or None when the model's price is unknown. ``input_tokens``
+    counts every prompt token; ``cached_input_tokens`` / ``cache_write_tokens`` are the part of
+    them read from / written to the provider's prompt cache, priced at their own rates."""
     price = price_for(provider, model)
     if price is None:
         return None
-    return (input_tokens * price.input + output_tokens * price.output) / 1_000_000
+    cached = max(0, min(cached_input_tokens, input_tokens))
+    written = max(0, min(cache_write_tokens, input_tokens - cached))
+    read_rate, write_rate = cache_rates(provider, price) if cached or written else (price.input, price.input)
+    full = input_tokens - cached - written
+    return (full * price.input + cached * read_rate + written * write_rate + output_tokens * price.output) / 1_000_000

@@ -33,12 +33,14 @@ def repeated_unit(text: str) -> str | None:
     return None
 
 
-def with_tokens(error: JudgeError, input_tokens: int, output_tokens: int) -> JudgeError:
+def with_tokens(error: JudgeError, input_tokens: int, output_tokens: int, cached_input_tokens: int = 0,
+                cache_write_tokens: int = 0) -> JudgeError:
     error.input_tokens, error.output_tokens = input_tokens, output_tokens
+    error.cached_input_tokens, error.cache_write_tokens = cached_input_tokens, cache_write_tokens
     return error
 
 
-def cut_off(text: str, max_tokens: int, input_tokens: int = 0, output_tokens: int = 0) -> JudgeError:
+def cut_off(text: str, max_tokens: int, input_tokens: int = 0, output_tokens: int = 0, *cache: int) -> JudgeError:
     """The error for a reply that stopped at ``max_tokens``."""
     unit = repeated_unit(text)
     if unit is not None:
@@ -49,13 +51,13 @@ def cut_off(text: str, max_tokens: int, input_tokens: int = 0, output_tokens: in
         )
     else:
         message = f"reply cut off at max_tokens ({max_tokens}); raise judge.max_tokens"
-    return with_tokens(JudgeError("malformed", message, raw=text), input_tokens, output_tokens)
+    return with_tokens(JudgeError("malformed", message, raw=text), input_tokens, output_tokens, *cache)
 
 
-def refused(reason: str, raw: str | None, input_tokens: int = 0, output_tokens: int = 0) -> JudgeError:
+def refused(reason: str, raw: str | None, input_tokens: int = 0, output_tokens: int = 0, *cache: int) -> JudgeError:
     """The error for a reply in which the model declined to judge."""
     shown = " ".join(reason.split())[:200] or "no reason given"
-    return with_tokens(JudgeError("refusal", f"the judge refused: {shown}", raw=raw), input_tokens, output_tokens)
+    return with_tokens(JudgeError("refusal", f"the judge refused: {shown}", raw=raw), input_tokens, output_tokens, *cache)
 
 
 def expected_keys(schema: dict) -> list[str]:

@@ -48,6 +48,9 @@ class JudgeOutcome:
     requests: int = 0
     input_tokens: int = 0
     output_tokens: int = 0
+    #: Of ``input_tokens``: read from / written to the provider's prompt cache.
+    cached_input_tokens: int = 0
+    cache_write_tokens: int = 0
     cost_usd: float | None = 0.0  # None: calls with tokens to a model without a known price
     error: JudgeError | None = None
     latency_s: float = 0.0
@@ -156,12 +159,16 @@ async def _call(judge: Judge, request: JudgeRequest, outcome: JudgeOutcome) -> J
         outcome.requests += error.requests
         outcome.input_tokens += error.input_tokens
         outcome.output_tokens += error.output_tokens
+        outcome.cached_input_tokens += getattr(error, "cached_input_tokens", 0)
+        outcome.cache_write_tokens += getattr(error, "cache_write_tokens", 0)
         raise
     finally:
         outcome.latency_s += time.perf_counter() - started
     outcome.requests += reply.requests
     outcome.input_tokens += reply.input_tokens
     outcome.output_tokens += reply.output_tokens
+    outcome.cached_input_tokens += reply.cached_input_tokens
+    outcome.cache_write_tokens += reply.cache_write_tokens
     return reply
 
 
@@ -261,6 +268,8 @@ def _finish(judge: Judge, outcome: JudgeOutcome, extra: dict[str, Any]) -> None:
     usage = {
         "input_tokens": outcome.input_tokens,
         "output_tokens": outcome.output_tokens,
+        "cached_input_tokens": outcome.cached_input_tokens,
+        "cache_write_tokens": outcome.cache_write_tokens,
         "latency_s": round(outcome.latency_s, 4),
         "model": (reply.model if reply else None) or judge.config.model,
         "calls": outcome.calls,
@@ -275,7 +284,8 @@ def _finish(judge: Judge, outcome: JudgeOutcome, extra: dict[str, Any]) -> None:
         outcome.reply = None
     config = judge.config
     if outcome.input_tokens or outcome.output_tokens:
-        cost = cost_usd(config.alias or config.provider, config.model, outcome.input_tokens, outcome.output_tokens)
+        cost = cost_usd(config.alias or config.provider, config.model, outcome.input_tokens, outcome.output_tokens,
+                        outcome.cached_input_tokens, outcome.cache_write_tokens)
         outcome.cost_usd = None if cost is None else cost * config.price_factor
 
 

@@ -161,3 +161,13 @@ class Calibration:
     def consistency_cells(self) -> int:
         rubric = self.session.rubric
         return len(self.session.samples) * len(rubric.judge_criteria) if rubric is not None else 0
+
+    def consistency_judges(self) -> int:
+        """How many judges answer each cell: a panel's members, else one."""
+        members = getattr(self.session.grader, "members", None)
+        return len(members) if members else 1
+
+    def consistency_calls(self, k: int) -> int:
+        """New judge calls of a run judging every cell ``k`` times: every judge of a panel judges
+        each cell ``k − 1`` more times (each first judgement is reused)."""
+        return self.consistency_cells() * self.consistency_judges() * max(0, k - 1)

@@ -13,6 +13,7 @@ row next" over the rows the table shows, for disagreements and for samples witho
 from __future__ import annotations
 
 import asyncio
+import functools
 import os
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -137,9 +138,13 @@ class LabelWriter:
             self._written = file_signature(self.path)
         return label
 
-    async def _apply(self, sample_id: str, change: LabelChange, annotator: str | None = None) -> LabelStep:
+    async def _apply(self, sample_id: str, change: LabelChange, annotator: str | None = None,
+                     **expect: Label | None) -> LabelStep:
+        """Write ``change``; with ``expect=label``, only while its field still holds what ``label`` has
+        (an undo or redo puts a value back over the one written here, never over a newer one)."""
         annotator = self.annotator if annotator is None else annotator
-        before, after = await asyncio.to_thread(apply_change, self.path, sample_id, change, annotator)
+        before, after = await asyncio.to_thread(
+            functools.partial(apply_change, self.path, sample_id, change, annotator, **expect))
         self._written = file_signature(self.path)
         return LabelStep(sample_id, change, before, after, annotator)
 
@@ -192,7 +197,8 @@ class LabelWriter:
                 self._written = file_signature(self.path)
                 target.append(source.pop())
                 return step, step
-            written = await self._apply(step.sample_id, step.undoing if undo else step.change, step.annotator)
+            written = await self._apply(step.sample_id, step.undoing if undo else step.change, step.annotator,
+                                        expect=step.after if undo else step.before)
             target.append(source.pop())
         return step, written
 

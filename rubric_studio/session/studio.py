@@ -371,7 +371,7 @@ class StudioSession:
         outcome = self.versions.graded(report, consistency=self.consistency_k)
         if self.grader is not None:
             outcome = dataclasses.replace(outcome, warnings=self.grader.take_warnings())
-        return outcome
+        return dataclasses.replace(outcome, member_failures=report.usage.member_failures())
 
     def run_failed(self, run: int, error: str) -> bool:
         if not self.is_current(run):

@@ -84,6 +84,8 @@ class RunOutcome:
     #: What the grader found worth saying once (a setting its provider is not sent, a cache
     #: that cannot be written): each is handed out by the first run that meets it.
     warnings: list[str] = field(default_factory=list)
+    #: Judge panel members that failed on some cells: (what to say, True when on every cell it judged).
+    member_failures: list[tuple[str, bool]] = field(default_factory=list)
 
 
 class BackgroundStore:

@@ -531,6 +531,8 @@ class StudioApp(App[int]):
             self.notify(outcome.judge_stopped, title="Judging stopped", severity="warning", timeout=12)
         for warning in outcome.warnings:
             self.notify(warning, title="Judge", severity="warning", timeout=12)
+        for line, every_cell in outcome.member_failures:  # the others' pooled verdicts would hide it
+            self.notify(line, title="Judge panel", severity="error" if every_cell else "warning", timeout=12)
         if len(self.screen_stack) == 1:  # never on top of another prompt; the next run asks
             self.trust_flow.offer()
 

@@ -10,8 +10,9 @@ trust, through the reply cache, so a judge already run costs nothing — and pos
 Per judge the table shows what ``calibrate --judges`` prints: kappa with its 95% CI, accuracy,
 false-pass and false-fail rates, flip rate (with a session ``--repeat`` above 1), cost and wall
 time per 100 samples, calls, cache hits and errored cells. Below it the recommended judge —
-the cheapest whose kappa CI overlaps the best judge's, never one with errored cells — and the
-sentence saying why.
+only one whose kappa CI lies above chance; the cheapest of those whose CIs overlap (they are
+indistinguishable on these labels); never one with errored cells; none when no CI lies above
+chance — and the sentence saying why, worded exactly as ``calibrate --judges`` words it.
 """
 
 from __future__ import annotations
@@ -96,8 +97,9 @@ class JudgesScreen(ModalScreen[None]):
         with Vertical(id="judges-dialog", classes="calibration-dialog"):
             yield Static(Text("Compare judges", style="bold"), classes="calibration-title")
             yield Static(Text(f"Grades your {len(self.samples)} labelled samples with each judge (through the cache: "
-                              "a judge already run costs nothing) and recommends the cheapest judge whose kappa CI "
-                              "overlaps the best judge's.", style="dim"), id="judges-intro")
+                              "a judge already run costs nothing) and recommends only a judge whose kappa CI lies "
+                              "above chance; judges whose CIs overlap are indistinguishable, and the cheapest of them "
+                              "is the default.", style="dim"), id="judges-intro")
             with Horizontal(id="judges-row"):
                 yield TextInput(self.current, placeholder="provider:model,provider:model", id="judges-input")
                 yield Button("Compare", id="judges-run", variant="primary")

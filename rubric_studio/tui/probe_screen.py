@@ -4,9 +4,13 @@ something it should ignore changes?
 A worker runs :func:`~rubric_studio.engine.probes._probes.run_probes` for the selected judge criterion —
 every kind (verbosity, order, confidence, hedging, paraphrase), on the rubric as the editor holds
 it, with the studio's judge options and trust, through the reply cache (a probe run again costs
-nothing) — and posts :class:`ProbesDone` or :class:`ProbesFailed`. The screen shows one row per
-kind (cells compared, flips, flip rate with its Wilson 95% interval, direction, or why the kind
-was skipped), then the flipped samples; the highlighted one's perturbed text — the padded or
+nothing) — and posts :class:`ProbesDone` or :class:`ProbesFailed`. The screen shows the judge's own
+noise first (a null perturbation: same meaning, other bytes), then one row per kind (cells
+compared, flips, flip rate with its Wilson 95% interval, direction over its own base, and how it
+reads against the noise: "beyond noise" with the paired interval of the difference, or "not
+distinguishable from this judge's own noise (noise 31%)" — then it is no finding — or why the
+kind was skipped), then the flipped samples (a cell that flipped under every kind once, as
+*unstable*); the highlighted one's perturbed text — the padded or
 rephrased output, the reworded outcome, the other order — is shown in full below, so the user
 reads exactly what the judge saw. The flips are also handed to the window's inspector
 (:class:`~rubric_studio.tui.results.ProbeFindings`): selecting a flipped cell in Results shows them.
@@ -32,10 +36,11 @@ from rubric_studio.core.safe_text import terminal_safe
 
 if TYPE_CHECKING:
     from rubric_studio.core.rubric import Rubric
-    from rubric_studio.engine.probes import Flip, KindProbe, ProbeReport
+    from rubric_studio.engine.probes import CriterionProbe, Flip, KindProbe, ProbeReport
     from rubric_studio.tui.host import StudioHost
 
-COLUMNS = ("kind", "n", "flips", "rate", "95% CI", "direction")
+COLUMNS = ("kind", "n", "flips", "rate", "95% CI", "direction", "against noise")
+NOISE_ROW = "noise"
 TITLE = "Probe criterion for bias"
 
 
@@ -55,17 +60,51 @@ class ProbesFailed(Message):
         self.reason = reason
 
 
-def kind_row(probe: KindProbe, criterion_id: str) -> list[str]:
-    """One row of the kinds table: the figures of ``criterion_id`` under ``probe``'s perturbation."""
-    if probe.skipped:
-        return [probe.kind, "–", "–", "–", "–", f"skipped: {probe.skipped}"]
-    entry = probe.criteria[criterion_id]
+def _row(name: str, entry: CriterionProbe, against: str) -> list[str]:
     ci = entry.ci
     return [
-        probe.kind, str(entry.n), str(entry.flips), "–" if entry.rate is None else f"{entry.rate:.0%}",
+        name, str(entry.n), str(entry.flips), "–" if entry.rate is None else f"{entry.rate:.0%}",
         "–" if ci is None else f"{ci[0]:.0%}…{ci[1]:.0%}",
-        entry.direction + (f" · {entry.errors} errored" if entry.errors else ""),
+        entry.direction + (f" · {entry.errors} errored" if entry.errors else ""), against,
     ]  # fmt: skip
+
+
+def kind_row(probe: KindProbe, criterion_id: str) -> list[str]:
+    """One row of the kinds table: the figures of ``criterion_id`` under ``probe``'s perturbation
+    and how they read against the noise."""
+    from rubric_studio.engine.probes import noise_verdict
+
+    if probe.skipped:
+        return [probe.kind, "–", "–", "–", "–", "skipped", probe.skipped]
+    entry = probe.criteria[criterion_id]
+    noise = entry.noise
+    verdict = noise_verdict(entry.beyond_noise, None if noise is None else noise.noise_rate,
+                            None if noise is None else noise.to_dict(), compact=True)  # fmt: skip
+    return _row(probe.kind, entry, verdict or "–")
+
+
+def noise_row(entry: CriterionProbe) -> list[str]:
+    """The first row: the null perturbation's figures, the judge's own noise."""
+    return _row(NOISE_ROW, entry, "the judge's own noise")
+
+
+def summary(report: ProbeReport, criterion_id: str) -> str:
+    """The findings (kinds beyond the judge's noise) and the kinds that are not, in words."""
+    found = [kind for kind, cid in report.findings() if cid == criterion_id]
+    others = [kind for kind, probe in report.kinds.items()
+              if not probe.skipped and criterion_id in probe.criteria and kind not in found]  # fmt: skip
+    noise = report.noise.get(criterion_id)
+    if noise is None or noise.rate is None:
+        return "No noise measured: no kind can be told apart from it."
+    rate = f"(noise {noise.rate:.0%})"
+    lines = []
+    if found:
+        lines.append(f"Finding: {', '.join(found)} {'flips' if len(found) == 1 else 'flip'} verdicts beyond this "
+                     f"judge's noise {rate}.")  # fmt: skip
+    if others:
+        lead = "No finding: " if not found else ""
+        lines.append(f"{lead}{', '.join(others)}: not distinguishable from this judge's own noise {rate}.")
+    return " ".join(lines)
 
 
 class ProbeScreen(ModalScreen[None]):
@@ -81,6 +120,7 @@ class ProbeScreen(ModalScreen[None]):
         self.labels, self.options, self.note, self.seed = dict(labels), dict(options), note, seed
         self.report: ProbeReport | None = None
         self.flips: dict[str, Flip] = {}
+        self._unstable: dict[str, list[str]] = {}
 
     def compose(self) -> ComposeResult:
         with Vertical(id="probe-dialog", classes="calibration-dialog"):
@@ -92,8 +132,9 @@ class ProbeScreen(ModalScreen[None]):
                 Text(
                     (self.note + " " if self.note else "") + "Judges the samples again with padding, "
                     "confident or hedging phrasing added, the outcome reworded and the criteria in "
-                    "another order, and counts the verdicts that flip. Through the cache: a probe "
-                    "run again costs nothing.",
+                    "another order, and counts the verdicts that flip — against the judge's own noise "
+                    "(the same text with a blank line added): only a kind beyond that noise is a finding. "
+                    "Through the cache: a probe run again costs nothing.",
                     style="dim",
                 ),
                 id="probe-intro",
@@ -136,26 +177,21 @@ class ProbeScreen(ModalScreen[None]):
             self._status(f"Not probed: {report.note}")
             return
         kinds = self.query_one("#probe-kinds", DataTable)
-        flips = self.query_one("#probe-flips", DataTable)
         kinds.clear()
-        flips.clear()
-        self.flips = {}
+        noise = report.noise.get(self.criterion_id)
+        if noise is not None:
+            kinds.add_row(*(terminal_safe(cell) for cell in noise_row(noise)), key=NOISE_ROW)
         for probe in report.kinds.values():
             kinds.add_row(
                 *(terminal_safe(cell) for cell in kind_row(probe, self.criterion_id)), key=probe.kind
             )
-            entry = probe.criteria.get(self.criterion_id)
-            for flip in entry.flipped if entry is not None else []:
-                key = f"{probe.kind}\x1f{flip.sample_id}"
-                self.flips[key] = flip
-                flips.add_row(
-                    probe.kind, terminal_safe(flip.sample_id), f"{flip.before} → {flip.after}", key=key
-                )
+        self._list_flips(report)
         self._remember(report)
         which = "labelled samples" if report.source == "labelled" else "samples (none is labelled)"
         errors = f"; {report.errors} cells errored (left out)" if report.errors else ""
         self._status(
-            f"Probed {self.criterion_id} on {report.samples} {which}: {len(self.flips)} flipped cells; "
+            f"Probed {self.criterion_id} on {report.samples} {which}. {summary(report, self.criterion_id)} "
+            f"{len(self.flips)} flipped cells; "
             f"{report.usage.judge_calls} judge calls, {report.usage.cache_hits} cache hits{errors}."
             + (" Select a flipped cell in Results to see it in the inspector." if self.flips else "")
         )
@@ -163,6 +199,23 @@ class ProbeScreen(ModalScreen[None]):
             self._show(next(iter(self.flips)))
         else:
             self.query_one("#probe-text", Static).update(Text("No verdict flipped.", style="dim"))
+
+    def _list_flips(self, report: ProbeReport) -> None:
+        """The flipped cells, one row each; a cell that flipped under every kind once, as unstable."""
+        flips = self.query_one("#probe-flips", DataTable)
+        flips.clear()
+        self.flips = {}
+        unstable = {sid: kinds for sid, cid, kinds in report.unstable() if cid == self.criterion_id}
+        for probe in report.kinds.values():
+            entry = probe.criteria.get(self.criterion_id)
+            for flip in entry.flipped if entry is not None else []:
+                kind = "unstable" if flip.sample_id in unstable else probe.kind
+                key = f"{kind}\x1f{flip.sample_id}"
+                if key in self.flips:
+                    continue
+                self.flips[key] = flip
+                flips.add_row(kind, terminal_safe(flip.sample_id), f"{flip.before} → {flip.after}", key=key)
+        self._unstable = unstable
 
     def _remember(self, report: ProbeReport) -> None:
         """Hand the flips to the window's inspector: a flipped cell selected in Results shows them."""
@@ -188,6 +241,12 @@ class ProbeScreen(ModalScreen[None]):
         if flip is None:
             return
         kind = key.split("\x1f", 1)[0]
+        if kind == "unstable":
+            kinds = ", ".join(self._unstable.get(flip.sample_id, []))
+            self.query_one("#probe-text", Static).update(Text(terminal_safe(
+                f"{flip.sample_id} flipped under every kind probed ({kinds}): the judge is unsure of this "
+                "cell. Listed once, not as a finding of any kind."), style="yellow"))  # fmt: skip
+            return
         what = {"paraphrase": "the reworded outcome", "order": "the order the criteria were judged in"}.get(
             kind, "the perturbed output"
         )

@@ -135,27 +135,35 @@ class StatusBar(Static):
     """Judge model, calls in flight, cache hits, tokens and cost of the session."""
 
     def show(self, state: StatusState) -> None:
-        usage = state.usage or Usage()
-        out = Text(no_wrap=True, overflow="ellipsis")
-        out.append(" judge ", style="dim")
-        out.append(terminal_safe(state.judge), style="bold" if state.judge_ready else "bold yellow")
-        sent = min(state.in_flight, state.concurrency) if state.concurrency else state.in_flight
-        out.append(f"  {sent} in flight", style="cyan" if sent else "dim")
-        if state.in_flight > sent:
-            out.append(f" +{state.in_flight - sent} queued", style="dim")
-        if state.concurrency_text and (state.in_flight or _lowered(state.concurrency_text)):
-            lowered = _lowered(state.concurrency_text)
-            out.append(f"  concurrency {state.concurrency_text}", style="yellow" if lowered else "dim")
-        out.append(f"  {usage.judge_calls + state.run_calls} calls", style="dim")
-        out.append(f"  {usage.cache_hits} cache hits", style="dim")
-        out.append(f"  {tokens_text(usage.input_tokens + usage.output_tokens)} tokens", style="dim")
-        out.append(f"  {usage.cost_text()}", style="dim")
-        if usage.members:
-            out.append("  │ " + member_usage_text(usage), style="dim")
-        if state.dirty:
-            out.append("  │ ", style="dim")
-            out.append(f"● {terminal_safe(state.file or 'rubric')} has unsaved edits", style="yellow")
-        self.update(out)
+        self.update(status_text(state))
+
+
+def status_text(state: StatusState) -> Text:
+    """The status bar's line: judge, in flight, calls, cache hits, tokens (prompt-cached ones
+    in brackets), cost, panel members, unsaved edits."""
+    usage = state.usage or Usage()
+    out = Text(no_wrap=True, overflow="ellipsis")
+    out.append(" judge ", style="dim")
+    out.append(terminal_safe(state.judge), style="bold" if state.judge_ready else "bold yellow")
+    sent = min(state.in_flight, state.concurrency) if state.concurrency else state.in_flight
+    out.append(f"  {sent} in flight", style="cyan" if sent else "dim")
+    if state.in_flight > sent:
+        out.append(f" +{state.in_flight - sent} queued", style="dim")
+    if state.concurrency_text and (state.in_flight or _lowered(state.concurrency_text)):
+        lowered = _lowered(state.concurrency_text)
+        out.append(f"  concurrency {state.concurrency_text}", style="yellow" if lowered else "dim")
+    out.append(f"  {usage.judge_calls + state.run_calls} calls", style="dim")
+    out.append(f"  {usage.cache_hits} cache hits", style="dim")
+    out.append(f"  {tokens_text(usage.input_tokens + usage.output_tokens)} tokens", style="dim")
+    if usage.cached_input_tokens:
+        out.append(f" ({tokens_text(usage.cached_input_tokens)} cached)", style="dim")
+    out.append(f"  {usage.cost_text()}", style="dim")
+    if usage.members:
+        out.append("  │ " + member_usage_text(usage), style="dim")
+    if state.dirty:
+        out.append("  │ ", style="dim")
+        out.append(f"● {terminal_safe(state.file or 'rubric')} has unsaved edits", style="yellow")
+    return out
 
 
 def member_usage_text(usage: Usage) -> str:

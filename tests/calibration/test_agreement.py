@@ -51,10 +51,14 @@ def test_overall_confusion_kappa_ci_and_rates_by_hand():
     # p_o = 7/10; rubric pass 5 fail 5, human pass 6 fail 4: p_e = (5*6 + 5*4)/100 = 0.5
     assert o.accuracy == pytest.approx(0.7)
     assert o.kappa == pytest.approx((0.7 - 0.5) / (1 - 0.5))  # 0.4
-    # SE = sqrt(0.7*0.3 / (10 * 0.5**2)) = sqrt(0.084) = 0.2898; 1.96*SE = 0.5681
+    # Wilson's interval of p_o = 7/10 (z² = 3.841459): centre (0.7 + 0.192073)/1.384146 = 0.644494,
+    # half 1.959964·√(0.021 + 0.009604)/1.384146 = 0.247717 → [0.396777, 0.892211];
+    # mapped through κ = (p_o − 0.5)/0.5 → [-0.206444, 0.784422]
     lo, hi = o.kappa_ci
-    assert lo == pytest.approx(0.4 - 1.959964 * math.sqrt(0.084), abs=1e-5)  # -0.1681
-    assert hi == pytest.approx(0.968052, abs=1e-5)
+    z2 = 1.959964**2
+    centre, half = (0.7 + z2 / 20) / (1 + z2 / 10), 1.959964 * math.sqrt(0.021 + z2 / 400) / (1 + z2 / 10)
+    assert lo == pytest.approx((centre - half - 0.5) / 0.5, abs=1e-5) == pytest.approx(-0.206444, abs=1e-5)
+    assert hi == pytest.approx((centre + half - 0.5) / 0.5, abs=1e-5) == pytest.approx(0.784422, abs=1e-5)
     assert o.false_pass_rate == pytest.approx(1 / 4)  # s8 of the 4 human fails
     assert o.false_fail_rate == pytest.approx(2 / 6)  # s9, s10 of the 6 human passes
     assert o.coverage == pytest.approx(3 / 4)  # human fails the rubric also fails
@@ -120,9 +124,11 @@ def test_undefined_figures_are_none():
 
 def test_perfect_disagreement_kappa_minus_one_and_zero_alignment():
     worst = Agreement(rubric_pass_human_fail=2, rubric_fail_human_pass=2)
-    # p_o = 0, p_e = (2*2 + 2*2)/16 = 0.5 -> kappa = -0.5/0.5 = -1; CI: SE = 0 -> [-1, -1]
+    # p_o = 0, p_e = (2*2 + 2*2)/16 = 0.5 -> kappa = -0.5/0.5 = -1; CI: Wilson of 0/4 is
+    # [0, z²/(4 + z²)] = [0, 0.489899] -> kappa [-1, (0.489899 - 0.5)/0.5] = [-1, -0.020202]: a width, not a point
     assert worst.kappa == pytest.approx(-1.0)
-    assert worst.kappa_ci == (pytest.approx(-1.0), pytest.approx(-1.0))
+    z2 = 1.959964**2
+    assert worst.kappa_ci == (pytest.approx(-1.0), pytest.approx((z2 / (4 + z2) - 0.5) / 0.5, abs=1e-6))
     assert worst.coverage == 0.0 and worst.false_failure_rate == 1.0 and worst.alignment == 0.0
 
 
@@ -137,4 +143,4 @@ def test_to_dict_has_exactly_the_brief_shape():
     assert list(data["criteria"]) == ["tone"]  # "short" has no labels
     assert set(data["criteria"]["tone"]) == expected
     assert all(set(d) == {"id", "human", "rubric", "criteria"} for d in data["disagreements"])
-    assert data["overall"]["kappa"] == 0.4 and data["overall"]["kappa_ci"] == [-0.1681, 0.9681]
+    assert data["overall"]["kappa"] == 0.4 and data["overall"]["kappa_ci"] == [-0.2064, 0.7844]

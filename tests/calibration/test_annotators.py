@@ -240,7 +240,8 @@ def test_calibrate_json_has_the_humans_section(tmp_path, capsys):
     assert pair["kappa"] == pytest.approx(0.5)  # 3 both pass, 3 both fail, 1 + 1 apart: (0.75 − 0.5) / 0.5
     assert humans["alpha"] is None
     assert set(humans["judge_vs"]) == {"alice", "bob"}
-    assert humans["judge_vs"]["alice"] == {"kappa": 1.0, "ci": [1.0, 1.0], "n": 8}
+    # 8 of 8 agree, p_e 0.5: Wilson's lower bound 8/(8 + z²) = 0.6756 → kappa (0.6756 − 0.5)/0.5 = 0.3512
+    assert humans["judge_vs"]["alice"] == {"kappa": 1.0, "ci": [0.3512, 1.0], "n": 8}
     assert set(humans["judge_vs_consensus"]) == {"kappa", "ci", "n"}
     assert humans["judge_within_humans"] is True
     assert set(humans["per_criterion"]) == {"short"}

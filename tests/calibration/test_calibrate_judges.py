@@ -5,11 +5,18 @@ human label except on the samples listed for it, so every kappa below is known b
 Twenty labelled samples, s00–s09 labelled pass and s10–s19 fail (a verdict is pass iff
 the criterion is met); s20 has only a note and must never be sent to a judge.
 
-    good  agrees everywhere                      kappa 1.0  CI [1, 1]
-    mid   s00 unmet, s10 met            (2 off)  p_o .90, p_e .50 → kappa .8,
-          SE √(.9·.1 / (20·.25)) = .1342         CI [.5371, 1] (upper clipped)
+Each kappa interval is Wilson's interval of p_o = agreeing/20 mapped through
+κ = (p_o − p_e)/(1 − p_e) (every judge below has p_e = .5):
+
+    good  agrees everywhere                      p_o 1.00 → kappa 1.0, CI [.6777, 1]
+    mid   s00 unmet, s10 met            (2 off)  p_o .90 → kappa .8,  CI [.3979, .9443]
     poor  s00 s01 unmet, s10 s11 s12 met (5 off) p_o .75, p_e (11·10 + 9·10)/400 = .5 → kappa .5,
-          SE √(.75·.25 / (20·.25)) = .1936       CI [.1205, .8795]: misses good's [1, 1]
+                                                 CI [.0626, .7763]: above chance, overlaps good's
+    weak  s00 s01 s02 unmet, s10 s11 s12 met     p_o .70 → kappa .4,  CI [−.0379, .7090]: reaches 0
+    coin  s00–s04 unmet, s10–s14 met (10 off)    p_o .50 → kappa 0,   CI [−.4014, .4014]
+
+With twenty labels good, mid and poor cannot be told apart (their intervals overlap): poor,
+the cheapest, is the default; weak and coin are never recommended (not above chance).
 """
 
 from __future__ import annotations
@@ -29,15 +36,18 @@ from tests.fakellm import Call, FakeLLM, server_error
 HUMAN_PASS = set(range(10))
 LABELLED = 20
 WRONG = {"judge-good": set(), "judge-mid": {0, 10}, "judge-poor": {0, 1, 10, 11, 12}, "judge-flaky": set(),
-         "judge-unpriced": set()}  # fmt: skip
+         "judge-unpriced": set(), "judge-weak": {0, 1, 2, 10, 11, 12}, "judge-coin": {0, 1, 2, 3, 4, 10, 11, 12, 13, 14}}  # fmt: skip
 PRICES = {  # USD per 1M tokens (input, output)
     "openai:judge-good": (10.0, 30.0),
     "anthropic:judge-mid": (1.0, 3.0),
     "openai:judge-poor": (0.1, 0.3),
     "openai:judge-broken": (0.01, 0.01),
     "openai:judge-flaky": (0.01, 0.01),
+    "openai:judge-weak": (0.05, 0.1),
+    "openai:judge-coin": (0.02, 0.05),
 }
 GOOD, MID, POOR = "openai:judge-good", "anthropic:judge-mid", "openai:judge-poor"
+WEAK, COIN = "openai:judge-weak", "openai:judge-coin"
 
 
 class Script:
@@ -119,20 +129,25 @@ def by_judge(data: dict) -> dict[str, dict]:
     return {entry["judge"]: entry for entry in data["judges"]}
 
 
-def test_three_judges_kappas_by_hand_and_the_cheaper_overlapping_judge_is_recommended(project, server, capsys):
+def test_three_judges_above_chance_that_overlap_are_indistinguishable_and_the_cheapest_is_the_default(
+    project, server, capsys
+):
     code, data = calibrate(project, capsys, "--judges", f"{GOOD},{MID},{POOR}")
     assert code == 0
     judges = by_judge(data)
     assert list(judges) == [GOOD, MID, POOR]
-    assert judges[GOOD]["kappa"] == 1.0 and judges[GOOD]["kappa_ci"] == [1.0, 1.0]
-    assert judges[MID]["kappa"] == pytest.approx(0.8) and judges[MID]["kappa_ci"] == pytest.approx([0.5371, 1.0], abs=1e-4)
+    assert judges[GOOD]["kappa"] == 1.0 and judges[GOOD]["kappa_ci"] == [0.6777, 1.0]  # a width at perfect agreement
+    assert judges[MID]["kappa"] == pytest.approx(0.8) and judges[MID]["kappa_ci"] == pytest.approx([0.3979, 0.9443], abs=1e-4)
     assert judges[POOR]["kappa"] == pytest.approx(0.5)
-    assert judges[POOR]["kappa_ci"] == pytest.approx([0.1205, 0.8795], abs=1e-4)
+    assert judges[POOR]["kappa_ci"] == pytest.approx([0.0626, 0.7763], abs=1e-4)
     assert judges[MID]["accuracy"] == pytest.approx(0.9) and judges[POOR]["accuracy"] == pytest.approx(0.75)
     assert judges[POOR]["false_pass_rate"] == pytest.approx(0.3) and judges[POOR]["false_fail_rate"] == pytest.approx(0.2)
-    # poor is the cheapest, but its CI misses good's; mid's overlaps and mid is cheaper than good
-    assert data["recommended"] == MID
-    assert MID in data["recommendation"] and GOOD in data["recommendation"] and "cheapest" in data["recommendation"]
+    # all three lie above chance and overlap the best (good's): indistinguishable; poor is the cheapest
+    assert data["recommended"] == POOR
+    assert data["recommendation_basis"] == "cheapest_indistinguishable"
+    assert data["indistinguishable"] == [GOOD, MID, POOR]
+    assert data["recommendation"].startswith(f"{GOOD}, {MID}, {POOR} are indistinguishable on these labels")
+    assert f"the default is {POOR}, the cheapest of them" in data["recommendation"]
     for name, entry in judges.items():
         assert entry["n"] == LABELLED and entry["errors"] == 0 and entry["flip_rate"] is None
         assert entry["judge_calls"] == LABELLED and entry["cache_hits"] == 0  # s20 (unlabelled) never sent
@@ -147,13 +162,29 @@ def test_three_judges_kappas_by_hand_and_the_cheaper_overlapping_judge_is_recomm
     assert data["overall_judge"] == GOOD and data["overall"]["kappa"] == 1.0 and data["disagreements"] == []
 
 
-def test_the_better_judge_is_recommended_when_the_cheaper_ones_ci_does_not_overlap(project, server, capsys):
-    code, data = calibrate(project, capsys, "--judges", f"{POOR},{GOOD}")
+def test_a_cheaper_judge_whose_interval_reaches_zero_is_never_recommended(project, server, capsys):
+    code, data = calibrate(project, capsys, "--judges", f"{WEAK},{GOOD}")
     assert code == 0
-    assert data["recommended"] == GOOD
-    assert "no other judge's CI overlaps" in data["recommendation"]
-    assert data["overall_judge"] == POOR and data["overall"]["kappa"] == pytest.approx(0.5)
-    assert {d["id"] for d in data["disagreements"]} == {"s00", "s01", "s10", "s11", "s12"}
+    assert by_judge(data)[WEAK]["kappa"] == pytest.approx(0.4)
+    assert by_judge(data)[WEAK]["kappa_ci"] == pytest.approx([-0.0379, 0.709], abs=1e-4)  # overlaps good's, reaches 0
+    assert data["recommended"] == GOOD and data["recommendation_basis"] == "only_above_chance"
+    assert data["indistinguishable"] == []
+    assert data["recommendation"].startswith(f"{GOOD}'s kappa 1.00 [0.68, 1.00] lies above chance")
+    assert f"not above chance (interval reaches 0): {WEAK} (kappa 0.40 [-0.04, 0.71])" in data["recommendation"]
+    assert data["overall_judge"] == WEAK and data["overall"]["kappa"] == pytest.approx(0.4)
+    assert {d["id"] for d in data["disagreements"]} == {"s00", "s01", "s02", "s10", "s11", "s12"}
+
+
+def test_when_no_interval_lies_above_chance_nothing_is_recommended(project, server, capsys):
+    code, data = calibrate(project, capsys, "--judges", f"{WEAK},{COIN}", "--min-kappa", "0")
+    assert code == 1  # no recommendation fails the gate
+    assert by_judge(data)[COIN]["kappa"] == 0.0 and by_judge(data)[COIN]["kappa_ci"] == [-0.4014, 0.4014]
+    assert data["recommended"] is None and data["recommendation_basis"] == "none_above_chance"
+    assert data["recommendation"].startswith("no judge agrees with these labels beyond chance")
+    assert WEAK in data["recommendation"] and COIN in data["recommendation"]
+    main(["calibrate", str(project / "r.yaml"), str(project / "s.jsonl"), "--judges", f"{WEAK},{COIN}"])
+    out = capsys.readouterr().out
+    assert "recommended: none" in out and "beyond chance" in out
 
 
 def test_a_second_run_makes_no_calls_and_recommends_the_same(project, server, capsys):
@@ -162,7 +193,7 @@ def test_a_second_run_makes_no_calls_and_recommends_the_same(project, server, ca
     code, second = calibrate(project, capsys, "--judges", f"{GOOD},{MID},{POOR}")
     assert code == 0
     assert server.calls() == sent == 3 * LABELLED
-    assert second["recommended"] == first["recommended"] == MID
+    assert second["recommended"] == first["recommended"] == POOR
     for name, entry in by_judge(second).items():
         assert entry["judge_calls"] == 0 and entry["cache_hits"] == LABELLED
         assert entry["cost_usd"] == 0  # nothing bought this time ...
@@ -171,7 +202,7 @@ def test_a_second_run_makes_no_calls_and_recommends_the_same(project, server, ca
 
 
 def test_min_kappa_gates_on_the_recommended_judge(project, server, capsys):
-    judges = f"{GOOD},{MID},{POOR}"
+    judges = f"{GOOD},{MID}"  # indistinguishable: mid is the cheaper
     code, data = calibrate(project, capsys, "--judges", judges, "--min-kappa", "0.85")
     assert code == 1
     assert data["gate"] == {"min_kappa": 0.85, "judge": MID, "kappa": pytest.approx(0.8), "passed": False,

@@ -143,11 +143,13 @@ def test_an_outside_edit_during_a_label_write_is_kept(sidecar):
 
 
 def test_a_file_that_keeps_changing_is_not_written(sidecar):
-    change, _ = edit_landing_during(sidecar, ["\nfirst-by-hand: pass\n", "second-by-hand: pass\n"])
+    edits = [f"{'' if n else chr(10)}by-hand-{n}: pass\n" for n in range(store._ATTEMPTS)]
+    change, calls = edit_landing_during(sidecar, edits)
     with pytest.raises(ValueError, match="changing on disk"):
         store._edit(sidecar, "duplicate-charge", change)
     text = sidecar.read_text()
-    assert "first-by-hand: pass\n" in text and "second-by-hand: pass\n" in text
+    assert all(f"by-hand-{n}: pass\n" in text for n in range(store._ATTEMPTS))
+    assert len(calls) == store._ATTEMPTS
     assert load_labels(sidecar).labels["duplicate-charge"].verdict != "fail"
 
 

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import sys
-import time
 from pathlib import Path
 
 import pytest
@@ -70,10 +69,9 @@ def test_regex_expect_match_and_flags():
     assert run_one("{type: regex, pattern: 'hello', flags: i}", "HELLO").status is Status.MET
 
 
-def test_catastrophic_regex_ends_in_error_within_its_time_bound():
-    started = time.perf_counter()
+def test_catastrophic_regex_ends_in_error_naming_its_time_bound():
+    """The bound itself is timed in bench/bench_core.py: a wall clock in a test fails on a busy machine."""
     result = run_one("{type: regex, pattern: '^(a|a)+$', timeout: 0.2}", "a" * 40 + "!")
-    assert time.perf_counter() - started < 5
     assert result.status is Status.ERROR
     assert "longer than 0.2s" in result.error
 
@@ -133,9 +131,7 @@ def test_python_check_exception_and_hang_are_isolated_to_the_cell(tmp_path: Path
     _write_module(tmp_path, "badchecks", "import time\ndef boom(text):\n    raise RuntimeError('nope')\ndef hang(text):\n    time.sleep(30)\n")
     boom = run_one("{type: python, function: 'badchecks:boom'}", "x", allow_code=True, base=tmp_path)
     assert boom.status is Status.ERROR and "RuntimeError: nope" in boom.error
-    started = time.perf_counter()
     hang = run_one("{type: python, function: 'badchecks:hang', timeout: 0.2}", "x", allow_code=True, base=tmp_path)
-    assert time.perf_counter() - started < 3
     assert hang.status is Status.ERROR and "did not finish" in hang.error
 
 

@@ -68,7 +68,9 @@ def assistant_brain(rewordings: list[str], seen: list[str]):
     def brain(call):
         if call.system.startswith("You improve the criteria"):
             seen.append(call.user)
-            return {"rewordings": [{"outcome": o, "why": "scripted"} for o in rewordings]}
+            return {"rewordings": [{"outcome": o, "why": f"the timeline the person wants: {o}"} for o in rewordings]}
+        if call.system.startswith("You compare two statements"):
+            return {"same_property": "refund is confirmed" not in call.user.lower(), "reason": "scripted"}
         return keyword_brain(call)
 
     return brain
@@ -135,10 +137,11 @@ async def test_a_candidate_costs_exactly_its_criterions_cells_and_a_rerun_costs_
         first = await run_improve(server, rubric_path, samples_path, env / "cache.sqlite", kinds=["reword", "examples"])
         n = 12
         assert [c.calls for c in first.candidates] == [n, n, n]  # timeline's 12 cells each, never polite's
-        assert server.calls() == 2 * n + 1 + 3 * n  # baseline, one assistant call, three candidates
+        # baseline, one assistant call, one meaning check per rewording (2), three candidates
+        assert server.calls() == 2 * n + 1 + 2 + 3 * n
         again = await run_improve(server, rubric_path, samples_path, env / "cache.sqlite",
                                   kinds=["reword", "examples"])
-        assert server.calls() == 2 * n + 1 + 3 * n and again.calls == 0
+        assert server.calls() == 2 * n + 1 + 2 + 3 * n and again.calls == 0
     assert [c.calls for c in again.candidates] == [0, 0, 0]
 
     def same(c):
@@ -357,3 +360,33 @@ def test_blame_names_a_criterion_to_require_and_a_required_one_to_relax():
     assert (found["gate"].required, found["gate"].explains, found["gate"].sides, found["gate"].n) == (
         True, ("gated",), 1, 4)
     assert blame(rubric, results, human, ["agree"]) == []
+
+
+async def test_a_rewording_that_changes_the_property_or_gives_an_unrelated_reason_is_dropped(env, tmp_path):
+    from rubric_studio.core.loading import parse_rubric
+    from rubric_studio.engine.improve._run import _same_meaning
+
+    rubric = parse_rubric("name: r\ncriteria:\n  - {id: helps, outcome: Helps the customer}\n"
+                          "  - {id: rude, outcome: Insults the customer, weight: -1}\n", "r.yaml")
+    proposals = [
+        ("The refund is confirmed.", "the rude criterion should look at the refund"),  # the judge: another property
+        ("Does not insult the customer", "insults must be named plainly"),  # the polarity flips
+        ("Insults or belittles the customer", "scripted"),  # the reason speaks of nothing here
+        ("Insults, mocks or belittles the customer", "belittling is an insult the judge missed"),  # kept
+    ]
+    dropped: list[tuple[str, str]] = []
+    with FakeLLM(brain=assistant_brain([], [])) as server:
+        assistant = make_assistant(rubric, model="openai:reworder", base_url=server.base_url_openai,
+                                   cache_path=tmp_path / "c.sqlite")
+        try:
+            kept = await _same_meaning(rubric.criterion("rude"), proposals, dropped, assistant)
+            again = await _same_meaning(rubric.criterion("rude"), proposals, [], assistant)
+        finally:
+            await assistant.aclose()
+        asked = [r for r in server.requests if "same property" in json.dumps(r.body)]
+    assert kept == again == [proposals[3]]
+    reasons = dict(dropped)
+    assert "does not test the same property as 'Insults the customer'" in reasons["The refund is confirmed."]
+    assert "negates the current outcome" in reasons["Does not insult the customer"]
+    assert "does not speak about the criterion" in reasons["Insults or belittles the customer"]
+    assert len(asked) == 2  # one judge call per rewording that passed the lexical checks; the second pass is cached

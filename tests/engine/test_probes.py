@@ -102,11 +102,11 @@ def test_verbosity_finds_the_length_rewarding_judge_and_not_the_others(project, 
         assert "short" not in data["kinds"]["verbosity"]["criteria"]  # checks are deterministic: not probed
     length, coin, right = rates["judge-length"], rates["judge-random"], rates["judge-right"]
     assert (length["n"], length["flips"], length["unmet_to_met"], length["met_to_unmet"]) == (20, 20, 20, 0)
-    assert length["rate"] == 1.0 and length["direction"] == "20/20 unmet → met"
+    assert length["rate"] == 1.0 and length["direction"] == "20 of 20 unmet → met"
     assert length["ci"][0] == pytest.approx(0.8389, abs=1e-4) and length["ci"][1] == 1.0  # Wilson, by hand
     assert (right["flips"], right["rate"], right["ci"][0]) == (0, 0.0, 0.0) and right[
         "direction"
-    ] == "0/20 flipped"
+    ] == "0 of 20 flipped"
     assert right["ci"][1] == pytest.approx(0.1611, abs=1e-4)
     # A coin flips about half the cells, both ways: no dominant unmet → met bias like the length judge's.
     assert 0 < coin["flips"] < 20 and coin["unmet_to_met"] > 0 and coin["met_to_unmet"] > 0
@@ -162,7 +162,7 @@ def test_order_is_skipped_on_a_rubric_judged_one_criterion_per_call(project, bia
     assert code == 0
     order = data["kinds"]["order"]
     assert "not batched" in order["skipped"] and "--batch" in order["skipped"] and order["criteria"] == {}
-    assert biased.calls() == 2 * LABELLED  # the baseline only
+    assert biased.calls() == 2 * 2 * LABELLED  # the baseline and the noise only, two criteria each
     main(
         [
             "probe",
@@ -182,13 +182,13 @@ def test_order_in_batch_mode_flips_a_judge_that_favours_the_first_criterion(proj
     assert code == 0
     order = data["kinds"]["order"]
     assert order["order"] == ["bill", "refund"]
-    assert order["criteria"]["refund"]["direction"] == "20/20 met → unmet"
-    assert order["criteria"]["bill"]["direction"] == "20/20 unmet → met"
+    assert order["criteria"]["refund"]["direction"] == "20 of 20 met → unmet"
+    assert order["criteria"]["bill"]["direction"] == "20 of 20 unmet → met"
     users = [json.dumps(r.body) for r in biased.requests]
     swapped = [u for u in users if u.index("Criterion `bill`") < u.index("Criterion `refund`")]
     assert len(swapped) == LABELLED  # the other order reached the judge, once per sample
-    # the baseline batch, the rubric-order batch and the reordered batch: one call per sample each
-    assert biased.calls() == 3 * LABELLED
+    # the baseline batch, the noise batch, the rubric-order batch and the reordered batch: one call per sample each
+    assert biased.calls() == 4 * LABELLED
 
 
 def test_table_lines_and_criterion_option(project, biased, capsys):
@@ -196,7 +196,7 @@ def test_table_lines_and_criterion_option(project, biased, capsys):
                  "--criterion", "refund", "--judge", "openai:judge-length"])  # fmt: skip
     out = capsys.readouterr().out
     assert code == 0
-    assert "verbosity · refund: 20/20 unmet → met (flip rate 100%, 95% CI 84%–100%)" in out
+    assert "verbosity · refund: 20 of 20 unmet → met (flip rate 100%, 95% CI 84%–100%)" in out
     assert "bill" not in out.split("verbosity ·")[1] and "20 labelled samples" in out
 
 

@@ -53,7 +53,7 @@ def _grade(history: VersionHistory, table, judge: str, *, annotators: str | None
 def test_a_single_judge_key_is_unchanged_and_a_panel_key_lists_its_members_in_any_order():
     assert grader_key_of(_single("openai:a")) == judge_key_of(_config("openai:a"))  # old histories still match
     key = grader_key_of(_panel("openai:a", "anthropic:b"))
-    assert key.startswith("panel[majority/mean] ") and "openai:a#" in key and "anthropic:b#" in key
+    assert key.startswith("panel[majority/median] ") and "openai:a#" in key and "anthropic:b#" in key
     assert key == grader_key_of(_panel("anthropic:b", "openai:a"))
     # the bug this fixes: a panel's key was its first member's, so adding a member changed nothing
     assert key != grader_key_of(_panel("anthropic:b", "openai:a", "openai:c"))
@@ -79,7 +79,7 @@ def test_dropping_changing_and_reaggregating_members_are_named():
     assert dropped.kind == "panel change" and history.diff_latest().causes == ["panel: dropped openai:c"]
     rules = PanelAggregate(checklist="any")
     _grade(history, RIGHT, grader_key_of(_panel("openai:a", "anthropic:b", rules=rules)))
-    assert history.diff_latest().causes == ["panel: aggregation majority/mean → any/mean"]
+    assert history.diff_latest().causes == ["panel: aggregation majority/median → any/median"]
     members = [("openai:a", _single("openai:a")), ("anthropic:b", SimpleNamespace(config=_config("anthropic:b", max_tokens=512)))]
     _grade(history, RIGHT, grader_key_of(SimpleNamespace(members=members, rules=rules, repeat=1)))
     assert history.diff_latest().causes == ["panel: changed anthropic:b (its settings)"]

@@ -5,7 +5,8 @@
 * ``judge-right`` is right: met when the output says the refund takes 5 days (the truth).
 
 Samples ``sNN``: the truth is ``NN % 2 == 0`` and the length ``(NN // 2) % 2 == 0``, so length tells
-nothing about the truth. A ``judge-down`` model answers HTTP 500 (a member that errors).
+nothing about the truth. A ``judge-down`` model answers HTTP 500 (a member that errors); ``judge-flaky``
+answers HTTP 500 on every fourth ticket (``NN % 4 == 0``) and the truth on the others.
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ import re
 
 from tests.fakellm import Call, server_error
 
-LONG, COIN, RIGHT, DOWN = "judge-long", "judge-coin", "judge-right", "judge-down"
+LONG, COIN, RIGHT, DOWN, FLAKY = "judge-long", "judge-coin", "judge-right", "judge-down", "judge-flaky"
 SEED = 7
 RUBRIC = "name: refunds\njudge:\n  max_retries: 0\ncriteria:\n  - id: timeline\n    outcome: Says the refund takes 5 days\n"
 
@@ -41,7 +42,7 @@ class Judges:
     def __call__(self, call: Call):
         model = call.body["model"]
         self.calls[model] = self.calls.get(model, 0) + 1
-        if model == DOWN:
+        if model == DOWN or (model == FLAKY and ticket(call.sample) % 4 == 0):
             return server_error(500)
         met = decide(model, call.sample)
         quote = "5 days" if "5 days" in call.sample else ""
@@ -54,12 +55,17 @@ class Judges:
 
 def decide(model: str, text: str) -> bool:
     """What ``model`` says about the criterion on an output ``text`` (its ticket number picks the coin)."""
-    number = int(re.search(r"ticket (\d+)", text).group(1))
+    number = ticket(text)
     if model == LONG:
         return len(text) > 120
     if model == COIN:
         return random.Random(f"{SEED}-{number}").random() < 0.5
     return truth(number)
+
+
+def ticket(text: str) -> int:
+    """The ticket number a sample's output starts with."""
+    return int(re.search(r"ticket (\d+)", text).group(1))
 
 
 def member(model: str) -> str:

@@ -107,10 +107,15 @@ def test_analytic_mean_is_the_members_mean_against_min_score_and_median_is_warne
     assert all(m["criteria"][0]["score_ranges"] for m in tone4["assertions"])
     tone5 = next(g for g in _suite(rubric_text(extra=extra), 5) if g["metric"] == "tone")
     assert tone5["threshold"] == 0.499999 and tone5["min_score"] == 0.499999 and len(tone5["assert"]) == 3
-    mean = _export(rubric_text(extra=extra), 4).warnings
+    mean = _export(rubric_text(aggregate="{checklist: majority, analytic: mean}", extra=extra), 4).warnings
     assert not [w for w in mean if w.startswith("criterion 'tone'")]
-    median = _export(rubric_text(aggregate="median", extra=extra), 4).warnings
-    assert any(w.startswith("criterion 'tone'") and "median" in w for w in median)
+    for aggregate in ("median", "majority"):  # the analytic default is the median
+        median = _export(rubric_text(aggregate=aggregate, extra=extra), 4).warnings
+        assert any(w.startswith("criterion 'tone'") and "median" in w for w in median)
+    # of two members the median is their mean: nothing lost, nothing said
+    two = rubric_text(extra=extra).replace(f"    - {PANEL[2]}\n", "")
+    assert len(parse_rubric(two).judge.panel) == 2
+    assert not [w for w in _export(two, 4).warnings if w.startswith("criterion 'tone'")]
 
 
 def test_what_a_group_score_changes_is_warned_per_criterion():

@@ -7,11 +7,13 @@ from pathlib import Path
 
 import pytest
 from textual.geometry import Region
+from textual.widgets import Input
 
 from rubric_studio.tui.app import StudioApp
+from rubric_studio.tui.dialogs import AskScreen
 from rubric_studio.tui.results import Inspector, ResultsMatrix
 from tests.fakellm import FakeLLM
-from tests.panels.judges import COIN, LONG, RIGHT, RUBRIC, Judges, member, sample_text
+from tests.panels.judges import COIN, DOWN, LONG, RIGHT, RUBRIC, Judges, member, sample_text
 from tests.tui.studio_helpers import graded, until
 
 pytestmark = pytest.mark.timeout(90)
@@ -63,3 +65,51 @@ async def test_a_cell_shows_the_split_and_the_inspector_each_member(tmp_path: Pa
             assert "panel" in status
             for judge in (LONG, COIN, RIGHT):  # each member's own calls and cost, not only the total
                 assert f"{judge} 1 calls 0 cached cost unknown" in status
+
+
+def studio(tmp_path: Path, server: FakeLLM, models: tuple[str, ...], samples: range) -> StudioApp:
+    (tmp_path / "r.yaml").write_text(RUBRIC)
+    (tmp_path / "s.jsonl").write_text("".join(json.dumps({"id": f"s{i:02d}", "output": sample_text(i)}) + "\n"
+                                              for i in samples))
+    return StudioApp(tmp_path / "r.yaml", tmp_path / "s.jsonl", judge=",".join(member(m) for m in models),
+                     base_url=server.base_url_openai, env={"OPENAI_API_KEY": "k"},
+                     cache_path=tmp_path / "c.sqlite", watch=False)
+
+
+async def test_the_consistency_estimate_counts_every_member_and_matches_the_calls_sent(tmp_path: Path):
+    # 8 samples × 1 judged criterion × 3 members × (K − 1 = 2) = 48 new calls at K = 3
+    with FakeLLM(brain=Judges()) as server:
+        app = studio(tmp_path, server, (LONG, COIN, RIGHT), range(8))
+        async with app.run_test(size=(160, 45)) as pilot:
+            await until(lambda: graded(app))
+            await pilot.pause()
+            before = server.calls()
+            assert before == 24
+            await pilot.press("K")
+            await until(lambda: isinstance(app.screen, AskScreen) and app.screen.query(Input))
+            prompt = " ".join(shown(w) for w in app.screen.query(".dialog-text")).split()
+            assert "About 48 new judge calls at K = 3: 8 cells × 3 panel members × (K − 1)" in " ".join(prompt)
+            assert app.screen.query_one(Input).value == "3"
+            run = app.session.run_number
+            await pilot.press("enter")
+            await until(lambda: app.session.run_number > run and graded(app), timeout=30)
+            await pilot.pause()
+            assert app.session.report.repeat == 3
+            assert server.calls() - before == 48
+
+
+async def test_the_studio_marks_ties_and_says_when_a_member_never_answers(tmp_path: Path):
+    # judge-long and judge-right split 1–1 on tickets 1 and 2 (see test_panel_cli); judge-down never answers
+    with FakeLLM(brain=Judges()) as server:
+        app = studio(tmp_path, server, (LONG, RIGHT, DOWN), range(4))
+        async with app.run_test(size=(160, 45)):
+            await until(lambda: graded(app))
+            await until(lambda: any("judge-down" in str(n.message) for n in app._notifications),
+                        what="a notification naming the member that failed")
+            toasts = [n for n in app._notifications if "judge-down" in str(n.message)]
+            assert len(toasts) == 1 and toasts[0].severity == "error"
+            assert f"judge panel member {member(DOWN)} failed on every cell it judged (4 of 4): 500" in str(
+                toasts[0].message)
+            matrix = app.query_one(ResultsMatrix)
+            rows = [matrix._row_strip(n).text for n in range(4)]
+            assert ["1–1 tie" in row for row in rows] == [False, True, True, False]

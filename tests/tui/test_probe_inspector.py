@@ -3,6 +3,7 @@ shows the probe's verdict and the padded text the judge saw, with the added text
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import pytest
@@ -59,6 +60,9 @@ async def test_a_flipped_cell_shows_the_probe_and_the_padded_text(tmp_path: Path
 
             body = await _inspect(app, pilot, "s00", "bill")
             assert "Probe: verbosity — unmet → met" in body
+            assert "beyond this judge's noise (noise 0%): +100 points" in " ".join(body.split())
+            if os.environ.get("PROBE_SCREENSHOT_DIR"):  # to look at it: rsvg-convert the copy
+                app.save_screenshot(str(Path(os.environ["PROBE_SCREENSHOT_DIR"]) / "probe-inspector.svg"))
             assert "irrelevant polite text added before and after the output" in body
             padded = perturb_text("verbosity", OUTPUT, 0, "s00")
             added = padded.replace(OUTPUT, "\x00").split("\x00")
@@ -70,3 +74,35 @@ async def test_a_flipped_cell_shows_the_probe_and_the_padded_text(tmp_path: Path
             text = probe_text(findings)
             marked = "".join(text.plain[s.start:s.end] for s in text.spans if str(s.style) == ADDED_STYLE)
             assert marked == added[0] + added[1] and OUTPUT not in marked
+
+
+async def test_an_unstable_cell_is_one_section_and_noise_level_kinds_say_so(tmp_path: Path, monkeypatch):
+    """s03 flips under every kind (judge-one of tests/engine/test_probe_noise.py): one *unstable* section,
+    not four; a kind flip that is not beyond the noise says so in the inspector's words."""
+    from rubric_studio.core.loading import load_rubric
+    from rubric_studio.core.samples import Sample
+    from rubric_studio.engine.probes import run_probes
+    from rubric_studio.tui.results import ProbeFindings
+    from rubric_studio.tui.results._probe_view import ProbeFinding
+    from tests.engine.test_probe_noise import OUTCOMES, SECRET, _output
+    from tests.engine.test_probe_noise import brain as noise_brain
+
+    (tmp_path / "r.yaml").write_text("name: n\njudge:\n  max_retries: 0\ncriteria:\n"
+                                     + "".join(f"  - id: {c}\n    outcome: {o}\n" for c, o in OUTCOMES.items()))  # fmt: skip
+    samples = [Sample(f"s{i:02d}", _output(i)) for i in range(10)]
+    with FakeLLM(brain=noise_brain) as server:
+        env = {"OPENAI_API_KEY": "k", "OPENAI_BASE_URL": server.base_url_openai, "RUBRIC_STUDIO_SECRET": SECRET}
+        for name, value in env.items():
+            monkeypatch.setenv(name, value)
+        report = await run_probes(load_rubric(tmp_path / "r.yaml"), samples, ["verbosity", "hedging", "paraphrase"],
+                                  {"judge": "openai:judge-one", "env": env}, criterion="refund")  # fmt: skip
+    findings = ProbeFindings()
+    assert findings.take("refund", report, {s.id: s for s in samples}) == 1
+    kept = findings.of(samples[3], "refund")
+    assert [f.kind for f in kept] == ["unstable"] and kept[0].verdict == "verbosity, hedging, paraphrase"
+    text = probe_text(kept).plain
+    assert text.count("Probe:") == 1 and "Probe: unstable — the verdict flipped under every kind probed" in text
+    assert "listed once, not as a finding of any kind" in text
+    noisy = probe_text([ProbeFinding("hedging", "unmet", "met", "x", "x",
+                                     "not distinguishable from this judge's own noise (noise 31%)")]).plain  # fmt: skip
+    assert "not distinguishable from this judge's own noise (noise 31%): not a finding" in noisy

@@ -96,7 +96,10 @@ def _footer_lines(report: Report) -> list[tuple[str, str]]:
         lines.append((f"consistency over {report.repeat} repeats:", "bold"))
         lines += [(f"  {line}", "") for line in flip_lines(report)]
     lines += [(line, "") for line in error_lines(report)]
-    lines.append((LEGEND, "dim"))
+    legend = LEGEND
+    if report.judge and report.judge.get("provider") == "panel":
+        legend += "  ✓ 2–1 panel members agreeing–disagreeing  ✗ 1–1 tie an even split, counted as unmet"
+    lines.append((legend, "dim"))
     if report.judge_note:
         lines.append((f"note: judge criteria unjudged — {report.judge_note}", "yellow"))
     return lines
@@ -124,16 +127,26 @@ def summary_line(report: Report) -> str:
 
 
 def usage_text(judge: dict[str, str] | None, usage) -> str:
-    """``openai:gpt-4o-mini: 12 calls, 3 cache hits, 900+120 tokens, $0.0004, 1.20s`` — what a
+    """``openai:gpt-4o-mini: 12 calls, 3 cache hits, 900+120 tokens (600 cached), $0.0004, 1.20s`` — what a
     run cost, as ``grade`` and ``calibrate`` both say it."""
     name = f"{judge['provider']}:{judge['model']}" if judge else "no judge"
     if judge and judge.get("provider") == "panel":
         name = f"panel {judge['model']}"
     text = (f"{name}: {usage.judge_calls} calls{_requests_note(usage)}, {usage.cache_hits} cache hits, "
-            f"{usage.input_tokens}+{usage.output_tokens} tokens, {usage.cost_text()}, {usage.wall_seconds:.2f}s")
+            f"{usage.tokens_text()}, {usage.cost_text()}, {usage.wall_seconds:.2f}s")
     members = getattr(usage, "members", None) or {}
     return text + "".join(f"; {label}: {member.judge_calls} calls, {member.cache_hits} cache hits, "
-                          f"{member.cost_text()}" for label, member in members.items())
+                          f"{_errors_note(member)}{member.cost_text()}" for label, member in members.items())
+
+
+def _errors_note(member) -> str:
+    """``3 errors, `` for a panel member that failed on some cells (``8 of 8 errored, `` on every one)."""
+    errors, judged = getattr(member, "errors", 0), getattr(member, "judged", 0)
+    if not errors:
+        return ""
+    if errors == judged:
+        return f"{errors} of {judged} errored, "
+    return f"{errors} error{'s' if errors > 1 else ''}, "
 
 
 def _requests_note(usage) -> str:

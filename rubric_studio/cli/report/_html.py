@@ -122,7 +122,8 @@ def _summary(report) -> list[str]:
            f"<span>mean score {mean}</span></p>", f"<p>{esc(summary_line(report))}</p>",
            "<table><caption>usage</caption><tbody>"]
     figures = [("judge calls", usage.judge_calls), ("HTTP requests", usage.requests), ("cache hits", usage.cache_hits),
-               ("input tokens", usage.input_tokens), ("output tokens", usage.output_tokens),
+               ("input tokens", usage.input_tokens), ("of which cached", usage.cached_input_tokens),
+               ("of which cache writes", usage.cache_write_tokens), ("output tokens", usage.output_tokens),
                ("cost", usage.cost_text()), ("wall time", f"{usage.wall_seconds:.2f} s")]
     out += [f'<tr><th scope="row">{name}</th><td class="num">{esc(value)}</td></tr>' for name, value in figures]
     out.append("</tbody></table>")

@@ -126,7 +126,7 @@ class _Sink:
         """2 nothing graded, 3 some cells errored, 0 every sample passed, else 1."""
         if self.summary.samples == 0:
             return 2
-        if self.errored:
+        if self.errored or self.usage.failed_members():
             return 3
         return 0 if self.summary.passed == self.summary.samples else 1
 

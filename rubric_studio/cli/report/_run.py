@@ -35,6 +35,13 @@ def say_stopped(reason: str | None) -> None:
         echo(f"judging stopped: {reason}", sys.stderr)
 
 
+def say_member_failures(usage) -> None:
+    """On stderr, one line per judge panel member that failed on every cell it judged."""
+    for line, every_cell in usage.member_failures() if usage is not None else []:
+        if every_cell:
+            echo(f"error: {line}", sys.stderr)
+
+
 async def report_run(args: Namespace, grader, rubric, sample_set, labels) -> int:
     """Grade ``sample_set`` with ``grader`` and write the report in ``args.format``."""
     from rubric_studio.cli.progress import progress_bar
@@ -50,6 +57,7 @@ async def report_run(args: Namespace, grader, rubric, sample_set, labels) -> int
     if getattr(grader.judge, "on_done", None) is not None:  # replies from a batch job are in the cache now
         grader.judge.on_done()
     say_stopped(report.judge_stopped)
+    say_member_failures(report.usage)
     batch_jobs = getattr(grader.judge, "batch_jobs", None)  # replies from the Batch API
     if args.format == "json":
         data = {**report.to_dict(), **({"batch_jobs": batch_jobs} if batch_jobs else {})}

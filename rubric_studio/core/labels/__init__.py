@@ -28,7 +28,14 @@ if TYPE_CHECKING:
         load_labels,
         parse_label,
     )
-    from rubric_studio.core.labels._store import apply_change, insert_key, round_trip_yaml, set_verdict
+    from rubric_studio.core.labels._store import (
+        LabelConflict,
+        apply_change,
+        apply_changes,
+        insert_key,
+        round_trip_yaml,
+        set_verdict,
+    )
 
 #: Public name -> the private module that defines it.
 _EXPORTS = {
@@ -36,6 +43,7 @@ _EXPORTS = {
     "annotator_is_named": "_annotators",
     "annotator_names": "_annotators",
     "apply_change": "_store",
+    "apply_changes": "_store",
     "check_name": "_annotators",
     "claim_unnamed": "_claim",
     "consensus": "_labels",
@@ -43,6 +51,7 @@ _EXPORTS = {
     "insert_key": "_store",
     "Label": "_labels",
     "LabelChange": "_labels",
+    "LabelConflict": "_store",
     "labels_from_samples": "_labels",
     "labels_of": "_annotators",
     "labels_path_for": "_labels",
@@ -58,6 +67,7 @@ __all__ = [
     "annotator_is_named",
     "annotator_names",
     "apply_change",
+    "apply_changes",
     "check_name",
     "claim_unnamed",
     "consensus",
@@ -65,6 +75,7 @@ __all__ = [
     "insert_key",
     "Label",
     "LabelChange",
+    "LabelConflict",
     "labels_from_samples",
     "labels_of",
     "labels_path_for",

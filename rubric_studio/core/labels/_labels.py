@@ -6,6 +6,7 @@ Format (BRIEF §2)::
       verdict: pass            # pass | fail
       score: 8                 # optional, 0-10
       criteria: {tone: met, refund-policy: unmet}
+      criterion_scores: {tone: 8}   # optional: an analytic criterion's 0-10 score
       note: free text
 
 An entry may hold several annotators' labels (``annotator:`` names the top-level label's,
@@ -31,7 +32,7 @@ from rubric_studio.core.yamlpos import load_with_positions
 
 VERDICTS = ("pass", "fail")
 CELL_LABELS = ("met", "unmet")
-LABEL_KEYS = ("verdict", "score", "criteria", "note")
+LABEL_KEYS = ("verdict", "score", "criteria", "criterion_scores", "note")
 
 
 @dataclass
@@ -42,10 +43,13 @@ class Label:
     score: float | None = None
     criteria: dict[str, str] = field(default_factory=dict)
     note: str | None = None
+    #: An analytic criterion's 0-10 score, beside its met / unmet in ``criteria``.
+    criterion_scores: dict[str, float] = field(default_factory=dict)
 
     @property
     def is_empty(self) -> bool:
-        return self.verdict is None and self.score is None and not self.criteria and not self.note
+        return (self.verdict is None and self.score is None and not self.criteria and not self.note
+                and not self.criterion_scores)
 
     def to_yaml_data(self) -> dict[str, Any]:
         data: dict[str, Any] = {}
@@ -55,13 +59,17 @@ class Label:
             data["score"] = int(self.score) if float(self.score).is_integer() else self.score
         if self.criteria:
             data["criteria"] = dict(self.criteria)
+        if self.criterion_scores:
+            data["criterion_scores"] = {k: int(v) if float(v).is_integer() else v
+                                        for k, v in self.criterion_scores.items()}
         if self.note:
             data["note"] = self.note
         return data
 
 
 #: What a :class:`LabelChange` can set.
-CHANGE_FIELDS = ("verdict", "score", "note", "cell", "label")
+CHANGE_FIELDS = ("verdict", "score", "note", "cell", "cell_score", "label")
+_CELL_FIELDS = ("cell", "cell_score")
 
 
 @dataclass(frozen=True)
@@ -69,7 +77,8 @@ class LabelChange:
     """One change to a sample's label: ``field`` set to ``value`` (None clears it).
 
     ``field`` is ``verdict``, ``score``, ``note``, ``cell`` (``criterion`` names the cell:
-    ``met`` / ``unmet``) or ``label`` (the whole label: a :class:`Label` or None).
+    ``met`` / ``unmet``), ``cell_score`` (an analytic cell's 0-10 score; ``criterion`` names it)
+    or ``label`` (the whole label: a :class:`Label` or None).
     """
 
     field: str
@@ -77,7 +86,7 @@ class LabelChange:
     criterion: str | None = None
 
     def __post_init__(self) -> None:
-        if self.field not in CHANGE_FIELDS or (self.field == "cell") != (self.criterion is not None):
+        if self.field not in CHANGE_FIELDS or (self.field in _CELL_FIELDS) != (self.criterion is not None):
             raise ValueError(f"not a label change: {self.field!r} {self.criterion!r}")
 
     def value_in(self, label: Label | None) -> Any:
@@ -88,6 +97,8 @@ class LabelChange:
             return None
         if self.field == "cell":
             return label.criteria.get(self.criterion or "")
+        if self.field == "cell_score":
+            return label.criterion_scores.get(self.criterion or "")
         return getattr(label, self.field)
 
     def restoring(self, label: Label | None) -> LabelChange:
@@ -134,10 +145,25 @@ def parse_label(value: Any, where: str = "label") -> Label:
         if str(state).lower() not in CELL_LABELS:
             raise ValueError(f"{where}: criteria.{criterion_id} must be met or unmet, got {state!r}")
         label.criteria[str(criterion_id)] = str(state).lower()
+    label.criterion_scores = _criterion_scores(value.get("criterion_scores"), where)
     note = value.get("note")
     if note is not None:
         label.note = str(note)
     return label
+
+
+def _criterion_scores(value: Any, where: str) -> dict[str, float]:
+    """``criterion_scores:`` of a label (criterion id -> 0-10); ValueError says what is wrong."""
+    if value is None:
+        return {}
+    if not isinstance(value, dict):
+        raise ValueError(f"{where}: criterion_scores must be a mapping of criterion id -> a score from 0 to 10")
+    found: dict[str, float] = {}
+    for criterion_id, score in value.items():
+        if isinstance(score, bool) or not isinstance(score, int | float) or not 0 <= score <= 10:
+            raise ValueError(f"{where}: criterion_scores.{criterion_id} must be a number from 0 to 10, got {score!r}")
+        found[str(criterion_id)] = float(score)
+    return found
 
 
 @dataclass
@@ -222,9 +248,14 @@ def consensus(by_annotator: Mapping[str, Label]) -> Label:
         if state is not None:
             criteria[criterion] = state
     criteria.update(judged.criteria)
+    cell_scores: dict[str, float] = {}
+    for criterion in dict.fromkeys(c for lab in labels for c in lab.criterion_scores):
+        given = [lab.criterion_scores[criterion] for lab in labels if criterion in lab.criterion_scores]
+        cell_scores[criterion] = sum(given) / len(given)
+    cell_scores.update(judged.criterion_scores)
     notes = {name: lab.note for name, lab in by_annotator.items() if lab.note}
     note = next(iter(notes.values())) if len(notes) == 1 else "\n".join(f"{n}: {t}" for n, t in notes.items())
-    return Label(verdict, score, criteria, note or None)
+    return Label(verdict, score, criteria, note or None, cell_scores)
 
 
 def consensus_labels(by_sample: Mapping[str, Mapping[str, Label]]) -> dict[str, Label]:

@@ -59,6 +59,7 @@ _SEQ_LINE = re.compile(r"^( *)- ")
 _BLANK_BEFORE_KEY = re.compile(r"\n[ \t]*\n[^\s#-]")
 _KEY_LINE = re.compile(r"^( *)[^\s#-][^:#]*:\s*(#.*)?$")
 _EntryEdit = Callable[[CommentedMap, list[str]], None]  # edits one sample's entry (comment lines to carry)
+_ATTEMPTS = 5  # tries when a writer without the lock (a hand edit) keeps changing the file
 
 
 def round_trip_yaml(text: str = "") -> YAML:
@@ -220,31 +221,43 @@ def _read(target: Path) -> tuple[str, DiskState]:
     return raw.replace("\r\n", "\n").replace("\r", "\n"), state
 
 
-def _edit(path: str | Path, sample_id: str, change: _EntryEdit,
-          annotator: str | None = None) -> tuple[Label | None, Label | None]:
-    """Read, let ``change`` edit the sample's entry, write over exactly what was read; the label before and after.
+class LabelConflict(ValueError):
+    """The field this change replaces no longer holds what the writer last saw: the same annotator
+    changed it elsewhere (another window, a hand edit). Nothing was written."""
 
-    When the file changed between the read and the write, nothing is written and the edit
-    is redone once on the new content; a second clash raises ValueError.
+
+_UNSEEN = object()
+
+
+def _edit(path: str | Path, sample_id: str, change: _EntryEdit,
+          annotator: str | None = None, check: Callable[[Label | None], None] | None = None,
+          ) -> tuple[Label | None, Label | None]:
+    """Under the sidecar's lock: read it as it is now, let ``change`` edit the sample's entry, write;
+    the label before and after. Other annotators' labels and other samples written meanwhile are
+    kept as they are (the change is applied to the file as it is now, not to an older copy).
+
+    ``check(label_before)`` may raise to refuse the change (:class:`LabelConflict`). Only a writer
+    that takes no lock (an editor saving by hand) can change the file between the read and the
+    write: the edit is then redone on the new content, a few times, before ValueError.
     """
     target = Path(path)
     found: list[Label | None] = [None, None]
 
     def edit() -> tuple[str, DiskState] | None:
         text, state = _read(target)
-        new_text, found[0], found[1] = _edited(text, target, sample_id, change, annotator)
+        new_text, found[0], found[1] = _edited(text, target, sample_id, change, annotator, check)
         return None if new_text is None else (new_text, state)
 
     try:
-        rewrite_safely(target, edit)
+        rewrite_safely(target, edit, attempts=_ATTEMPTS)
     except ChangedOnDisk:
         raise ValueError(f"{target}: kept changing on disk while the label was written; "
                          "nothing written, label again") from None
     return found[0], found[1]
 
 
-def _edited(text: str, target: Path, sample_id: str, change: _EntryEdit,
-            annotator: str | None = None) -> tuple[str | None, Label | None, Label | None]:
+def _edited(text: str, target: Path, sample_id: str, change: _EntryEdit, annotator: str | None = None,
+            check: Callable[[Label | None], None] | None = None) -> tuple[str | None, Label | None, Label | None]:
     """The sidecar text after ``change`` edits the sample's entry (None: leave the file alone), and the
     label before and after (``annotator``'s own; None: the entry's top-level label)."""
     try:
@@ -270,6 +283,8 @@ def _edited(text: str, target: Path, sample_id: str, change: _EntryEdit,
         _give_following(data, key, following)
     created = entry is None
     before = None if created else own_label(entry, annotator, sample_id)
+    if check is not None:
+        check(before)
     if entry is None:
         entry = CommentedMap()
         last = list(data)[-1] if data else None
@@ -400,22 +415,41 @@ def _set_cells(entry: CommentedMap, carry: list[str], cells: dict[str, str | Non
 
 
 def apply_change(path: str | Path, sample_id: str, change: LabelChange,
-                 annotator: str | None = None) -> tuple[Label | None, Label | None]:
+                 annotator: str | None = None, *, expect: Any = _UNSEEN) -> tuple[Label | None, Label | None]:
     """Make ``change`` to the sample's label; (the label before, the label after), None when absent.
 
     With ``annotator``, the change is made to that annotator's label only (other annotators' labels,
     and the comments around them, stay as they are); without, to the entry's top-level label.
+    With ``expect`` (the label the writer last saw, e.g. what an undo puts back over), the change is
+    refused with :class:`LabelConflict` when the field it changes holds anything else now; another
+    field, another sample or another annotator's label changed meanwhile never refuses it.
     """
+    check = None if expect is _UNSEEN else _unchanged_field(sample_id, change, expect, annotator)
     field, value = change.field, change.value
     if field == "label":  # the whole label
         _check_verdict(value.verdict if value is not None else None)
-        return _edit(path, sample_id, _whole_label(value), annotator)
+        return _edit(path, sample_id, _whole_label(value), annotator, check)
     if field == "cell":
         return _edit(path, sample_id, lambda entry, carry: _set_cells(entry, carry, {change.criterion: value}),
-                     annotator)
+                     annotator, check)
     _check_verdict(value if field == "verdict" else None)
     value = _score_value(value) if field == "score" else _note_value(value) if field == "note" else value
-    return _edit(path, sample_id, lambda entry, carry: _set_field(entry, carry, field, value), annotator)
+    return _edit(path, sample_id, lambda entry, carry: _set_field(entry, carry, field, value), annotator, check)
+
+
+def _unchanged_field(sample_id: str, change: LabelChange, expect: Label | None,
+                     annotator: str | None) -> Callable[[Label | None], None]:
+    """The check that the field ``change`` writes still holds what it held in ``expect``."""
+    seen = change.value_in(expect)
+
+    def check(now: Label | None) -> None:
+        if change.value_in(now) != seen:
+            what = f"{change.criterion} cell" if change.field == "cell" else change.field
+            whose = f"{annotator}'s " if annotator else ""
+            raise LabelConflict(f"{sample_id}: {whose}{what} changed on disk since you last saw it "
+                                f"(now {change.value_in(now)!r}); nothing written")
+
+    return check
 
 
 def set_verdict(path: str | Path, sample_id: str, verdict: str | None) -> Label | None:
@@ -464,3 +498,161 @@ def _whole_label(label: Label | None) -> _EntryEdit:
         _set_field(entry, carry, "note", note)
 
     return change
+
+
+# -- many changes in one write --------------------------------------------------
+def apply_changes(path: str | Path, changes: list[tuple[str, LabelChange, str | None]]) -> int:
+    """Make every ``(sample id, change, annotator)`` in one read-modify-write of the sidecar.
+
+    Each change is made as :func:`apply_change` makes it (to that annotator's label only; None:
+    the entry's top-level label), in order, on the file as it is on disk when it is written; a
+    ``cell_score`` change sets an analytic cell's 0-10 score (``criterion_scores:``). Returns how
+    many labels (sample × annotator) changed. A bad value raises ValueError before anything is read.
+    """
+    grouped: dict[tuple[str, str | None], list[_EntryEdit]] = {}
+    for sample_id, change, annotator in changes:
+        grouped.setdefault((str(sample_id), annotator), []).append(_entry_edit(change))
+    if not grouped:
+        return 0
+    target = Path(path)
+    changed = [0]
+
+    def edit() -> tuple[str, DiskState] | None:
+        text, state = _read(target)
+        new_text, changed[0] = _edited_many(text, target, grouped)
+        return None if new_text is None else (new_text, state)
+
+    try:
+        rewrite_safely(target, edit)
+    except ChangedOnDisk:
+        raise ValueError(f"{target}: kept changing on disk while the labels were written; "
+                         "nothing written, try again") from None
+    return changed[0]
+
+
+def _entry_edit(change: LabelChange) -> _EntryEdit:
+    """The entry edit that makes ``change`` (its value checked now)."""
+    field, value = change.field, change.value
+    if field == "label":
+        _check_verdict(value.verdict if value is not None else None)
+        whole = _whole_label(value)
+        scores = dict(value.criterion_scores) if value is not None else {}
+        for score in scores.values():
+            _score_value(score)
+
+        def edit(entry: CommentedMap, carry: list[str]) -> None:
+            whole(entry, carry)
+            _set_criterion_scores(entry, carry, scores, replace=True)
+
+        return edit
+    if field == "cell":
+        return lambda entry, carry: _set_cells(entry, carry, {change.criterion: value})
+    if field == "cell_score":
+        score = _score_value(value)
+        return lambda entry, carry: _set_criterion_scores(entry, carry, {change.criterion: score})
+    _check_verdict(value if field == "verdict" else None)
+    value = _score_value(value) if field == "score" else _note_value(value) if field == "note" else value
+    return lambda entry, carry: _set_field(entry, carry, field, value)
+
+
+def _set_criterion_scores(entry: CommentedMap, carry: list[str], scores: dict[str | None, Any],
+                          replace: bool = False) -> None:
+    """Set analytic cells' scores under ``criterion_scores:`` (None clears one; ``replace``: clear the others)."""
+    current = entry.get("criterion_scores")
+    if not isinstance(current, CommentedMap):
+        if isinstance(current, dict):  # a flow mapping written by hand
+            current = CommentedMap(current)
+        wanted = {k: v for k, v in scores.items() if v is not None}
+        if wanted:
+            _put(entry, "criterion_scores", CommentedMap(wanted), LABEL_KEYS)
+        elif "criterion_scores" in entry:
+            carry.append(_delete(entry, "criterion_scores"))
+        return
+    if replace:
+        scores = {**{str(k): None for k in current}, **scores}
+    for criterion_id, score in scores.items():
+        key = next((k for k in current if str(k) == criterion_id), criterion_id)
+        if score is None:
+            if key in current:
+                carry.append(_delete(current, key))
+        else:
+            _put(current, key, score)
+    if not current:
+        carry.append(_delete(entry, "criterion_scores", "".join(carry)))
+        del carry[:-1]
+
+
+def _edited_many(text: str, target: Path,
+                 grouped: dict[tuple[str, str | None], list[_EntryEdit]]) -> tuple[str | None, int]:
+    """The sidecar text after every grouped edit (None: nothing changed) and how many labels changed."""
+    data, yaml, prefix = _document(text, target)
+    changed, orphans = 0, []
+    for (sample_id, annotator), edits in grouped.items():
+        def change(entry: CommentedMap, carry: list[str], edits: list[_EntryEdit] = edits) -> None:
+            for one in edits:
+                one(entry, carry)
+
+        changed += _edit_entry(data, text, sample_id, for_annotator(change, annotator), annotator, orphans)
+    if not changed:
+        return None, 0
+    if not data:
+        return _leading_comments(text) or HEADER, changed
+    buffer = io.StringIO()
+    yaml.dump(data, buffer)
+    body = buffer.getvalue()
+    head = _leading_comments(body)
+    return prefix + head + "".join(orphans) + body[len(head):], changed
+
+
+def _document(text: str, target: Path) -> tuple[CommentedMap, YAML, str]:
+    """The sidecar's round-trip document, its YAML, and the text kept before it (a file of comments only)."""
+    try:
+        load_with_positions(text, str(target))
+    except RubricError as exc:
+        where, why = (exc.problems[0].location(), exc.problems[0].message) if exc.problems else (target, exc)
+        raise ValueError(f"{where}: not valid YAML, fix it by hand first ({why})") from None
+    yaml = round_trip_yaml(text)
+    try:
+        data = yaml.load(text)
+    except YAMLError as exc:
+        raise ValueError(f"{target}: not valid YAML, fix it by hand first ({exc})") from None
+    if data is None:
+        return CommentedMap(), yaml, text if text.endswith("\n") or not text else text + "\n"
+    if not isinstance(data, CommentedMap):
+        raise ValueError(f"{target}: expected a mapping of sample id -> label")
+    return data, yaml, ""
+
+
+def _edit_entry(data: CommentedMap, text: str, sample_id: str, change: _EntryEdit, annotator: str | None,
+                orphans: list[str]) -> bool:
+    """Let ``change`` edit one sample's entry in ``data``; whether the annotator's label changed.
+
+    Comment lines a deleted first entry leaves with no place to go are added to ``orphans``.
+    """
+    key = next((k for k in data if str(k) == sample_id), sample_id)
+    entry = data.get(key)
+    carry: list[str] = []
+    if entry is None:  # filled before it is placed: nothing is added when the change leaves it empty
+        entry = CommentedMap()
+        change(entry, carry)
+        if not has_label(entry, sample_id):
+            return False
+        last = list(data)[-1] if data else None
+        tail = _take_following(data, last) if last is not None else ""
+        data[key] = entry
+        if last is not None and _blank_separated(text):
+            _give_following(data, last, "\n")
+        _give_following(data, key, tail)
+        return True
+    if not isinstance(entry, CommentedMap):
+        following = _take_following(data, key)
+        data[key] = entry = CommentedMap(parse_label(entry, where=sample_id).to_yaml_data())
+        _give_following(data, key, following)
+    before = own_label(entry, annotator, sample_id)
+    change(entry, carry)
+    after = own_label(entry, annotator, sample_id)
+    if not has_label(entry, sample_id):
+        orphans.append(_delete(data, key, "".join(carry)))
+    elif carry:
+        _give_following(data, key, "".join(carry))
+    return before != after

@@ -2,8 +2,11 @@
 here and one line naming its code in :data:`rubric_studio.judges.provider_code.BUILTIN_CODE` (or,
 outside this package, one entry point in the ``rubric_studio.providers`` group).
 
-Prices are list prices as of 2025-11, USD per 1M tokens (input, output), for standard
-(non-batch, uncached) calls; check the providers' pages, and override any in ``prices.yaml``.
+Prices are list prices as of 2025-11, USD per 1M tokens (input, output[, cached input]), for
+standard (non-batch) calls; check the providers' pages, and override any in ``prices.yaml``.
+Cached input: OpenAI's table gives each model's rate where it differs from half the input
+price (gpt-5: 0.1×, gpt-4.1 / o3 / o4-mini: 0.25×; gpt-4-turbo and gpt-3.5-turbo cache
+nothing); Anthropic bills cache reads at 0.1× and 5-minute cache writes at 1.25× the input price.
 """
 
 from __future__ import annotations
@@ -11,10 +14,13 @@ from __future__ import annotations
 from rubric_studio.core.providers._spec import Alias, Provider
 
 OPENAI_PRICES = {
-    "gpt-5": (1.25, 10.0), "gpt-5.1": (1.25, 10.0), "gpt-5-mini": (0.25, 2.0), "gpt-5-nano": (0.05, 0.40),
-    "gpt-4.1": (2.0, 8.0), "gpt-4.1-mini": (0.40, 1.60), "gpt-4.1-nano": (0.10, 0.40),
-    "gpt-4o": (2.50, 10.0), "gpt-4o-mini": (0.15, 0.60), "gpt-4-turbo": (10.0, 30.0), "gpt-3.5-turbo": (0.50, 1.50),
-    "o1": (15.0, 60.0), "o1-mini": (1.10, 4.40), "o3": (2.0, 8.0), "o3-mini": (1.10, 4.40), "o4-mini": (1.10, 4.40),
+    "gpt-5": (1.25, 10.0, 0.125), "gpt-5.1": (1.25, 10.0, 0.125), "gpt-5-mini": (0.25, 2.0, 0.025),
+    "gpt-5-nano": (0.05, 0.40, 0.005),
+    "gpt-4.1": (2.0, 8.0, 0.50), "gpt-4.1-mini": (0.40, 1.60, 0.10), "gpt-4.1-nano": (0.10, 0.40, 0.025),
+    "gpt-4o": (2.50, 10.0), "gpt-4o-mini": (0.15, 0.60), "gpt-4-turbo": (10.0, 30.0, 10.0),
+    "gpt-3.5-turbo": (0.50, 1.50, 0.50),
+    "o1": (15.0, 60.0), "o1-mini": (1.10, 4.40), "o3": (2.0, 8.0, 0.50), "o3-mini": (1.10, 4.40),
+    "o4-mini": (1.10, 4.40, 0.275),
 }  # fmt: skip
 #: Aliases like claude-sonnet-4-5 and dated ids like claude-sonnet-4-5-20250929.
 ANTHROPIC_PRICES = {
@@ -33,6 +39,8 @@ OPENAI = Provider(
     default_model="gpt-4o-mini",
     official_url="https://api.openai.com/v1",
     prices=OPENAI_PRICES,
+    cache_read_factor=0.5,
+    cache_write_factor=1.0,
     aliases=(
         Alias("ollama", "a local Ollama server (http://localhost:11434/v1 unless --base-url), no key",
               default_base_url="http://localhost:11434/v1", keyless=True, batch=False),
@@ -52,6 +60,8 @@ ANTHROPIC = Provider(
     structured_output="tool",
     structured_outputs=("tool", "none"),
     prices=ANTHROPIC_PRICES,
+    cache_read_factor=0.1,
+    cache_write_factor=1.25,
 )
 
 AZURE = Provider(

@@ -68,10 +68,14 @@ class Provider:
     structured_outputs: tuple[str, ...] = STRUCTURED_OUTPUTS
     #: Further settings read from the environment, all required: setting name -> variable.
     settings: Mapping[str, str] = field(default_factory=dict)
-    #: List prices, USD per 1M tokens: model -> (input, output). Dated names match by prefix.
-    prices: Mapping[str, tuple[float, float]] = field(default_factory=dict)
+    #: List prices, USD per 1M tokens: model -> (input, output[, cached input]). Dated names match by prefix.
+    prices: Mapping[str, tuple[float, ...]] = field(default_factory=dict)
     #: Price models by another provider's table (Azure deployments named after an OpenAI model).
     priced_like: str | None = None
+    #: Prompt-cache rates as multiples of a model's input price, unless its price gives its own:
+    #: tokens read from the cache, tokens written to it (None: billed as ordinary input).
+    cache_read_factor: float | None = None
+    cache_write_factor: float | None = None
     aliases: tuple[Alias, ...] = ()
     #: Where the definition came from: "built-in", or the entry point that registered it.
     origin: str = "built-in"

@@ -4,6 +4,9 @@ A panel pools its members' verdicts, so one member that disagrees with the peopl
 the others pulls the pooled verdict away from them on every split cell. When the rubric's panel
 has three or more members and, on the fitting labels of the criterion, one member's kappa is
 clearly below the others' mean (by :data:`MARGIN`), the panel without that member is a candidate.
+Checklist and analytic criteria alike: an analytic member's verdict is its own score against the
+criterion's min_score (what the people label met / unmet), and the panel without it is pooled
+again by the panel's analytic rule from the members' raw scores.
 
 Dropping a member costs no judge call: its verdicts are pooled again from the other members'
 cells the baseline already holds (the same pooling rule, :func:`rubric_studio.core.panel.pool_cell`),
@@ -90,7 +93,7 @@ def drop_member_candidates(rubric: Rubric, criterion: Criterion, results: Sequen
     """(candidate, its verdicts on ``criterion``) for each member clearly worse than the others on the
     fitting labels; none unless the rubric itself has a panel of three or more."""
     panel = rubric.judge.panel if rubric.judge is not None else None
-    if not panel or len(panel) < 3 or criterion.kind == "analytic":
+    if not panel or len(panel) < 3:
         return []
     kappas = member_kappas(results, criterion.key, human, fit_ids)
     labels = list(kappas)

@@ -167,11 +167,45 @@ async def _rewordings(report: ImproveReport, rubric: Rubric, criterion: Any, sam
         report.warnings.append(f"rewordings could not be had from {assistant.label}: {exc.message}")
         return []
     dropped = list(dropped)
+    proposals = await _same_meaning(criterion, proposals, dropped, assistant)
     made = reword_candidates(rubric, criterion, proposals, dropped)
     for outcome, reason in dropped:
         report.dropped.append({"kind": "reword", "outcome": outcome, "reason": reason})
         report.warnings.append(f"dropped a proposed rewording {outcome!r}: {reason}")
     return made
+
+
+async def _same_meaning(criterion: Any, proposals: list[tuple[str, str]], dropped: list[tuple[str, str]],
+                        assistant: Any) -> list[tuple[str, str]]:
+    """The proposals that still test the criterion's property (:mod:`._meaning`); the rest go to ``dropped``."""
+    from rubric_studio.engine.improve._meaning import (
+        SAME_SCHEMA,
+        SAME_SYSTEM,
+        lexical_problem,
+        read_same,
+        same_prompt,
+        why_problem,
+    )
+    from rubric_studio.judges.base import JudgeError
+
+    current = criterion.outcome or ""
+    kept = []
+    for outcome, why in proposals:
+        problem = lexical_problem(current, outcome) or why_problem(why, current, outcome, criterion.key)
+        if problem is None:
+            try:
+                same, reason = await assistant.ask(SAME_SYSTEM, same_prompt(criterion.key, current, outcome,
+                                                                            criterion.weight),
+                                                   SAME_SCHEMA, "same_property", read_same)
+            except JudgeError as exc:
+                same, reason = False, f"could not be checked: {exc.message}"
+            if not same:
+                problem = f"it does not test the same property as {current!r} ({reason or 'the judge says so'})"
+        if problem is None:
+            kept.append((outcome, why))
+        else:
+            dropped.append((outcome, problem))
+    return kept
 
 
 async def _scoring_candidate(report: ImproveReport, rubric: Rubric, labelled: list[Sample],

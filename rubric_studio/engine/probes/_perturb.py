@@ -13,6 +13,11 @@ criterion asks about:
 * ``order`` — the judge criteria in another order (a seeded shuffle; never the rubric's own
   order), for a judge that sees them all in one batch call.
 
+And one *null* perturbation, judged on every probe run: the output with a blank line added at its
+end (:func:`null_sample`). The meaning is unchanged, the bytes are not — the fence code (an HMAC
+of the text) changes with them, so the request is a new one the cache cannot serve. How often a
+verdict flips under it is the judge's own noise, the baseline every kind is measured against.
+
 Every choice comes from ``random.Random`` seeded with the seed, the kind and the sample (or
 criterion) id as a string, so the same seed gives the same text on every machine and in every
 process, and another seed gives other choices.
@@ -39,6 +44,10 @@ DESCRIPTIONS = {
     "hedging": "hedging phrasing added before and after the output",
     "paraphrase": "the criterion's outcome reworded (synonyms and a neutral framing)",
 }
+
+#: The null perturbation: the same meaning in other bytes (the judge's own noise).
+NULL_KIND = "noise"
+NULL_DESCRIPTION = "the same text with a blank line added at its end: same meaning, other bytes"
 
 POLITE = (
     "Thank you so much for taking the time to reach out to us today.",
@@ -118,6 +127,16 @@ def perturb_text(kind: str, text: str, seed: int, subject: str) -> str:
 def perturb_sample(kind: str, sample: Sample, seed: int) -> Sample:
     """A copy of ``sample`` (same id) whose output is perturbed by ``kind``."""
     return replace(sample, output=perturb_text(kind, sample.output, seed, sample.id))
+
+
+def null_text(text: str) -> str:
+    """``text`` with a blank line added at its end: nothing a judge should read differently."""
+    return text + "\n"
+
+
+def null_sample(sample: Sample) -> Sample:
+    """A copy of ``sample`` (same id) whose output is :func:`null_text` of it."""
+    return replace(sample, output=null_text(sample.output))
 
 
 def _swap(match: re.Match[str], rng: random.Random) -> str:

@@ -4,8 +4,15 @@ Judges reward length, confident tone and wording they like (MT-Bench's verbosity
 "Justice or Prejudice?", 2024, measures such biases by perturbing the judged text). A probe
 grades the samples as they are (the *baseline*), then grades controlled perturbations of them
 (:mod:`rubric_studio.engine.probes._perturb`) and counts, per judge criterion, the cells whose
-verdict flipped: the flip rate with its Wilson 95% interval and the direction (unmet → met,
-met → unmet). Checks are deterministic and not probed.
+verdict flipped: the flip rate with its Wilson 95% interval and the direction, each over its own
+base ("4 of 7 unmet → met": 7 cells were unmet before). Checks are deterministic and not probed.
+
+A judge that is merely noisy flips verdicts under *any* change of its request, so every run also
+judges a null perturbation — the same meaning in other bytes
+(:func:`~rubric_studio.engine.probes._perturb.null_sample`) — and each kind's flip rate is compared
+with that noise on the same cells (a paired interval: :mod:`rubric_studio.engine.probes._noise`).
+Only a kind whose interval lies above the noise (``beyond_noise``) is a finding. A cell that
+flipped under every kind probed (two or more) is *unstable*: listed once, not as a finding of each.
 
 Samples: the labelled ones when there are any (the cells someone cares enough about to label),
 else all of them. Every run goes through one :class:`~rubric_studio.engine.grader.Grader` and
@@ -18,18 +25,22 @@ batch verdict is cached per criterion, each order is filed under a cache identit
 from __future__ import annotations
 
 import hashlib
-import math
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from rubric_studio.core.intervals import wilson_interval
 from rubric_studio.core.results import CriterionResult, Status
 from rubric_studio.core.rubric import Rubric
 from rubric_studio.core.samples import Sample
+from rubric_studio.engine.probes._noise import NoiseComparison, compare_with_noise
 from rubric_studio.engine.probes._perturb import (
     DESCRIPTIONS,
     KINDS,
+    NULL_DESCRIPTION,
+    NULL_KIND,
     TEXT_KINDS,
+    null_sample,
     paraphrased_rubric,
     perturb_sample,
     reordered_rubric,
@@ -38,18 +49,6 @@ from rubric_studio.engine.report import Report
 from rubric_studio.engine.usage import Usage
 
 _VERDICTS = (Status.MET, Status.UNMET)
-
-
-def wilson_interval(successes: int, n: int, z: float = 1.96) -> tuple[float, float] | None:
-    """The Wilson score interval of a proportion (95% by default); None for n = 0.
-    Unlike p ± z·SE it stays inside [0, 1] and is not empty at 0 or n successes."""
-    if n <= 0:
-        return None
-    p = successes / n
-    denominator = 1 + z * z / n
-    centre = (p + z * z / (2 * n)) / denominator
-    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / denominator
-    return max(0.0, centre - half), min(1.0, centre + half)
 
 
 @dataclass
@@ -64,13 +63,23 @@ class Flip:
 
 @dataclass
 class CriterionProbe:
-    """One criterion under one perturbation: cells compared, flips each way, errored cells."""
+    """One criterion under one perturbation: cells compared, flips each way, errored cells, and
+    (once the null perturbation was judged) how it compares with the judge's own noise."""
 
     n: int = 0
     unmet_to_met: int = 0
     met_to_unmet: int = 0
     errors: int = 0
     flipped: list[Flip] = field(default_factory=list)
+    #: The compared cells' baseline verdicts: the base of each direction.
+    were_unmet: int = 0
+    were_met: int = 0
+    #: Sample id -> flipped, for every compared cell (paired with the noise's cells).
+    cells: dict[str, bool] = field(default_factory=dict)
+    #: Against the null perturbation (None for the noise itself, or when it was not measured).
+    noise: NoiseComparison | None = None
+    #: Sample ids of flipped cells that flipped under every kind probed (listed once, as unstable).
+    unstable: set[str] = field(default_factory=set)
 
     @property
     def flips(self) -> int:
@@ -85,17 +94,22 @@ class CriterionProbe:
         return wilson_interval(self.flips, self.n)
 
     @property
+    def beyond_noise(self) -> bool:
+        return self.noise is not None and self.noise.beyond_noise
+
+    @property
     def direction(self) -> str:
-        """``4/30 unmet → met`` (the dominant direction), then the other when it happened:
-        ``4/30 unmet → met, 1 met → unmet``."""
+        """``4 of 7 unmet → met`` — each direction over its own base, the cells that were unmet
+        (met) before — the larger share first, then the other when it happened."""
         if not self.n:
             return "no cell judged both times"
         if not self.flips:
-            return f"0/{self.n} flipped"
-        up, down = self.unmet_to_met, self.met_to_unmet
-        main = f"{up}/{self.n} unmet → met" if up >= down else f"{down}/{self.n} met → unmet"
-        other = down if up >= down else up
-        return main + (f", {other} {'met → unmet' if up >= down else 'unmet → met'}" if other else "")
+            return f"0 of {self.n} flipped"
+        up = (self.unmet_to_met, self.were_unmet, "unmet → met")
+        down = (self.met_to_unmet, self.were_met, "met → unmet")
+        first, second = (up, down) if _share(up) >= _share(down) else (down, up)
+        text = f"{first[0]} of {first[1]} {first[2]}"
+        return text + (f", {second[0]} of {second[1]} {second[2]}" if second[0] else "")
 
     def add(
         self, sample_id: str, before: CriterionResult | None, after: CriterionResult | None, text: str
@@ -106,6 +120,11 @@ class CriterionProbe:
             self.errors += 1
         elif statuses[0] in _VERDICTS and statuses[1] in _VERDICTS:
             self.n += 1
+            if statuses[0] is Status.MET:
+                self.were_met += 1
+            else:
+                self.were_unmet += 1
+            self.cells[sample_id] = statuses[0] != statuses[1]
             if statuses[0] != statuses[1]:
                 if statuses[1] is Status.MET:
                     self.unmet_to_met += 1
@@ -113,15 +132,33 @@ class CriterionProbe:
                     self.met_to_unmet += 1
                 self.flipped.append(Flip(sample_id, str(statuses[0]), str(statuses[1]), text))
 
-    def to_dict(self, with_text: bool) -> dict[str, Any]:
+    def figures(self) -> dict[str, Any]:
+        """``n``, ``flips``, ``rate``, ``ci``, ``direction``: the keys every flip rate carries."""
         ci = self.ci
         return {
             "n": self.n, "flips": self.flips, "rate": None if self.rate is None else round(self.rate, 4),
             "ci": None if ci is None else [round(ci[0], 4), round(ci[1], 4)], "direction": self.direction,
-            "unmet_to_met": self.unmet_to_met, "met_to_unmet": self.met_to_unmet, "errors": self.errors,
-            "flipped": [{"sample": f.sample_id, "from": f.before, "to": f.after, **({"output": f.text} if with_text else {})}
-                        for f in self.flipped],
+            "unmet_to_met": self.unmet_to_met, "met_to_unmet": self.met_to_unmet,
+            "were_unmet": self.were_unmet, "were_met": self.were_met, "errors": self.errors,
         }  # fmt: skip
+
+    def to_dict(self, with_text: bool) -> dict[str, Any]:
+        data = self.figures()
+        data["beyond_noise"] = self.beyond_noise
+        data["difference"] = None if self.noise is None else self.noise.to_dict()
+        data["noise_rate"] = None if self.noise is None or self.noise.noise_rate is None else round(self.noise.noise_rate, 4)
+        data["flipped"] = [
+            {"sample": f.sample_id, "from": f.before, "to": f.after,
+             **({"unstable": True} if f.sample_id in self.unstable else {}),
+             **({"output": f.text} if with_text else {})}
+            for f in self.flipped
+        ]  # fmt: skip
+        return data
+
+
+def _share(direction: tuple[int, int, str]) -> float:
+    flips, base, _ = direction
+    return flips / base if base else 0.0
 
 
 @dataclass
@@ -167,26 +204,50 @@ class ProbeReport:
     kinds: dict[str, KindProbe] = field(default_factory=dict)
     #: Why nothing was judged (no judge configured, judging stopped), or None.
     note: str | None = None
+    #: The null perturbation (same meaning, other bytes) per criterion: the judge's own noise.
+    noise: dict[str, CriterionProbe] = field(default_factory=dict)
+    noise_usage: Usage = field(default_factory=Usage)
 
     @property
     def errors(self) -> int:
-        """Errored cells: the baseline's (probed criteria only) and every kind's."""
-        return self.baseline_errors + sum(k.errors for k in self.kinds.values())
+        """Errored cells: the baseline's (probed criteria only), the noise's and every kind's."""
+        noise = sum(c.errors for c in self.noise.values())
+        return self.baseline_errors + noise + sum(k.errors for k in self.kinds.values())
 
     @property
     def usage(self) -> Usage:
         total = Usage()
         total.merge(self.baseline_usage)
+        total.merge(self.noise_usage)
         for kind in self.kinds.values():
             total.merge(kind.usage)
         return total
 
+    def findings(self) -> list[tuple[str, str]]:
+        """(kind, criterion id) of every kind beyond the judge's noise: the only findings."""
+        return [(kind, cid) for kind, probe in self.kinds.items() for cid, c in probe.criteria.items()
+                if c.beyond_noise]  # fmt: skip
+
+    def unstable(self) -> list[tuple[str, str, list[str]]]:
+        """(sample id, criterion id, kinds) of the cells that flipped under every kind probed."""
+        out: dict[tuple[str, str], list[str]] = {}
+        for kind, probe in self.kinds.items():
+            for cid, c in probe.criteria.items():
+                for sid in sorted(c.unstable):
+                    out.setdefault((sid, cid), []).append(kind)
+        return [(sid, cid, kinds) for (sid, cid), kinds in out.items()]
+
     def to_dict(self) -> dict[str, Any]:
         return {
             "samples": {"source": self.source, "n": self.samples}, "seed": self.seed, "judge": self.judge,
-            "criteria": list(self.criteria), "kinds": {k: v.to_dict() for k, v in self.kinds.items()},
+            "criteria": list(self.criteria),
+            "noise": {cid: c.figures() for cid, c in self.noise.items()},
+            "noise_description": NULL_DESCRIPTION,
+            "kinds": {k: v.to_dict() for k, v in self.kinds.items()},
+            "findings": [{"kind": k, "criterion": c} for k, c in self.findings()],
+            "unstable": [{"sample": s, "criterion": c, "kinds": k} for s, c, k in self.unstable()],
             "errors": self.errors, "note": self.note, "baseline_usage": self.baseline_usage.to_dict(),
-            "usage": self.usage.to_dict(),
+            "noise_usage": self.noise_usage.to_dict(), "usage": self.usage.to_dict(),
         }  # fmt: skip
 
 
@@ -273,6 +334,9 @@ async def run_probes(
         report.note = baseline.judge_note or baseline.judge_stopped
         if baseline.judge_note:
             return report
+        if on_kind is not None:
+            on_kind(NULL_KIND)
+        await _probe_noise(grader, scope, chosen, baseline, ids, report)
         for kind in kinds:
             if on_kind is not None:
                 on_kind(kind)
@@ -281,7 +345,36 @@ async def run_probes(
             report.note = report.note or grader.last_stopped
     finally:
         await grader.aclose()
+    against_noise(report)
     return report
+
+
+async def _probe_noise(grader: Any, rubric: Rubric, samples: list[Sample], baseline: Report, ids: list[str],
+                       report: ProbeReport) -> None:  # fmt: skip
+    """The null perturbation: every sample with a blank line added, judged and compared with the baseline."""
+    nulled = [null_sample(s) for s in samples]
+    after = await grader.run(rubric, nulled)
+    report.noise_usage.merge(after.usage)
+    outputs = {s.id: s.output for s in nulled}
+    report.noise = compare(baseline, after, ids, lambda sid, cid: outputs[sid])
+    report.note = report.note or grader.last_stopped
+
+
+def against_noise(report: ProbeReport) -> None:
+    """Each kind × criterion compared with the noise on the same cells (paired), and the cells that
+    flipped under every kind probed (two kinds or more) marked unstable."""
+    probed = [k for k in report.kinds.values() if not k.skipped]
+    for cid, noise in report.noise.items():
+        for probe in probed:
+            entry = probe.criteria.get(cid)
+            if entry is not None:
+                entry.noise = compare_with_noise(entry.cells, noise.cells, noise.rate)
+        entries = [p.criteria[cid] for p in probed if cid in p.criteria]
+        if len(entries) < 2:
+            continue
+        flipped_everywhere = set.intersection(*({s for s, f in e.cells.items() if f} for e in entries))
+        for entry in entries:
+            entry.unstable = flipped_everywhere
 
 
 def _scoped(rubric: Rubric, ids: Sequence[str]) -> Rubric:

@@ -60,14 +60,16 @@ def is_panel_key(key: str | None) -> bool:
 def grader_key_of(grader: Any) -> str | None:
     """The judge key of a grader: a single judge's ``provider:model#hash`` (as
     :func:`~rubric_studio.engine.versions._versions.judge_key_of`), or for a panel
-    ``panel[majority/mean] A#hash + B#hash`` (members sorted, the aggregation rules in brackets)."""
+    ``panel[majority/median] A#hash + B#hash`` (members sorted, the aggregation rules in brackets)."""
     if grader is None:
         return None
     members = getattr(grader, "members", None)
     if not members:
         return judge_key_of(getattr(grader, "config", None))
-    rules = getattr(grader, "rules", None)
-    rule_text = f"{getattr(rules, 'checklist', 'majority')}/{getattr(rules, 'analytic', 'mean')}"
+    from rubric_studio.core.panel import DEFAULT_RULES
+
+    rules = getattr(grader, "rules", None) or DEFAULT_RULES
+    rule_text = f"{rules.checklist}/{rules.analytic}"
     keys = sorted(_member_key(label, getattr(member, "config", None)) for label, member in members)
     key = f"{PANEL_PREFIX}{rule_text}] " + _MEMBERS.join(keys)
     repeat = getattr(grader, "repeat", 1)
@@ -89,7 +91,7 @@ def _panel_parts(key: str) -> tuple[str, dict[str, str]] | None:
 
 def judge_changes(before: str | None, after: str | None) -> list[str]:
     """What changed from one judge key to another, in words ("added anthropic:claude-haiku-4-5",
-    "aggregation majority/mean → all/mean"); empty when the keys are equal or either is unknown."""
+    "aggregation majority/median → all/median"); empty when the keys are equal or either is unknown."""
     if before == after or before is None or after is None:
         return []
     if not is_panel_key(before) and not is_panel_key(after):

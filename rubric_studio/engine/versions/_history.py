@@ -37,6 +37,7 @@ from rubric_studio.core.atomic import (
     ABSENT,
     ChangedOnDisk,
     DiskState,
+    locked,
     read_bytes,
     regular_target,
     write_text_safely,
@@ -218,6 +219,10 @@ class RunHistory:
     def _append_line(self, line: bytes) -> int:
         """Append one line with a single write; the file's size after it."""
         self.path.parent.mkdir(parents=True, exist_ok=True)
+        with locked(self.path):  # never between a compaction's read and its rename
+            return self._append_locked(line)
+
+    def _append_locked(self, line: bytes) -> int:
         flags = os.O_RDWR | os.O_APPEND | os.O_CREAT | getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_NOFOLLOW", 0)
         fd = os.open(self.path, flags | getattr(os, "O_NONBLOCK", 0), 0o666)
         try:
@@ -237,23 +242,30 @@ class RunHistory:
         """Rewrite the file with only the last version of each number, the last ``max_versions``,
         within ``max_bytes``; atomically and never over a line appended meanwhile. True when written."""
         for _attempt in range(2):
-            data, state = self._read()
-            latest: dict[int, bytes] = {}
-            for line, version in self._entries(data):
-                latest[version.number] = line
-            kept = [latest[number] for number in sorted(latest)][-self.max_versions :]
-            while len(kept) > 1 and sum(len(line) + 1 for line in kept) > self.max_bytes * 3 // 4:
-                kept.pop(0)
-            try:
-                write_text_safely(self.path, b"".join(line + b"\n" for line in kept).decode(), expect=state)
-            except ChangedOnDisk:
-                continue  # another writer appended: read again
-            except (OSError, UnicodeDecodeError) as exc:
-                self._warn(f"{self.path}: cannot compact the run history ({_first_line(exc)})")
-                return False
-            self._lines = len(kept)
-            return True
+            with locked(self.path):
+                compacted = self._compact_locked()
+            if compacted is not None:
+                return compacted
         return False
+
+    def _compact_locked(self) -> bool | None:
+        """One try of :meth:`compact` under the file's lock (None: a writer without it appended; again)."""
+        data, state = self._read()
+        latest: dict[int, bytes] = {}
+        for line, version in self._entries(data):
+            latest[version.number] = line
+        kept = [latest[number] for number in sorted(latest)][-self.max_versions :]
+        while len(kept) > 1 and sum(len(line) + 1 for line in kept) > self.max_bytes * 3 // 4:
+            kept.pop(0)
+        try:
+            write_text_safely(self.path, b"".join(line + b"\n" for line in kept).decode(), expect=state)
+        except ChangedOnDisk:
+            return None  # another writer appended: read again
+        except (OSError, UnicodeDecodeError) as exc:
+            self._warn(f"{self.path}: cannot compact the run history ({_first_line(exc)})")
+            return False
+        self._lines = len(kept)
+        return True
 
     def _warn(self, message: str) -> None:
         self._problems += 1

@@ -149,10 +149,12 @@ class CalibrationFlow:
         calibration = app.session.calibration
         if self._refused(calibration.consistency_refusal()):
             return
-        cells = calibration.consistency_cells()
+        cells, judges = calibration.consistency_cells(), calibration.consistency_judges()
+        per_cell = f"{cells} cells × {judges} panel members" if judges > 1 else f"{cells} cells"
         prompt = Text.assemble(
             "Each judged cell is asked K times; a cell whose K verdicts differ ", ("flips", "bold"), ".\n",
-            (f"About {cells} × (K − 1) new judge calls ({cells} cells; each first judgement is reused). "
+            (f"About {calibration.consistency_calls(DEFAULT_K)} new judge calls at K = {DEFAULT_K}: {per_cell} "
+             "× (K − 1); each first judgement is reused. "
              "The cell shows the majority (median for scores). The next save grades normally again.", "dim"),
         )
 

@@ -27,6 +27,7 @@ own undo step), selects what it made, and posts ``Changed``.
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -53,6 +54,9 @@ from rubric_studio.tui.editor._rubric_form import RubricForm
 from rubric_studio.tui.editor._specs import next_band, range_keys
 from rubric_studio.tui.editor._widgets import FieldArea, FieldControl, FieldEdited, FieldInput, show_fields
 from rubric_studio.tui.editor._yaml import YamlView, status_markup, yaml_note
+
+TYPED_KEYS_WAIT = 30.0
+"""At most this long a save waits for the focused field to take the keys typed before it."""
 
 __all__ = ["FIELD_DEBOUNCE", "YAML_DEBOUNCE", "ConfirmDelete", "CriteriaList", "EditorPane", "FieldEdited"]
 
@@ -270,6 +274,31 @@ class EditorPane(Widget):
             outcome.focus()
         else:
             self.query_one("#ed-f-id", Input).focus()
+
+    async def _take_typed_keys(self) -> None:
+        """Wait until the focused field has processed the keys typed before this save, then take
+        what it holds.
+
+        The app runs a priority binding (ctrl+s) the moment its key arrives, but forwards each
+        typed key to the focused widget's own queue; on a busy machine that queue lags, and the
+        save used to run before the last keys (or all of them) reached the document: the file
+        kept the old text and the typing stayed unsaved. A callback queued on the field runs
+        after every key queued before it; the field's text is then final, and is read directly
+        (its change messages may still be on their way up).
+        """
+        focused = self.app.focused
+        if focused is None or self not in focused.ancestors:
+            return
+        taken = asyncio.Event()
+        focused.call_later(taken.set)
+        with contextlib.suppress(TimeoutError):  # a field removed meanwhile never runs it
+            await asyncio.wait_for(taken.wait(), TYPED_KEYS_WAIT)
+        if isinstance(focused, FieldControl):
+            edit = focused.current_edit()
+            if edit is not None:
+                self.on_field_control_edited(edit)
+        elif isinstance(focused, YamlView) and focused.text != self.document.text:
+            await self._apply_yaml()
 
     async def flush(self) -> None:
         """Apply whatever the user typed that is still waiting for its pause."""
@@ -661,6 +690,7 @@ class EditorPane(Widget):
         await self._save()
 
     async def _save(self) -> None:
+        await self._take_typed_keys()
         await self.flush()
         try:
             self.document.save()

@@ -116,18 +116,23 @@ class FieldControl(_ControlBase):
 
     def report_edit(self, *, apply_now: bool = False) -> None:
         """Post what the user's change means (see :class:`FieldControl.Edited`)."""
+        edit = self.current_edit(apply_now=apply_now)
+        if edit is not None:
+            self.post_message(edit)
+
+    def current_edit(self, *, apply_now: bool = False) -> FieldControl.Edited | None:
+        """What the control holds now means, as the edit :meth:`report_edit` posts (None before
+        the control has shown the document's value: a mounting control's own event)."""
         if not self.filled_in:
-            return  # the user has not seen a value yet: a mounting control's own event
+            return None
         raw = self.control_value()
         if raw == self._baseline:
-            self.post_message(self.Edited(self, reverted=True))
-            return
+            return self.Edited(self, reverted=True)
         try:
             value = parse_field(self.spec, raw, current=self.stored, blank=self._blank)
         except ValueError as exc:
-            self.post_message(self.Edited(self, error=str(exc)))
-            return
-        self.post_message(self.Edited(self, value, apply_now=apply_now))
+            return self.Edited(self, error=str(exc))
+        return self.Edited(self, value, apply_now=apply_now)
 
     def show_error(self, message: str) -> None:
         """Show ``message`` under the field and mark it invalid ("" clears both)."""

@@ -22,6 +22,8 @@ def members_text(cell: CriterionResult) -> Text:
     head = f"\npanel {panel.get('agree', 0)}–{panel.get('disagree', 0)}"
     if panel.get("rule"):
         head += f" ({panel['rule']})"
+    if cell.tie:
+        head += ", a tie: counted as unmet"
     if panel.get("errors"):
         head += f", {panel['errors']} errored"
     out = Text(head + "\n", style="bold")

@@ -3,9 +3,11 @@ cell's inspector shows what the judge saw and how its verdict moved.
 
 The probe screen hands its report to :class:`ProbeFindings` (one per studio window); the
 inspector asks it for the findings of the selected sample × criterion and draws each as a
-section — ``Probe: verbosity — unmet → met``, what the kind changes, and the perturbed text
-with the **added** text marked (padding, confident or hedging sentences around the output), or
-the reworded outcome, or the order the criteria were judged in. A probe run again for the same
+section — ``Probe: verbosity — unmet → met``, whether that kind is beyond the judge's own noise
+("not distinguishable from this judge's own noise (noise 31%)" otherwise: then it is no finding),
+what the kind changes, and the perturbed text with the **added** text marked (padding, confident
+or hedging sentences around the output), or the reworded outcome, or the order the criteria were
+judged in. A cell that flipped under every kind probed is one section, *unstable*, not one per kind. A probe run again for the same
 criterion replaces its findings; a finding whose sample's output has changed since is not shown
 (it describes text that is no longer there). Probes never change the rubric or the labels, and
 neither do these sections: they are only shown.
@@ -37,6 +39,9 @@ class ProbeFinding:
     after: str
     text: str
     output: str
+    #: How the kind reads against the judge's noise (:func:`~rubric_studio.engine.probes.noise_verdict`);
+    #: for an unstable cell, the kinds it flipped under.
+    verdict: str = ""
 
 
 class ProbeFindings:
@@ -47,16 +52,28 @@ class ProbeFindings:
 
     def take(self, criterion_id: str, report: Any, samples_by_id: Mapping[str, Any]) -> int:
         """Keep the flips of ``report`` (a probe report of ``criterion_id``) in place of that
-        criterion's earlier ones; how many were kept."""
+        criterion's earlier ones; how many were kept. A cell that flipped under every kind
+        probed is kept once, as ``unstable``."""
+        from rubric_studio.engine.probes import noise_verdict
+
         self._cells = {key: found for key, found in self._cells.items() if key[1] != criterion_id}
+        unstable = {sid: kinds for sid, cid, kinds in report.unstable() if cid == criterion_id}
         kept = 0
+        for sid, kinds in unstable.items():
+            sample = samples_by_id.get(sid)
+            if sample is not None:
+                self._cells[(sid, criterion_id)] = [ProbeFinding("unstable", "", "", "", sample.output, ", ".join(kinds))]
+                kept += 1
         for probe in report.kinds.values():
             entry = probe.criteria.get(criterion_id)
             for flip in entry.flipped if entry is not None else []:
                 sample = samples_by_id.get(flip.sample_id)
-                if sample is None:
+                if sample is None or flip.sample_id in unstable:
                     continue
-                finding = ProbeFinding(probe.kind, flip.before, flip.after, flip.text, sample.output)
+                noise = entry.noise
+                verdict = noise_verdict(entry.beyond_noise, None if noise is None else noise.noise_rate,
+                                        None if noise is None else noise.to_dict())  # fmt: skip
+                finding = ProbeFinding(probe.kind, flip.before, flip.after, flip.text, sample.output, verdict)
                 self._cells.setdefault((flip.sample_id, criterion_id), []).append(finding)
                 kept += 1
         return kept
@@ -74,7 +91,16 @@ def probe_text(findings: list[ProbeFinding]) -> Text:
 
     out = Text()
     for finding in findings:
+        if finding.kind == "unstable":
+            out.append("\nProbe: unstable — the verdict flipped under every kind probed\n", style="bold yellow")
+            out.append(f"({terminal_safe(finding.verdict)}): listed once, not as a finding of any kind; "
+                       "the judge is unsure of this cell\n", style="dim")  # fmt: skip
+            continue
         out.append(f"\nProbe: {finding.kind} — {finding.before} → {finding.after}\n", style="bold cyan")
+        if finding.verdict:
+            beyond = finding.verdict.startswith("beyond")
+            out.append(finding.verdict + ("" if beyond else ": not a finding") + "\n",
+                       style="bold magenta" if beyond else "yellow")  # fmt: skip
         out.append(f"{DESCRIPTIONS.get(finding.kind, finding.kind)}\n", style="dim")
         if finding.kind in _AROUND_OUTPUT:
             out.append_text(marked_text(finding.text, finding.output))

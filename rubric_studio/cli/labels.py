@@ -1,0 +1,216 @@
+"""``rubric-studio labels import|export``: human labels in and out of spreadsheets and Label Studio.
+
+``labels import RUBRIC FILE`` merges the labels in FILE into the rubric's sidecar in one locked
+read-modify-write, per annotator (never another annotator's label); a file that does not read is
+reported with file:line:col and nothing is written. ``labels export RUBRIC [SAMPLES] --to T``
+writes CSV / JSON Lines (stdout or ``-o FILE``) or, for Label Studio, a labeling config and a tasks
+file into ``-o DIR``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from argparse import Namespace
+from pathlib import Path
+
+TOKEN_ENV = "LABEL_STUDIO_API_KEY"
+SOURCES = ("auto", "csv", "jsonl", "label-studio")
+
+
+def register(parser: argparse.ArgumentParser) -> None:
+    parser.description = "Import and export human labels (CSV, JSON Lines, Label Studio)."
+    actions = parser.add_subparsers(dest="action", required=True, metavar="import|export")
+    imp = actions.add_parser("import", help="merge labels from a file into the rubric's labels sidecar",
+                             description="Merge labels from FILE into the rubric's labels sidecar, per annotator.")
+    imp.add_argument("rubric", metavar="RUBRIC")
+    imp.add_argument("file", metavar="FILE")
+    imp.add_argument("--from", dest="source", choices=SOURCES, default="auto",
+                     help="FILE's format (auto: by its suffix: .csv, .jsonl, .json = a Label Studio export)")
+    imp.add_argument("--annotator", metavar="NAME",
+                     help="the annotator of rows without one (default: $RUBRIC_STUDIO_ANNOTATOR, else your user name)")
+    imp.add_argument("--labels", metavar="SIDECAR", help="the labels file (default: <rubric>.labels.yaml)")
+    imp.add_argument("--users", metavar="FILE",
+                     help="Label Studio: user id -> e-mail, as JSON ({\"1\": \"a@x.org\"} or the /api/users reply)")
+    imp.add_argument("--label-studio-url", metavar="URL",
+                     help=f"Label Studio: read user e-mails from this server (token from ${TOKEN_ENV})")
+    exp = actions.add_parser("export", help="write the labels as CSV / JSON Lines, or a Label Studio project",
+                             description="Write the rubric's labels for a spreadsheet or Label Studio.")
+    exp.add_argument("rubric", metavar="RUBRIC")
+    exp.add_argument("samples", metavar="SAMPLES", nargs="?",
+                     help="the samples (default: those beside the rubric); unlabelled ones get an empty row")
+    exp.add_argument("--to", required=True, choices=("csv", "jsonl", "label-studio"))
+    exp.add_argument("--labels", metavar="SIDECAR", help="the labels file (default: <rubric>.labels.yaml)")
+    exp.add_argument("-o", "--output", metavar="FILE|DIR",
+                     help="the file to write (default: stdout); for label-studio, the folder to write into")
+
+
+def run(args: Namespace) -> int:
+    from rubric_studio.cli.common import print_problems
+    from rubric_studio.core.loading import load_rubric
+    from rubric_studio.core.problems import RubricError
+
+    try:
+        rubric = load_rubric(args.rubric)
+    except RubricError as exc:
+        print_problems(exc.problems)
+        return 2
+    try:
+        return _import(args, rubric) if args.action == "import" else _export(args, rubric)
+    except RubricError as exc:
+        print_problems(exc.problems)
+        return 2
+
+
+def _sidecar(args: Namespace) -> Path:
+    from rubric_studio.core.labels import labels_path_for
+
+    return Path(args.labels) if args.labels else labels_path_for(args.rubric)
+
+
+# -- import -----------------------------------------------------------------------------------
+def _import(args: Namespace, rubric) -> int:
+    from rubric_studio.cli.common import echo, fail_usage
+    from rubric_studio.core.files import read_user_file
+    from rubric_studio.core.labels import apply_changes, current_annotator
+    from rubric_studio.interop.labels import read_export, read_table
+
+    source = Path(args.file)
+    if not source.is_file():
+        return fail_usage(f"{args.file}: cannot import labels: {'a folder' if source.is_dir() else 'no such file'}")
+    fmt = _source_format(args.source, source)
+    if fmt is None:
+        return fail_usage(f"{args.file}: cannot tell its format from the suffix; give --from csv|jsonl|label-studio")
+    try:
+        default = current_annotator(args.annotator)
+    except ValueError as exc:
+        return fail_usage(f"--annotator: {exc}")
+    text = read_user_file(source, "labels")
+    if fmt == "label-studio":
+        users = _users(args)
+        if users is None:
+            return 2
+        found = read_export(text, str(source), rubric, users)
+    else:
+        found = read_table(text, str(source), rubric, fmt, default)
+    for warning in found.warnings:
+        echo(f"warning: {args.file}: {warning}", sys.stderr)
+    target = _sidecar(args)
+    try:
+        changed = apply_changes(target, found.changes)
+    except (ValueError, OSError) as exc:
+        return fail_usage(f"{target}: labels not written: {getattr(exc, 'strerror', None) or exc}")
+    people = found.annotators
+    echo(f"{len(found.labels)} labels by {len(people)} annotator{'s' if len(people) != 1 else ''} "
+         f"({', '.join(people) or 'none'}) read from {args.file}; {changed} changed in {target}", sys.stderr)
+    return 0
+
+
+def _source_format(given: str, path: Path) -> str | None:
+    if given != "auto":
+        return given
+    return {".csv": "csv", ".jsonl": "jsonl", ".json": "label-studio"}.get(path.suffix.lower())
+
+
+def _users(args: Namespace) -> dict[str, str] | None:
+    """Label Studio user id -> e-mail: from ``--users``, then the server's; None after saying what failed."""
+    from rubric_studio.cli.common import fail_usage
+    from rubric_studio.core.files import read_user_file
+    from rubric_studio.interop.labels import read_users
+
+    users: dict[str, str] = {}
+    if args.label_studio_url:
+        token = os.environ.get(TOKEN_ENV, "").strip()
+        if not token:
+            fail_usage(f"--label-studio-url needs an access token in ${TOKEN_ENV}")
+            return None
+        try:
+            users.update(server_users(args.label_studio_url, token))
+        except (OSError, ValueError) as exc:
+            fail_usage(f"{args.label_studio_url}: cannot read the users: {exc}")
+            return None
+    if args.users:
+        users.update(read_users(read_user_file(Path(args.users), "users"), args.users))
+    return users
+
+
+def server_users(url: str, token: str, timeout: float = 30) -> dict[str, str]:
+    """User id -> e-mail from a Label Studio server's ``/api/users/`` (a legacy token, or a personal
+    access token exchanged for an access token)."""
+    import json
+    import urllib.request
+
+    base = url.rstrip("/")
+    header = f"Token {token}"
+    if token.count(".") == 2:  # a personal access token (a JWT refresh token)
+        request = urllib.request.Request(f"{base}/api/token/refresh/", method="POST",
+                                         data=json.dumps({"refresh": token}).encode(),
+                                         headers={"Content-Type": "application/json"})
+        with urllib.request.urlopen(request, timeout=timeout) as reply:  # noqa: S310 - the user's own server
+            header = f"Bearer {json.load(reply)['access']}"
+    request = urllib.request.Request(f"{base}/api/users/", headers={"Authorization": header})
+    with urllib.request.urlopen(request, timeout=timeout) as reply:  # noqa: S310
+        data = json.load(reply)
+    from rubric_studio.interop.labels import read_users
+
+    return read_users(json.dumps(data), f"{base}/api/users/")
+
+
+# -- export -----------------------------------------------------------------------------------
+def _export(args: Namespace, rubric) -> int:
+    from rubric_studio.cli.common import echo, fail_usage, print_problems, write_output
+    from rubric_studio.core.labels import load_labels
+    from rubric_studio.interop.labels import export_table
+
+    samples = _samples(args)
+    if args.to == "label-studio":
+        return _export_label_studio(args, rubric, samples)
+    sidecar = load_labels(_sidecar(args), missing_ok=args.labels is None)
+    if sidecar.problems:
+        print_problems(sidecar.problems)
+        return 2
+    known = {c.key for c in rubric.criteria}
+    left = sorted({c for labels in sidecar.by_annotator.values() for lab in labels.values() for c in lab.criteria} - known)
+    if left:
+        echo(f"warning: labels of criteria not in the rubric are not exported: {', '.join(left)}", sys.stderr)
+    ids = [s.id for s in samples] if samples else None
+    text = export_table(rubric, sidecar.by_annotator, args.to, ids)
+    if args.output and Path(args.output).is_dir():
+        return fail_usage(f"{args.output}: a folder; give a file name to write the {args.to} to")
+    return 0 if write_output(text, args.output) else 2
+
+
+def _samples(args: Namespace) -> list:
+    from rubric_studio.cli.common import print_problems
+    from rubric_studio.core.discovery import find_samples_for
+    from rubric_studio.core.samples import load_samples
+
+    source = args.samples or find_samples_for(args.rubric)
+    if source is None:
+        return []
+    loaded = load_samples(source)
+    print_problems(loaded.problems)
+    return list(loaded)
+
+
+def _export_label_studio(args: Namespace, rubric, samples: list) -> int:
+    from rubric_studio.cli.common import echo, fail_usage, write_output
+    from rubric_studio.interop.labels import labeling_config, tasks
+
+    if not args.output:
+        return fail_usage("--to label-studio writes two files: give -o DIR")
+    if not samples:
+        return fail_usage(f"{args.rubric}: no samples to label; give SAMPLES")
+    folder = Path(args.output)
+    if folder.exists() and not folder.is_dir():
+        return fail_usage(f"{args.output}: not a folder")
+    folder.mkdir(parents=True, exist_ok=True)
+    stem = Path(args.rubric).stem
+    config, task_file = folder / f"{stem}.label-studio.xml", folder / f"{stem}.tasks.json"
+    ground_truth = any(s.ground_truth for s in samples)
+    if not (write_output(labeling_config(rubric, ground_truth), str(config))
+            and write_output(tasks(rubric, samples), str(task_file))):
+        return 2
+    echo(f"wrote {config} (the labeling config) and {task_file} ({len(samples)} tasks)", sys.stderr)
+    return 0
