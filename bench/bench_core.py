@@ -45,7 +45,7 @@ def rubric_yaml() -> str:
 def bench_checks() -> dict[str, float]:
     import regex
 
-    from rubric_studio.core.checks import CheckRunner
+    from rubric_studio.core.check_runner import CheckRunner
     from rubric_studio.core.loading import parse_rubric
     from rubric_studio.core.samples import Sample
     from rubric_studio.core.scoring import score_sample

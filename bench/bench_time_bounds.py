@@ -19,7 +19,7 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(HERE))
 
-from rubric_studio.core.checks import CheckRunner  # noqa: E402
+from rubric_studio.core.check_runner import CheckRunner  # noqa: E402
 from rubric_studio.core.loading import parse_rubric  # noqa: E402
 from rubric_studio.core.samples import Sample  # noqa: E402
 from tests.fakellm import FakeLLM, Slow, rate_limited  # noqa: E402

@@ -37,7 +37,7 @@ _EXPORTS = {
     "ScoreResult": "core.results",
     "CriterionResult": "core.results",
     "SampleResult": "core.results",
-    "score_text": "core.checks",
+    "score_text": "core.grading",
     "grade_async": "engine.api",
     "grade": "engine.api",
     "Report": "engine.report",
@@ -63,7 +63,7 @@ __all__ = [  # noqa: RUF022 - grouped by topic
 
 if TYPE_CHECKING:  # pragma: no cover
     from rubric_studio._api import JudgeComparison, agreement, compare_judges, export, fit, improve
-    from rubric_studio.core.checks import score_text
+    from rubric_studio.core.grading import score_text
     from rubric_studio.core.labels import load_labels
     from rubric_studio.core.loading import load_rubric, parse_rubric
     from rubric_studio.core.problems import Problem, RubricError

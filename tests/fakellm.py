@@ -35,6 +35,10 @@ What it answers:
   ``total_slots`` and ``GET /slots`` one entry per slot unless ``publish_slots=False``.
   ``probes`` lists the GET paths asked. ``peak_concurrent`` is the most requests the server held at once (waiting or in a slot),
   ``dropped`` how many it dropped.
+* ``shared_compute=True`` (with ``slots=N``) makes the slots share one compute, as a GPU
+  batching its slots does (vLLM, llama.cpp under load): a lone request takes ``latency``
+  seconds, k requests in slots at once each take k·``latency``. Pair it with
+  ``publish_slots=False`` for a server that says nothing of its capacity.
 
 Standalone (benchmarks)::
 
@@ -356,6 +360,8 @@ class _Handler(BaseHTTPRequestHandler):
         while not fake._slot_free.acquire(timeout=0.01):
             if self._client_gone() or fake._stop.is_set():
                 return False
+        if fake.shared_compute:
+            return self._generate_shared(seconds)
         try:
             until = time.monotonic() + seconds
             while time.monotonic() < until:
@@ -363,6 +369,27 @@ class _Handler(BaseHTTPRequestHandler):
                     return False
             return True
         finally:
+            fake._slot_free.release()
+
+    def _generate_shared(self, seconds: float) -> bool:
+        """In a slot (already taken) whose compute the other busy slots share: the work of
+        ``seconds`` advances at 1/k of the clock while k slots are busy."""
+        fake = self.server.fake
+        with fake._lock:
+            fake._busy += 1
+        try:
+            done, last = 0.0, time.monotonic()
+            while done < seconds:
+                if self._client_gone() or fake._stop.wait(0.005):
+                    return False
+                now = time.monotonic()
+                with fake._lock:
+                    done += (now - last) / max(1, fake._busy)
+                last = now
+            return True
+        finally:
+            with fake._lock:
+                fake._busy -= 1
             fake._slot_free.release()
 
     def do_POST(self) -> None:
@@ -637,6 +664,7 @@ class FakeLLM:
         port: int = 0,
         slots: int | None = None,
         publish_slots: bool = True,
+        shared_compute: bool = False,
         prompt_caching: bool = False,
     ):
         self.brain = brain or keyword_brain
@@ -645,6 +673,8 @@ class FakeLLM:
         self._prefixes: set[tuple[str, Any, str]] = set()
         self.api_key = api_key
         self.slots, self.publish_slots = slots, publish_slots
+        self.shared_compute = shared_compute
+        self._busy = 0  # requests in a slot (shared_compute)
         self._slot_free = threading.BoundedSemaphore(slots or 1)
         self._active = 0
         self.peak_concurrent = 0

@@ -10,6 +10,8 @@ session, or the UI into the core, fails here before anyone runs that function.
 from __future__ import annotations
 
 import ast
+import importlib
+import re
 from pathlib import Path
 
 import pytest
@@ -70,6 +72,30 @@ def _type_checking_lines(tree: ast.AST) -> set[int]:
     return lines
 
 
+#: A registry's reference to code, loaded on use like an entry point: ``"rubric_studio.judges.openai:OpenAIJudge"``.
+REFERENCE = re.compile(r"(rubric_studio(?:\.\w+)+):(\w+)")
+
+
+def references_of(path: Path) -> set[tuple[str, str]]:
+    """The ``"module:attr"`` references to rubric-studio code in ``path``'s strings: plain, or
+    f-strings whose parts are module-level string constants (``f"{_I}.agentv:export"``)."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    constants = {node.targets[0].id: node.value.value for node in tree.body
+                 if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name)
+                 and isinstance(node.value, ast.Constant) and isinstance(node.value.value, str)}  # fmt: skip
+    found: set[tuple[str, str]] = set()
+    for node in ast.walk(tree):
+        text = node.value if isinstance(node, ast.Constant) and isinstance(node.value, str) else None
+        if isinstance(node, ast.JoinedStr):
+            parts = [value.value if isinstance(value, ast.Constant) else
+                     constants.get(value.value.id) if isinstance(value, ast.FormattedValue)
+                     and isinstance(value.value, ast.Name) else None for value in node.values]  # fmt: skip
+            text = "".join(parts) if all(isinstance(part, str) for part in parts) else None
+        if text is not None and (match := REFERENCE.fullmatch(text)):
+            found.add((match[1], match[2]))
+    return found
+
+
 def imports_of(path: Path, *, typing: bool = False, modules: dict[str, Path] = MODULES) -> set[str]:
     """Every module ``path`` imports when some code of it runs (lazy imports included); with
     ``typing``, also those under ``if TYPE_CHECKING:`` (read by type checkers and readers).
@@ -89,7 +115,18 @@ def imports_of(path: Path, *, typing: bool = False, modules: dict[str, Path] = M
             # A name read through a lazy package surface is an import of the module defining it.
             lazy = LAZY.get(node.module, {})
             found.update(f"{node.module}.{lazy[alias.name]}" for alias in node.names if alias.name in lazy)
+    # A registry's "module:attr" reference is imported when it is used: a lazy import like any
+    # other when it names another layer's code. Within one layer it is how that layer finds its own
+    # implementations (the judges' table of built-in provider code, the formats' exporters), which
+    # import the layer's shared parts in turn: it must resolve (see below), it is not an edge.
+    own = _layer(_module_name(path)) if path.is_relative_to(PACKAGE) else None
+    found.update(module for module, _ in references_of(path) if _layer(module) != own)
     return found
+
+
+def _layer(name: str) -> str:
+    """``rubric_studio.judges`` of ``rubric_studio.judges.openai``."""
+    return ".".join(name.split(".")[:2])
 
 
 def _dependencies(name: str, path: Path, modules: dict[str, Path], typing: bool) -> set[str]:
@@ -179,6 +216,72 @@ def _cycles(graph: dict[str, set[str]]) -> list[list[str]]:
 
 def test_no_import_cycles_even_through_lazy_or_typing_only_imports():
     assert _cycles(_internal_graph()) == []
+
+
+def _package_of(name: str) -> str:
+    """The node ``name`` counts as between packages: a private module behind a lazy package
+    surface is its package (its importers reach it through the surface)."""
+    parts = name.split(".")
+    for end in range(len(parts) - 1, 1, -1):
+        package = ".".join(parts[:end])
+        if package in LAZY and parts[end].startswith("_"):
+            return package
+    return name
+
+
+def _package_graph(graph: dict[str, set[str]]) -> dict[str, set[str]]:
+    """``graph`` with each lazy package and its private modules as one node."""
+    merged: dict[str, set[str]] = {}
+    for name, deps in graph.items():
+        node = _package_of(name)
+        merged.setdefault(node, set()).update(_package_of(dep) for dep in deps)
+        merged[node].discard(node)
+    for deps in list(merged.values()):
+        for dep in deps:
+            merged.setdefault(dep, set())
+    return merged
+
+
+def test_no_two_packages_hold_each_other_through_their_surfaces():
+    """A package behind a lazy surface is one unit: ``core.rubric`` needing ``core.checks``'s spec
+    while ``core.checks`` ran rubrics was a circle no two modules showed."""
+    assert _cycles(_package_graph(_internal_graph())) == []
+
+
+def test_the_package_view_joins_a_surface_and_its_private_modules():
+    graph = {"p.a": {"p.pkg._x"}, "p.pkg._x": set(), "p.pkg._y": {"p.a"}, "p.pkg": set()}
+    lazy = {"p.pkg": {"X": "_x", "Y": "_y"}}
+    original = dict(LAZY)
+    LAZY.clear()
+    LAZY.update(lazy)
+    try:
+        assert _cycles(graph) == []  # no two modules hold each other ...
+        assert _cycles(_package_graph(graph)) == [["p.a", "p.pkg"]]  # ... but the package and p.a do
+    finally:
+        LAZY.clear()
+        LAZY.update(original)
+
+
+def test_every_registry_reference_names_code_that_exists():
+    """Registries name code by "module:attr" (providers' code, formats' exporters): each must import."""
+    references = {ref for path in MODULES.values() for ref in references_of(path)}
+    assert len(references) >= 12  # the built-in providers' and formats' code at least
+    missing = []
+    for module, attr in sorted(references):
+        try:
+            getattr(importlib.import_module(module), attr)
+        except (ImportError, AttributeError) as exc:
+            missing.append(f"{module}:{attr}: {exc}")
+    assert missing == []
+
+
+def test_a_registry_reference_counts_as_an_import(tmp_path: Path):
+    source = tmp_path / "m.py"
+    source.write_text('_I = "rubric_studio.interop"\nA = "rubric_studio.judges.openai:OpenAIJudge"\n'
+                      'B = f"{_I}.docent:export"\nC = "not rubric_studio.x:y"\n')
+    assert references_of(source) == {("rubric_studio.judges.openai", "OpenAIJudge"),
+                                     ("rubric_studio.interop.docent", "export")}
+    assert {"rubric_studio.judges.openai", "rubric_studio.interop.docent"} <= imports_of(source)
 
 
 def test_a_cycle_of_type_hints_only_is_a_cycle(tmp_path: Path):

@@ -17,7 +17,7 @@ import sys
 from collections.abc import Callable, Sequence
 
 from rubric_studio._lazy import public_dir
-from rubric_studio.cli.report import OutputFailed
+from rubric_studio.cli.output import OutputFailed
 
 __all__ = ["DESCRIPTION", "EPILOG", "EXIT_ERROR", "EXIT_FAIL", "EXIT_OK", "EXIT_USAGE", "GRADE_FORMATS", "SUBCOMMANDS",
            "OutputFailed", "build_parser", "main"]
@@ -134,6 +134,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         args = parser.parse_args(args_list[1:] if command else args_list)
     except SystemExit as exc:
         return int(exc.code or 0)
+    except KeyboardInterrupt:  # a format name is checked while parsing, which reads the format plugins
+        sys.stderr.write("interrupted\n")
+        return 130
     try:
         code = int(_module(command).run(args))
         _flush_stdout()

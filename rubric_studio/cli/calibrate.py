@@ -166,6 +166,8 @@ def run(args: Namespace) -> int:
         return _compare(args, rubric, samples, labels, inputs.options, judges)
     warn_untrusted(rubric, args)
     report = asyncio.run(_grade(rubric, samples, inputs.options))
+    if isinstance(report, str):  # the judge's settings can never work: nothing was sent
+        return fail_usage(report)
     return _finish(args, rubric, report, labels, inputs.sidecar)
 
 
@@ -212,10 +214,12 @@ def load_labelled(args: Namespace, *, annotator: str | None = None,
 
 async def _grade(rubric, samples, options):
     from rubric_studio.cli.common import say_warnings
-    from rubric_studio.engine.api import make_grader
+    from rubric_studio.engine.api import make_grader, unusable_judge
 
     grader = make_grader(rubric, **options)
     try:
+        if (unusable := unusable_judge(grader)) is not None:
+            return unusable
         return await grader.run(rubric, samples)
     finally:
         say_warnings(grader)

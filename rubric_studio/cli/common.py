@@ -14,7 +14,7 @@ import sys
 from collections.abc import Iterable
 from pathlib import Path
 
-from rubric_studio.cli.report import OutputFailed, stdout
+from rubric_studio.cli.output import OutputFailed, stdout
 from rubric_studio.core.problems import Problem
 from rubric_studio.core.safe_text import terminal_safe
 

@@ -17,9 +17,10 @@ from argparse import Namespace
 def register(parser: argparse.ArgumentParser) -> None:
     parser.description = "Write a rubric in another eval tool's format."
     parser.add_argument("rubric", metavar="RUBRIC")
-    from rubric_studio.cli._formats import format_names
+    from rubric_studio.cli._formats import builtin_format_names, format_choice
 
-    parser.add_argument("--to", required=True, choices=format_names("export"))
+    parser.add_argument("--to", required=True, metavar="FORMAT", type=format_choice("export"),
+                        help=f"{', '.join(builtin_format_names('export'))}, or a plugin's")
     parser.add_argument("--agentv-version", choices=("4", "5"), default="5",
                         help="AgentV layout: 5 (default, the newest) or 4 (the 4.x line on npm)")
     parser.add_argument("--no-samples", action="store_true",

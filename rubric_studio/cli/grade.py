@@ -22,11 +22,13 @@ from rubric_studio.core.problems import Problem, RubricError
 
 def resolve_inputs(args: Namespace):
     """Rubric and samples source from the arguments; raises RubricError."""
-    from rubric_studio.core.discovery import find_samples_for, refuse_found_elsewhere
+    from rubric_studio.core.discovery import find_samples_for, named_link_warning, refuse_found_elsewhere
     from rubric_studio.core.loading import load_rubric
 
     rubric = load_rubric(args.rubric)
     if args.samples:
+        if (link := named_link_warning(args.samples)) is not None:
+            echo(f"warning: {link}", sys.stderr)
         return rubric, Path(args.samples)
     samples_path = find_samples_for(args.rubric)
     if samples_path is None:
@@ -48,7 +50,7 @@ def grader_options(args: Namespace) -> dict:
         raise ValueError("--batch-api needs the cache (its replies are collected into it); drop --no-cache")
     if getattr(args, "no_wait", False) and not getattr(args, "batch_api", False):
         raise ValueError("--no-wait goes with --batch-api")
-    if args.judge and ("," in args.judge or "+" in args.judge):  # a panel: every member checked
+    if args.judge is not None:  # one judge or a panel: every member checked before any call
         from rubric_studio.core.panel import checked_judges
 
         checked_judges(args.judge, "--judge")
@@ -112,11 +114,14 @@ def run(args: Namespace) -> int:
 
 async def _run_whole(args: Namespace, rubric, samples_path: Path, options: dict, labels) -> int:
     from rubric_studio.core.samples import load_samples
-    from rubric_studio.engine.api import make_grader
+    from rubric_studio.engine.api import make_grader, unusable_judge
 
     sample_set = load_samples(samples_path, extractor=args.extract, follow_links=args.allow_code)
     print_problems(sample_set.problems)
     grader = make_grader(rubric, **options)
+    if (unusable := unusable_judge(grader)) is not None:
+        await grader.aclose()
+        return fail_usage(unusable)
     say_warnings(grader)
     if getattr(args, "batch_api", False) and getattr(grader, "members", None):
         await grader.aclose()
@@ -136,10 +141,11 @@ async def _run_whole(args: Namespace, rubric, samples_path: Path, options: dict,
 async def _run_streaming(args: Namespace, rubric, samples_path: Path, options: dict) -> int:
     """``--format jsonl`` and ``--format json``: each chunk of samples is written as soon as it
     is graded, and dropped (100,000 samples in constant memory)."""
+    from rubric_studio.cli.output import streamed_output
     from rubric_studio.cli.progress import progress_bar
-    from rubric_studio.cli.report import JsonlSink, JsonSink, streamed_output
+    from rubric_studio.cli.report import JsonlSink, JsonSink
     from rubric_studio.core.samples import Sample, iter_samples
-    from rubric_studio.engine.api import make_grader, stream_grade
+    from rubric_studio.engine.api import make_grader, stream_grade, unusable_judge
 
     def only_samples():
         for item in iter_samples(samples_path, extractor=args.extract, follow_links=args.allow_code):
@@ -149,6 +155,9 @@ async def _run_streaming(args: Namespace, rubric, samples_path: Path, options: d
                 print_problems([item])
 
     grader = make_grader(rubric, memo=False, **options)
+    if (unusable := unusable_judge(grader)) is not None:
+        await grader.aclose()
+        return fail_usage(unusable)
     say_warnings(grader)
     grader.one_invocation()  # one breaker and one deadline across the chunks
     try:

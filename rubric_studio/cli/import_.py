@@ -16,9 +16,10 @@ from pathlib import Path
 def register(parser: argparse.ArgumentParser) -> None:
     parser.description = "Read a rubric written for another eval tool."
     parser.add_argument("file", metavar="FILE")
-    from rubric_studio.cli._formats import format_names
+    from rubric_studio.cli._formats import builtin_format_names, format_choice
 
-    parser.add_argument("--from", dest="source", default="auto", choices=["auto", *format_names("import")])
+    parser.add_argument("--from", dest="source", default="auto", metavar="FORMAT", type=format_choice("import", "auto"),
+                        help=f"auto (default), {', '.join(builtin_format_names('import'))}, or a plugin's")
     parser.add_argument("-o", "--output", metavar="FILE")
     parser.add_argument("--allow-code", action="store_true",
                         help="trust FILE for this run: read a prompt file it names outside its folder (without "

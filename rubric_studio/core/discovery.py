@@ -7,6 +7,7 @@ or ``samples/`` beside it; the labels sidecar is ``foo.labels.yaml``.
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 from rubric_studio.core.labels import labels_path_for
@@ -42,8 +43,8 @@ def refuse_found_elsewhere(rubric_path: str | Path, source: Path) -> None:
     a hard link, or a file where credentials are kept would put that content into the judge
     requests unasked. Naming the source on the command line, or ``--allow-code``, takes it.
     """
+    from rubric_studio.core.folders import outside_reason
     from rubric_studio.core.problems import Problem, RubricError
-    from rubric_studio.core.trust import outside_reason
 
     folder = Path(rubric_path).resolve().parent
     reason = outside_reason(source.resolve(), folder)
@@ -51,3 +52,28 @@ def refuse_found_elsewhere(rubric_path: str | Path, source: Path) -> None:
         raise RubricError([Problem(str(source), None, None, (
             f"not read: the samples found beside the rubric {reason} ({source.resolve()}); name them on the "
             "command line, pass --allow-code to trust them for this run, or copy them into the folder"))])
+
+
+def named_link_warning(named: str | Path) -> str | None:
+    """One line when a samples file or folder named on the command line is a link (or lies
+    under one) whose real place is in a hidden or credentials folder the name does not show
+    (``samples.jsonl -> ~/.ssh/id_rsa``, a cloned repository's ``data -> ~/.aws``). It is read
+    — the user named it — but the user learns where it really points. None otherwise."""
+    from rubric_studio.core.folders import credentials_folder
+
+    shown = Path(os.path.abspath(Path(named).expanduser()))
+    try:
+        real = shown.resolve()
+    except (OSError, RuntimeError):
+        return None
+    if real == shown:
+        return None
+    secret = credentials_folder(real)
+    if secret is not None and credentials_folder(shown) is None:
+        where = f"in {secret}, where credentials are kept"
+    else:
+        hidden = [index for index, part in enumerate(real.parts) if part.startswith(".") and part not in shown.parts]
+        if not hidden:
+            return None
+        where = f"in the hidden folder {Path(*real.parts[: hidden[0] + 1])}"
+    return f"{named} is a link to {real}, {where}; it is read because it was named on the command line"

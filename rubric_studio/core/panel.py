@@ -40,7 +40,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from rubric_studio.core.results import CriterionResult, Status
-from rubric_studio.core.rubric import Criterion, PanelAggregate
+from rubric_studio.core.rubric import MAX_PANEL, Criterion, PanelAggregate
 from rubric_studio.core.scoring import cell_status
 
 __all__ = ["DEFAULT_RULES", "check_judge_spec", "checked_judges", "contest", "even_majority_warning", "is_split",
@@ -52,28 +52,35 @@ _JUDGED = (Status.MET, Status.UNMET)
 
 def split_judges(text: str, where: str = "--judge") -> list[str]:
     """The members of ``A,B,C`` or ``A+B+C`` (one judge: a list of one); ValueError for an empty
-    entry of a list (``A,,B``), which would otherwise make a smaller panel than the one written."""
+    entry of a list (``A,,B``), which would otherwise make a smaller panel than the one written,
+    and for more members than a rubric's panel may have."""
     separator = "," if "," in text else "+"
     parts = [part.strip() for part in text.split(separator)]
+    if len(parts) > MAX_PANEL:
+        raise ValueError(f"{where}: {len(parts)} judges in {_shorten(text)!r}; a panel has at most {MAX_PANEL}")
     if len(parts) > 1 and not all(parts):
         raise ValueError(f"{where}: an empty entry in {text!r}; expected provider:model,provider:model,...")
     return [part for part in parts if part]
+
+
+def _shorten(text: str, width: int = 60) -> str:
+    return text if len(text) <= width else text[: width - 1] + "…"
 
 
 def check_judge_spec(spec: str, where: str) -> None:
     """ValueError unless ``spec`` is ``provider:model`` with a registered provider; ``where`` names
     the flag or argument it came from. The one check of a judge written by hand (``judge=``,
     ``--judge A,B,C``, ``--judges``)."""
-    from rubric_studio.core.providers import names, normalize_name
+    from rubric_studio.core.providers import names, unknown
 
-    providers = ", ".join(names())
     provider, sep, model = spec.partition(":")
     if not sep or not provider.strip() or not model.strip():
         example = f"openai:{spec.strip()}" if spec.strip() and not sep else "openai:gpt-4o-mini"
         raise ValueError(f"{where}: {spec!r} is not provider:model; write provider:model, e.g. {example} "
-                         f"(providers: {providers})")
-    if normalize_name(provider) not in names():
-        raise ValueError(f"{where}: {spec!r}: unknown provider {provider.strip()!r}; expected one of {providers}")
+                         f"(providers: {', '.join(names())})")
+    problem = unknown(provider)
+    if problem is not None:
+        raise ValueError(f"{where}: {spec!r}: {problem}")
 
 
 def checked_judges(text: str, where: str) -> list[str]:

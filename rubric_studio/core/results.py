@@ -221,7 +221,7 @@ class SampleResult:
 
 @dataclass(slots=True)
 class ScoreResult:
-    """What :func:`~rubric_studio.core.checks._grade.score_text` returns for one text."""
+    """What :func:`~rubric_studio.core.grading.score_text` returns for one text."""
 
     total: float | None
     passed: bool

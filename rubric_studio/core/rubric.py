@@ -54,6 +54,10 @@ def unknown_placeholders(template: str) -> list[str]:
     return [name for name in prompt_placeholders(template) if name not in PROMPT_PLACEHOLDERS]
 
 
+#: The most judges a panel may have (``judge.panel``, ``--judge A,B,C``).
+MAX_PANEL = 16
+
+
 class JudgeSettings(BaseModel):
     """How judge criteria are graded. The CLI's ``--judge`` / ``--base-url`` override these."""
 
@@ -79,7 +83,7 @@ class JudgeSettings(BaseModel):
     prompt: str | None = None
     prompt_path: str | None = None
     #: A panel of judges (:mod:`rubric_studio.core.panel`): "provider:model" strings or mappings of these same keys.
-    panel: list[PanelMember] | None = Field(default=None, min_length=1, max_length=16)
+    panel: list[PanelMember] | None = Field(default=None, min_length=1, max_length=MAX_PANEL)
     #: How a panel's verdicts are pooled: a name, or {checklist: ..., analytic: ...}.
     aggregate: PanelAggregate | None = None
 
@@ -117,6 +121,11 @@ class JudgeSettings(BaseModel):
             raise PydanticCustomError(
                 "judge_model", 'expected "provider:model" (e.g. openai:gpt-4o-mini), got {value}', {"value": repr(value)}
             )
+        from rubric_studio.core.providers import unknown
+
+        problem = unknown(provider)
+        if problem is not None:  # refused here: a run would leave every cell unjudged
+            raise PydanticCustomError("judge_provider", "{problem}", {"problem": problem})
         return value
 
     @field_validator("prompt")

@@ -50,7 +50,7 @@ def open_regular_file(path: str | Path, what: str = "samples", *, inside: Path |
     descriptor (no race with a file swapped in between); opening never blocks on a FIFO.
     With ``inside`` (a resolved folder), a file that does not count as inside it — reached
     through a symlink to elsewhere, with hard links elsewhere, in a hidden or credentials
-    folder (:func:`rubric_studio.core.trust.outside_reason`) — is refused before a byte is read.
+    folder (:func:`rubric_studio.core.folders.outside_reason`) — is refused before a byte is read.
     """
     source = str(path)
 
@@ -72,7 +72,7 @@ def open_regular_file(path: str | Path, what: str = "samples", *, inside: Path |
         os.close(descriptor)
         raise fail(f"expected a {what} file, got {kind}")
     if inside is not None:
-        from rubric_studio.core.trust import outside_reason
+        from rubric_studio.core.folders import outside_reason
 
         real = Path(os.path.realpath(source))
         reason = outside_reason(real, inside, opened)

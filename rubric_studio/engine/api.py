@@ -81,7 +81,17 @@ def make_grader(
         reuse_batch=reuse_batch,
     )
     grader.warnings = warnings  # the cache reports a later write failure into the same list
+    grader.unusable = resolved.reason if isinstance(resolved, NoJudge) and resolved.unusable else None
     return grader
+
+
+def unusable_judge(grader: Any) -> str | None:
+    """Why the judge of ``grader`` (or of one of its panel's members) can never work as written —
+    a control character in its URL or API version — or None. A command says it and sends nothing."""
+    found = getattr(grader, "unusable", None)
+    for _, member in getattr(grader, "members", ()):
+        found = found or unusable_judge(member)
+    return found
 
 
 _GRADER_OPTIONS = ("base_url", "concurrency", "repeat", "use_cache", "cache_path", "allow_code", "trust", "batch",

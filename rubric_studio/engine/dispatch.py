@@ -237,7 +237,8 @@ class Dispatcher:
 
         await self.ask_server_slots()
         outcome = None
-        for _ in range(self.concurrency.ceiling.bit_length() + 1):
+        sends = self.concurrency.ceiling.bit_length() + 2
+        for send in range(sends):
             ticket = await self.concurrency.acquire()
             try:
                 if breaker.tripped:
@@ -249,12 +250,16 @@ class Dispatcher:
                 state.on_the_wire = True
                 outcome = _add_spent(outcome, await self._judge_once(ticket, ask, list(by_id), rubric, sample))
                 state.on_the_wire = False
-                breaker.record(outcome.error)
+                again = send + 1 < sends and self._send_again(outcome, ticket, breaker)
+                if again:
+                    breaker.queued(outcome.error)  # it may only have waited in the server's queue
+                else:
+                    breaker.record(outcome.error)
                 if outcome.error is None:
                     self.concurrency.answered()
             finally:
                 self.concurrency.release(ticket)
-            if not self._send_again(outcome, ticket, breaker):
+            if not again:
                 break
         # judge_calls counts the cells sent (a batch of 3 criteria is 3; a re-ask adds none);
         # requests counts every HTTP request it took.
@@ -270,7 +275,7 @@ class Dispatcher:
 
         def attempt_failed(error: Any) -> None:
             if error.kind in OVERLOAD_KINDS:
-                self.concurrency.overloaded(ticket)
+                self.concurrency.overloaded(ticket, error.kind)
 
         token = ATTEMPT_FAILED.set(attempt_failed)
         try:

@@ -18,12 +18,13 @@ Judge errors end as ``error`` cells with a one-line reason, never as fails.
 from __future__ import annotations
 
 import asyncio
+import functools
 import threading
 import time
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
-from rubric_studio.core.checks import CheckRunner
+from rubric_studio.core.check_runner import CheckRunner
 from rubric_studio.core.results import CriterionResult, SampleResult, Status
 from rubric_studio.core.rubric import Criterion, Rubric
 from rubric_studio.core.samples import Sample
@@ -62,6 +63,8 @@ class Grader:
         self.judge = judge
         self.config = judge.config if judge is not None else None
         self.no_judge_reason = no_judge_reason or "no judge configured"
+        #: Why the judge's settings can never work as written (a line break in its URL), or None.
+        self.unusable: str | None = None
         self.cache = cache
         self.allow_code = allow_code
         self.repeat = max(1, repeat)
@@ -231,39 +234,43 @@ class Grader:
         tasks = self.dispatch.start(to_send, work, rubric, breaker)
         waiting = dict(tasks)
         emit(Progress(done=0, total=len(tasks), in_flight=self.in_flight, concurrency=self.concurrency_text))
-        overdue = None
-        # Finished keys arrive through a queue fed by done-callbacks: O(1) per reply, where
-        # asyncio.wait over everything pending would cost O(pending) per reply.
-        arrived: asyncio.Queue[str] = asyncio.Queue()
-        for key, task in tasks.items():
-            task.add_done_callback(lambda _task, key=key: arrived.put_nowait(key))
-        # If the caller cancels this run, the tasks live on in the dispatcher: the next
-        # run adopts the ones it still wants and cancels the rest.
-        while waiting:
-            finished = await _next_arrivals(arrived, deadline_at)
-            if not finished:
-                overdue = f"the run's deadline ({self.deadline:g} s) passed; raise judge.deadline (or --deadline)"
-                for task in set(waiting.values()):
-                    self.dispatch.abort(task, usage)
-                for key in waiting:
-                    resolved[key] = error_result(work.requests[key].criterion_ids, f"not judged: {overdue}", stopped=True)
-                finished, waiting = list(waiting), {}
-            touched: set[str] = set()
-            for key in finished:
-                task = waiting.pop(key, None)
-                if task is not None:
-                    resolved[key] = self.dispatch.collect(task, key, usage)
-                touched.update(sample.id for sample in work.samples_of[key])
-            for sample_id in touched:
-                for criterion in rubric.judge_criteria:
-                    cells[sample_id][criterion.key] = self._judge_cell(criterion, sample_id, work, resolved)
-                results[sample_id] = self._score(rubric, sample_id, cells[sample_id])
-            emit(SamplesUpdated([results[i] for i in touched], final=not waiting))
-            emit(Progress(done=len(tasks) - len(waiting), total=len(tasks), in_flight=self.in_flight,
-                          concurrency=self.concurrency_text))
-        if breaker.tripped:
-            return f"{breaker.reason} ({breaker.not_sent} calls not sent)"
-        return overdue
+        arrived = _arrivals(tasks)
+        limit_fell, limit = functools.partial(arrived.put_nowait, ""), self.dispatch.concurrency
+        limit.listeners.append(limit_fell)
+        try:
+            overdue = None
+            # If the caller cancels this run, the tasks live on in the dispatcher: the next
+            # run adopts the ones it still wants and cancels the rest.
+            while waiting:
+                finished = await _next_arrivals(arrived, deadline_at)
+                if not finished:
+                    overdue = f"the run's deadline ({self.deadline:g} s) passed; raise judge.deadline (or --deadline)"
+                    for task in set(waiting.values()):
+                        self.dispatch.abort(task, usage)
+                    for key in waiting:
+                        resolved[key] = error_result(work.requests[key].criterion_ids, f"not judged: {overdue}", stopped=True)
+                    finished, waiting = list(waiting), {}
+                touched: set[str] = set()
+                for key in finished:
+                    if not key:
+                        continue  # the concurrency fell
+                    task = waiting.pop(key, None)
+                    if task is not None:
+                        resolved[key] = self.dispatch.collect(task, key, usage)
+                    touched.update(sample.id for sample in work.samples_of[key])
+                for sample_id in touched:
+                    for criterion in rubric.judge_criteria:
+                        cells[sample_id][criterion.key] = self._judge_cell(criterion, sample_id, work, resolved)
+                    results[sample_id] = self._score(rubric, sample_id, cells[sample_id])
+                if touched or not waiting:
+                    emit(SamplesUpdated([results[i] for i in touched], final=not waiting))
+                emit(Progress(done=len(tasks) - len(waiting), total=len(tasks), in_flight=self.in_flight,
+                              concurrency=self.concurrency_text))
+            if breaker.tripped:
+                return f"{breaker.reason} ({breaker.not_sent} calls not sent)"
+            return overdue
+        finally:
+            limit.listeners.remove(limit_fell)
 
     def _breaker_and_deadline(self) -> tuple[Any, float | None]:
         if self._shared is not None:
@@ -382,6 +389,17 @@ class Grader:
 
     def _score(self, rubric: Rubric, sample_id: str, cells: dict[str, CriterionResult]) -> SampleResult:
         return SampleResult.from_outcome(sample_id, score_sample(rubric, cells))
+
+
+def _arrivals(tasks: dict[str, asyncio.Task[Any]]) -> asyncio.Queue[str]:
+    """The queue each task's key is put on when it finishes: O(1) per reply, where asyncio.wait
+    over everything pending would cost O(pending) per reply. ``""`` put on it wakes the run
+    with no key finished: a fall of the concurrency is shown when it happens, not only with
+    the next reply (after a wave of timeouts that may be seconds later)."""
+    arrived: asyncio.Queue[str] = asyncio.Queue()
+    for key, task in tasks.items():
+        task.add_done_callback(lambda _task, key=key: arrived.put_nowait(key))
+    return arrived
 
 
 async def _next_arrivals(arrived: asyncio.Queue[str], deadline_at: float | None) -> list[str]:

@@ -274,12 +274,14 @@ def make_panel_grader(
         if grader.judge is None:
             which = named or settings.model
             reason = f"judge panel member {index + 1} ({which}): {grader.no_judge_reason}"
-            return Grader(
+            judgeless = Grader(
                 judge=None,
                 no_judge_reason=reason,
                 allow_code=grader.allow_code,
                 repeat=options.get("repeat") or 1,
             )
+            judgeless.unusable = reason if grader.unusable else None
+            return judgeless
         if graders:
             grader.trust(False)  # the first member runs the code checks; the others need not
             grader.cache = grader.dispatch.cache = graders[0][1].cache

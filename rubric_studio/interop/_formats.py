@@ -14,7 +14,8 @@ point names a :class:`FormatInfo`::
     house = "house_format:FORMAT"
 
 Entry points are read when the formats are first listed. One that cannot be loaded, is not a
-:class:`FormatInfo`, or reuses a built-in name is skipped with one :class:`FormatPluginWarning`.
+:class:`FormatInfo`, or reuses a built-in name is skipped with one ``warning:`` line
+(:mod:`rubric_studio.core.plugins`).
 
 An exporter is ``export(rubric, **options) -> ExportResult``; an importer is
 ``import_(source, warn) -> Rubric`` (``source`` a parsed :class:`~rubric_studio.interop._common.Source`,
@@ -25,7 +26,6 @@ YAML/JSON, asked when the built-in rules of :mod:`rubric_studio.interop.detect` 
 from __future__ import annotations
 
 import importlib
-import warnings
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -37,7 +37,8 @@ ENTRY_POINT_GROUP = "rubric_studio.formats"
 
 
 class FormatPluginWarning(UserWarning):
-    """A format plugin that could not be registered (it is skipped)."""
+    """Kept for code that filters it; a skipped format plugin is now said as one ``warning:``
+    line (:mod:`rubric_studio.core.plugins`)."""
 
 
 @dataclass
@@ -162,6 +163,11 @@ class FormatRegistry(Mapping[str, FormatInfo]):
     def is_builtin(self, name: str) -> bool:
         return name in self._builtin
 
+    def builtin_names(self, direction: str) -> list[str]:
+        """The built-in formats that can ``"export"`` or ``"import"`` (no plugin is read: for ``--help``)."""
+        infos = [info for name, info in self._formats.items() if name in self._builtin]
+        return [info.name for info in infos if (info.can_export if direction == "export" else info.can_import)]
+
     def exporters(self) -> list[str]:
         """The names ``export`` accepts, in registration order."""
         return [name for name, info in self.items() if info.can_export]
@@ -189,12 +195,17 @@ class FormatRegistry(Mapping[str, FormatInfo]):
         self._plugins_loaded = True
         from importlib.metadata import entry_points
 
-        for point in entry_points(group=self._group):
+        from rubric_studio.core.plugins import load_contained
+
+        def register(loaded: Any) -> str | None:
             try:
-                self.register(point.load())
-            except Exception as exc:  # a broken plugin must not break the formats that work
-                warnings.warn(f"format plugin {point.name!r} ({point.value}) skipped: {exc}",
-                              FormatPluginWarning, stacklevel=3)
+                self.register(loaded)
+            except (TypeError, ValueError) as exc:  # not a FormatInfo, a name taken ...: the message says
+                return str(exc)
+            return None
+
+        for point in entry_points(group=self._group):
+            load_contained("format", point, register)
 
 
 #: Every format rubric-studio knows, built in or registered.

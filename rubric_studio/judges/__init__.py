@@ -60,9 +60,9 @@ def make_judge(config: JudgeConfig) -> Judge:
     Imports no SDK: the provider imports it and builds its client on the first request,
     so a fully cached run never pays for the import.
     """
-    from rubric_studio.judges.providers import definition, resolve
+    from rubric_studio.judges.providers import code, definition
 
-    judge: Judge = resolve(definition(config).judge)(config)
+    judge: Judge = code(definition(config).name, "judge")(config)
     return judge
 
 

@@ -385,10 +385,10 @@ def _anthropic_line_error(result: Any) -> JudgeError:
 def batch_client(judge: BatchJudge, deadline: float | None = None) -> BatchClient:
     """The Batch API of ``judge``'s registered provider; ``deadline``: seconds from now the whole
     run may take. JudgeError(kind="config") when the provider has none (never another's protocol)."""
-    from rubric_studio.judges.providers import definition, no_batch_api, resolve
+    from rubric_studio.judges.providers import code, definition, no_batch_api
 
     why = no_batch_api(judge.config)
     if why is not None:
         raise JudgeError("config", why)
-    client: BatchClient = resolve(definition(judge.config).batch or "")(judge, deadline)
+    client: BatchClient = code(definition(judge.config).name, "batch")(judge, deadline)
     return client

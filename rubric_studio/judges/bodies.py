@@ -79,7 +79,7 @@ def anthropic_body(config: CallConfig, request: CallRequest) -> dict[str, Any]:
 
 def request_body(config: CallConfig, request: CallRequest) -> dict[str, Any]:
     """The body ``config``'s provider is sent for ``request`` (its registered body builder)."""
-    from rubric_studio.core.providers import code
+    from rubric_studio.judges.provider_code import code
 
     body: dict[str, Any] = code(config.provider, "body")(config, request)
     return body

@@ -8,7 +8,12 @@ with retries, minutes). The breaker watches each call's final outcome:
 * an error with ``stops_run`` (see :class:`~rubric_studio.judges.base.JudgeError`) trips it
   at once;
 * timeouts trip it when ``timeouts_to_trip`` calls timed out and none had answered yet
-  (a judge that never answers), not when a slow judge answers some calls in time.
+  (a judge that never answers), not when a slow judge answers some calls in time. A call
+  that timed out while it shared the server with others may only have waited in the
+  server's queue: it is :meth:`Breaker.queued` (the run lowers its concurrency and sends it
+  again) and counts toward the trip only once a call sent alone has timed out too — the
+  breaker stops a server that does not answer even one call at a time, never a first wave
+  that merely queued.
 
 Once tripped, :meth:`Breaker.stopped` gives the error for every call not yet sent: kind
 ``stopped`` and one message naming the first cause, so a report can say it once.
@@ -30,6 +35,7 @@ class Breaker:
         self.reason: str | None = None
         self.answered = 0
         self.timeouts = 0
+        self.queued_timeouts = 0  # timed out while sharing the server, then sent again
         self.not_sent = 0
 
     @property
@@ -48,8 +54,15 @@ class Breaker:
             return
         if error.kind == "timeout":
             self.timeouts += 1
-            if self.answered == 0 and self.timeouts >= self.timeouts_to_trip:
-                self.trip(error, f"{error.message}, for {self.timeouts} calls and none answered")
+            timed_out = self.timeouts + self.queued_timeouts
+            if self.answered == 0 and timed_out >= self.timeouts_to_trip:
+                self.trip(error, f"{error.message}, for {timed_out} calls and none answered")
+
+    def queued(self, error: JudgeError) -> None:
+        """A call timed out while other calls were in flight and goes again at a lower
+        concurrency: remembered, but it cannot trip the breaker by itself."""
+        if not self.tripped and error.kind == "timeout":
+            self.queued_timeouts += 1
 
     def trip(self, cause: JudgeError | None, reason: str) -> None:
         """Stop the run's remaining calls with ``reason`` (the first reason wins)."""

@@ -69,7 +69,7 @@ def _official_openai(config: CallConfig) -> bool:
 
 def capabilities(config: CallConfig) -> Capabilities:
     """The row of the table for ``config``'s provider, model and endpoint (the registered provider's)."""
-    from rubric_studio.core.providers import code
+    from rubric_studio.judges.provider_code import code
 
     row: Capabilities = code(config.provider, "capabilities")(config)
     return row

@@ -6,6 +6,10 @@ slots answers the first two and lets the others time out. The run's limit theref
 
 * a timeout or a 429 halves the limit in use (never below 1) — once per window: calls that
   were sent before the last decrease saw the same congestion and do not halve it again;
+* a timeout of a call that shared the server with ``peak`` calls also lowers the ceiling to
+  ``peak - 1``: a server that could not answer that many at once within the timeout (its
+  slots queue or share one compute, and it may publish no slot count) is not sent that many
+  again, so the limit does not climb back into the same timeouts;
 * every ``current`` answers in a row add one, back up to the ceiling (the user's
   ``--concurrency``, or a local server's slot count when it publishes one).
 
@@ -15,6 +19,7 @@ The limit in use is reported against the user's setting (``2/6``) so progress li
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Callable
 from dataclasses import dataclass
 
 
@@ -46,6 +51,8 @@ class AdaptiveLimit:
         self._answers = 0
         self._waiters: list[asyncio.Future[None]] = []
         self._held: set[Ticket] = set()  # the tickets of the calls in flight
+        #: Called with no argument whenever the limit in use falls (a progress line shows it).
+        self.listeners: list[Callable[[], None]] = []
 
     def cap(self, ceiling: int) -> None:
         """Lower the ceiling (a server's slot count); the limit in use follows."""
@@ -82,15 +89,19 @@ class AdaptiveLimit:
             if not waiter.done():
                 waiter.set_result(None)
 
-    def overloaded(self, ticket: Ticket) -> bool:
-        """A call sent with ``ticket`` timed out or was rate limited: halve the limit, once per
-        window. True when this call lowered it."""
+    def overloaded(self, ticket: Ticket, kind: str = "rate_limit") -> bool:
+        """A call sent with ``ticket`` timed out (``kind`` ``"timeout"``) or was rate limited:
+        halve the limit, once per window. True when this call lowered it."""
+        if kind == "timeout" and ticket.shared:
+            self.ceiling = max(1, min(self.ceiling, ticket.peak - 1))
         if ticket.window != self.window or self.current == 1:
             return False
         self.current = max(1, self.current // 2)
         self.lowest = min(self.lowest, self.current)
         self.window += 1
         self._answers = 0
+        for listener in list(self.listeners):
+            listener()
         return True
 
     def answered(self) -> None:

@@ -63,6 +63,9 @@ class NoJudge:
     reason: str
     #: True when what the user configured is wrong (fix it), False when nothing is configured.
     invalid: bool = False
+    #: True when a setting can never work as written (a line break in a URL): a command refuses
+    #: to run rather than leave every judge cell unjudged.
+    unusable: bool = False
 
     def __str__(self) -> str:
         return self.reason
@@ -71,6 +74,11 @@ class NoJudge:
 def _get(env: Mapping[str, str], name: str) -> str | None:
     value = env.get(name)
     return value.strip() if value and value.strip() else None
+
+
+def _has_control(text: str) -> bool:
+    """Whether ``text`` holds a control character (CR, LF, tab, NUL, DEL ...)."""
+    return any(ord(char) < 32 or ord(char) == 127 for char in text)
 
 
 def _split_model(text: str) -> tuple[str, str] | None:
@@ -230,6 +238,9 @@ def _provider_settings(provider: Provider, model_text: str, env: Mapping[str, st
         value = _get(env, var)
         if value is None:
             return NoJudge(f"{model_text}: {var} is not set (the {provider.name} provider's {name})", invalid=True)
+        if _has_control(value):
+            return NoJudge(f"{model_text}: {var} {value!r} contains a control character (a line break?); "
+                           f"write the {provider.name} provider's {name} on one line", invalid=True, unusable=True)
         values.append((name, value))
     return tuple(values)
 
@@ -259,6 +270,10 @@ def _endpoint(
             api_key = NO_KEY_PLACEHOLDER
     if base_url is not None:
         base_url = base_url.strip().rstrip("/")
+        if _has_control(base_url):  # a CR/LF pasted into a variable: every call would fail the same way
+            where = provider.base_url_var if not explicit_url else "--base-url / judge.base_url"
+            return NoJudge(f"judge base URL {base_url!r} ({where}) contains a control character (a line break?); "
+                           "write the URL on one line", invalid=True, unusable=True)
         if not base_url.startswith(("http://", "https://")):
             return NoJudge(f"judge base URL {base_url!r} must start with http:// or https://", invalid=True)
     return base_url, api_key

@@ -109,10 +109,16 @@ def _instruction(criterion: Criterion) -> str:
     return 'Verdict "met" if the submission meets the outcome above, "unmet" if it does not.'
 
 
+#: A run of spaces (or tabs) between two words of a line.
+_INNER_SPACES = re.compile(r"(?<=\S)[ \t]+(?=\S)")
+
+
 def outcome_text(criterion: Criterion) -> str:
-    """The outcome as sent: trailing spaces and surrounding blank lines dropped, so an
-    edit that only changes those does not change the request (and is not re-judged)."""
-    return "\n".join(line.rstrip() for line in criterion.outcome.strip().splitlines())
+    """The outcome as sent: trailing spaces and surrounding blank lines dropped, and a run of
+    spaces between words written as one, so an edit that only changes those does not change the
+    request (and is not re-judged). A line's indent is kept (it can nest a list)."""
+    lines = criterion.outcome.strip().splitlines()
+    return "\n".join(_INNER_SPACES.sub(" ", line.rstrip()) for line in lines)
 
 
 def criterion_block(criterion: Criterion, with_id: bool = True) -> str:

@@ -2,24 +2,23 @@
 
 :mod:`rubric_studio.core.providers` holds what a provider is; this module finds its judge
 class, Batch API client, body builder and capability table when a judge is made or a request
-is built. Importing a provider's module never imports its SDK (the judge does, on the first
-request), so a fully cached run stays SDK-free.
+is built (:func:`~rubric_studio.judges.provider_code.code`: a built-in provider's from its
+table, a plugin's from its own references). Importing a provider's module never imports its
+SDK (the judge does, on the first request), so a fully cached run stays SDK-free.
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
-from rubric_studio.core.providers import Provider, get, load, names
+from rubric_studio.core.providers import Provider, get, names
 from rubric_studio.judges.base import JudgeError
+from rubric_studio.judges.provider_code import BUILTIN_CODE, code
+
+__all__ = ["BUILTIN_CODE", "code", "definition", "no_batch_api"]
 
 if TYPE_CHECKING:
     from rubric_studio.judges.base import JudgeConfig
-
-
-def resolve(reference: str) -> Any:
-    """The object a ``"module:attr"`` reference names (imported once)."""
-    return load(reference)
 
 
 def definition(config: JudgeConfig) -> Provider:
@@ -34,6 +33,6 @@ def no_batch_api(config: JudgeConfig) -> str | None:
     """Why ``config``'s provider cannot take Batch API jobs (one line), or None when it can."""
     provider = definition(config)
     alias = provider.alias(config.alias) if config.alias else None
-    if provider.batch is None or (alias is not None and not alias.batch):
+    if not provider.batch_api or (alias is not None and not alias.batch):
         return f"provider {alias.name if alias else provider.name} has no Batch API: grade without --batch-api"
     return None

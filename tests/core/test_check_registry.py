@@ -5,21 +5,20 @@ with a warning; a broken plugin or one reusing a built-in name is skipped with o
 
 from __future__ import annotations
 
+import logging
 import sys
 import textwrap
-import warnings
 from pathlib import Path
 
 import pytest
 
 from rubric_studio.core.checks import (
     CHECK_TYPES,
-    CheckPluginWarning,
     check_types,
     refresh_plugins,
-    score_text,
 )
 from rubric_studio.core.document import CHECK_FIELDS, CHECK_ORDER
+from rubric_studio.core.grading import score_text
 from rubric_studio.core.loading import parse_rubric
 from rubric_studio.core.problems import RubricError
 from rubric_studio.interop import export_rubric
@@ -50,7 +49,7 @@ CLASH = CheckType("regex", Impostor, build)
 
 
 @pytest.fixture
-def plugin(tmp_path: Path):
+def plugin(tmp_path: Path, caplog):
     """A distribution ``rs-word-count`` with three entry points: a good type, a broken one, and one
     that tries to replace the built-in ``regex``."""
     (tmp_path / "rs_word_count_plugin.py").write_text(textwrap.dedent(PLUGIN))
@@ -62,10 +61,9 @@ def plugin(tmp_path: Path):
         "broken = rs_no_such_module_anywhere:TYPE\nclash = rs_word_count_plugin:CLASH\n")
     sys.path.insert(0, str(tmp_path))
     try:
-        with warnings.catch_warnings(record=True) as caught:
-            warnings.simplefilter("always")
+        with caplog.at_level(logging.WARNING, logger="rubric_studio.plugins"):
             refresh_plugins()
-        yield [str(w.message) for w in caught if issubclass(w.category, CheckPluginWarning)]
+        yield [record.getMessage() for record in caplog.records if record.name == "rubric_studio.plugins"]
     finally:
         sys.path.remove(str(tmp_path))
         sys.modules.pop("rs_word_count_plugin", None)
@@ -114,9 +112,10 @@ def test_a_plugin_type_reports_bad_parameters_at_their_position(plugin):
 
 def test_a_broken_plugin_and_one_replacing_a_builtin_each_warn_once_and_are_skipped(plugin):
     assert len(plugin) == 2, plugin
-    broken = next(w for w in plugin if "'broken'" in w)
+    assert all(w.startswith("warning: check-type plugin rs-word-count (entry point ") for w in plugin)
+    broken = next(w for w in plugin if "entry point broken = " in w)
     assert "rs_no_such_module_anywhere" in broken and "ModuleNotFoundError" in broken
-    clash = next(w for w in plugin if "'clash'" in w)
+    clash = next(w for w in plugin if "entry point clash = " in w)
     assert "'regex' is already registered; a plugin cannot replace it" in clash
     rubric = parse_rubric("name: r\ncriteria:\n  - check: {type: regex, pattern: a}\n", "r.yaml")
     assert score_text(rubric, "a").details[rubric.criteria[0].key].status == "met"  # still the built-in

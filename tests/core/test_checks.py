@@ -8,7 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from rubric_studio.core.checks import CheckRunner, falloff, score_text
+from rubric_studio.core.check_runner import CheckRunner
+from rubric_studio.core.checks import falloff
+from rubric_studio.core.grading import score_text
 from rubric_studio.core.loading import parse_rubric
 from rubric_studio.core.problems import RubricError
 from rubric_studio.core.results import Status

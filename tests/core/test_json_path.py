@@ -5,8 +5,9 @@ from __future__ import annotations
 
 import pytest
 
-from rubric_studio.core.checks import CHECK_TYPES, score_text
+from rubric_studio.core.checks import CHECK_TYPES
 from rubric_studio.core.document import CHECK_FIELDS
+from rubric_studio.core.grading import score_text
 from rubric_studio.core.loading import parse_rubric
 from rubric_studio.core.problems import RubricError
 

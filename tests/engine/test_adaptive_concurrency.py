@@ -200,3 +200,36 @@ def test_the_progress_line_shows_the_concurrency_in_use(tmp_path, monkeypatch):
             server.base_url_openai, "--concurrency", "6", "--no-cache", "--format", "json"])
     assert code in (0, 1) and server.calls() == 8
     assert "concurrency 2/6" in terminal  # the server's two slots, of the six asked for
+
+
+# -- a server that queues and publishes nothing ------------------------------------------
+
+
+async def test_a_first_wave_timed_out_in_a_silent_queue_is_re_sent_lower_and_no_cell_is_lost(provider_name, tmp_path):
+    # 2 slots sharing one compute, no slot count published: a lone call takes 0.5 s, two at once
+    # 1 s each; the 0.8 s timeout fits one call and not two, so all six of the first wave time out
+    with FakeLLM(slots=2, shared_compute=True, publish_slots=False, latency=0.5) as server:
+        rubric = rubric_with("concurrency: 6, timeout: 0.8, max_retries: 0", criteria=1)
+        grader = grader_on(server, provider_name, tmp_path, rubric)
+        events: list = []
+        report = await grade(grader, rubric, samples(8), events)
+    assert report.judge_stopped is None and report.summary.errors == 0
+    assert statuses(report) == expected(8)  # 0 cells lost
+    assert server.dropped >= 6  # the whole first wave did time out on the server
+    assert grader.dispatch.concurrency.lowest == 1
+    assert report.usage.requests == server.calls()
+    shown = [e.concurrency for e in events if isinstance(e, Progress)]
+    assert shown[0] == "6/6" and "3/6" in shown and "1/6" in shown  # the limit falling, as progress shows it
+
+
+async def test_a_server_that_answers_no_call_even_alone_is_still_stopped(provider_name, tmp_path):
+    with FakeLLM(publish_slots=False) as server:
+        server.always(Slow(30))
+        rubric = rubric_with("concurrency: 6, timeout: 0.4, max_retries: 0", criteria=1)
+        grader = grader_on(server, provider_name, tmp_path, rubric)
+        report = await grade(grader, rubric, samples(12))
+    assert report.judge_stopped is not None and "none answered" in report.judge_stopped
+    assert grader.dispatch.concurrency.lowest == 1
+    # six at once, three at once, then one alone: the breaker stops the run at the lone call
+    assert server.calls() == 6 + 3 + 1
+    assert all(s.criteria[0].status is Status.ERROR for s in report.samples)

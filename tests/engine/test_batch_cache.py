@@ -88,6 +88,21 @@ async def test_renaming_a_criterion_or_trailing_space_does_not_re_judge(server, 
     assert server.calls() == 0 and spaced.summary.errors == 0
 
 
+@pytest.mark.parametrize("batch", [False, True], ids=["per-criterion", "batch"])
+async def test_a_run_of_spaces_inside_an_outcome_does_not_re_judge(server, provider, tmp_path, batch):
+    await grade(server, provider, tmp_path, rubric(batch=batch))
+    sent = server.calls()
+    assert sent == (5 if batch else 15)
+    for spaced in ("Mentions  the refund", "Mentions the     refund", "Mentions\\tthe refund", "Mentions the refund  "):
+        server.reset()
+        again = await grade(server, provider, tmp_path, rubric(batch=batch, outcome=spaced))
+        assert server.calls() == 0, spaced  # the same request: its verdicts come from the cache
+        assert again.summary.errors == 0 and again.usage.cache_hits == 15  # every cell
+    server.reset()
+    await grade(server, provider, tmp_path, rubric(batch=batch, outcome="Mentions  the  full refund"))
+    assert server.calls() == 5  # a changed word is a new question: that criterion's cells go again
+
+
 async def test_a_judge_setting_edit_adopts_the_calls_in_flight(server, provider, tmp_path):
     """The studio builds a new grader when judge.timeout changes; the calls the old one has on
     the wire answer the same requests, so the new one adopts them instead of re-sending."""

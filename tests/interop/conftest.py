@@ -155,7 +155,7 @@ def graded_samples():
     """[(rubric, sample, judge_results)] for every bundled rubric and sample, judges random but seeded."""
     import random
 
-    from rubric_studio.core.checks import CheckRunner
+    from rubric_studio.core.check_runner import CheckRunner
     from rubric_studio.core.results import CriterionResult, Status
     from rubric_studio.core.samples import Sample, load_samples
     from rubric_studio.core.scoring import cell_status

@@ -7,7 +7,7 @@ import re
 import pytest
 import yaml
 
-from rubric_studio.core.checks import CheckRunner
+from rubric_studio.core.check_runner import CheckRunner
 from rubric_studio.core.problems import RubricError
 from rubric_studio.core.results import Verdict
 from rubric_studio.core.rubric import Rubric

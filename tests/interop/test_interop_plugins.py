@@ -3,11 +3,12 @@ distribution metadata (a ``*.dist-info`` folder with ``entry_points.txt`` on ``s
 
 from __future__ import annotations
 
+import argparse
 import json
+import logging
 import os
 import subprocess
 import sys
-import warnings
 from pathlib import Path
 
 import pytest
@@ -17,7 +18,6 @@ from rubric_studio.interop import (
     FORMATS,
     ExportResult,
     FormatInfo,
-    FormatPluginWarning,
     FormatRegistry,
 )
 from rubric_studio.interop._formats import BUILTIN
@@ -86,8 +86,8 @@ def test_a_plugin_format_exports_and_imports_through_the_command_line(tmp_path):
     assert "Imported by rubric-studio from House gateway file support.house.json." in imported.stdout
     assert "warning: outcomes are the keys" in imported.stderr
 
-    listed = _cli(["export", "--help"], plugin, tmp_path)
-    assert "house" in listed.stdout and "markdown" in listed.stdout
+    listed = _cli(["export", "--help"], plugin, tmp_path)  # help reads no plugin: the built-ins, "or a plugin's"
+    assert listed.returncode == 0 and "markdown, or a plugin's" in " ".join(listed.stdout.split())
 
 
 def test_without_the_plugin_the_format_is_unknown(tmp_path):
@@ -104,25 +104,25 @@ def test_a_broken_plugin_is_skipped_with_one_warning_and_the_rest_still_work(tmp
     assert result.stdout.startswith("# Rubric: support-reply")  # the built-in, not the shadow
     warned = [line for line in result.stderr.splitlines() if line.startswith("warning: format plugin")]
     assert len(warned) == 2, result.stderr
-    assert any("'broken'" in line and "house_missing" in line for line in warned)
-    assert any("'shadow'" in line and "built in and cannot be replaced" in line for line in warned)
+    assert any("entry point broken = house_missing:FORMAT" in line for line in warned)
+    assert any("entry point shadow = " in line and "built in and cannot be replaced" in line for line in warned)
     assert "Traceback" not in result.stderr
 
 
-def test_the_registry_reads_entry_points_once_and_lazily(tmp_path, monkeypatch):
+def test_the_registry_reads_entry_points_once_and_lazily(tmp_path, monkeypatch, caplog):
     (tmp_path / "site").mkdir()
     _install(tmp_path / "site", {"broken": "house_missing:FORMAT", "house": "house_format:FORMAT"})
     monkeypatch.syspath_prepend(str(tmp_path / "site"))
     monkeypatch.delitem(sys.modules, "house_format", raising=False)
     registry = FormatRegistry()
     assert "house_format" not in sys.modules  # nothing read before the formats are listed
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always")
+    with caplog.at_level(logging.WARNING, logger="rubric_studio.plugins"):
         assert registry.exporters() == [info.name for info in BUILTIN] + ["house"]
         assert registry.importers()[-1] == "house" and registry["house"].title == "House gateway"
         assert "house" in registry and len(registry) == len(BUILTIN) + 1  # listing again warns no more
-    assert [(w.category, str(w.message)) for w in caught] == [
-        (FormatPluginWarning, "format plugin 'broken' (house_missing:FORMAT) skipped: No module named 'house_missing'")]
+    assert [record.getMessage() for record in caplog.records] == [
+        "warning: format plugin house-format (entry point broken = house_missing:FORMAT) skipped: it failed to load "
+        "(ModuleNotFoundError: No module named 'house_missing')"]
     assert not registry.is_builtin("house") and registry.is_builtin("agentv")
 
 
@@ -151,10 +151,13 @@ def test_every_format_list_comes_from_the_registry(monkeypatch):
 
     house = FormatInfo("house", "House", ".house.txt", "the house file", exporter=lambda rubric: ExportResult(""))
     monkeypatch.setitem(FORMATS._formats, "house", house)
-    export_choices = {a.dest: a.choices for a in build_parser("export")._actions}["to"]
-    import_choices = {a.dest: a.choices for a in build_parser("import")._actions}["source"]
-    assert "house" in export_choices and "markdown" in export_choices
-    assert "house" not in import_choices and "markdown" not in import_choices and "docent" in import_choices
+    export_to = {a.dest: a.type for a in build_parser("export")._actions}["to"]
+    import_from = {a.dest: a.type for a in build_parser("import")._actions}["source"]
+    assert export_to("house") == "house" and export_to("markdown") == "markdown"
+    assert import_from("docent") == "docent" and import_from("auto") == "auto"
+    for refused in ("house", "markdown"):  # neither can import
+        with pytest.raises(argparse.ArgumentTypeError, match=f"invalid choice: '{refused}'"):
+            import_from(refused)
     app = SimpleNamespace(session=SimpleNamespace(rubric_path=Path("support.yaml")))
     titles = {command.title: command.help for command in commands(app)}  # type: ignore[arg-type]
     assert titles["Export rubric as House"] == "the house file → support.house.txt beside the rubric; warnings listed"

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 import yaml
 
-from rubric_studio.core.checks import CheckRunner
+from rubric_studio.core.check_runner import CheckRunner
 from rubric_studio.core.problems import RubricError
 from rubric_studio.core.results import Verdict
 from rubric_studio.core.rubric import Rubric

@@ -90,15 +90,15 @@ def test_a_plugin_without_a_batch_api_says_so_instead_of_speaking_another_protoc
 def test_a_broken_plugin_is_skipped_with_one_warning(site: Path, caplog):
     install(site, "missing = house_gateway_gone:PROVIDER\nimpostor = house_gateway:CLASH\n"
                   "notone = house_gateway:GatewayJudge\n")  # fmt: skip
-    with caplog.at_level(logging.WARNING, logger="rubric_studio.core.providers._registry"):
+    with caplog.at_level(logging.WARNING, logger="rubric_studio.plugins"):
         assert providers.names() == providers.builtin_names()  # nothing registered, nothing replaced
         providers.names()  # read once: no second round of warnings
     lines = [record.getMessage() for record in caplog.records]
     assert len(lines) == 3
-    assert lines[0].startswith("warning: provider plugin 'missing' (house_gateway_gone:PROVIDER) skipped: it failed "
-                               "to load (ModuleNotFoundError")  # fmt: skip
-    assert lines[1] == ("warning: provider plugin 'impostor' (house_gateway:CLASH) skipped: the name 'openai' is "
-                        "taken by a built-in provider, which a plugin cannot replace")  # fmt: skip
+    assert lines[0].startswith("warning: provider plugin house-gateway (entry point missing = "
+                               "house_gateway_gone:PROVIDER) skipped: it failed to load (ModuleNotFoundError")
+    assert lines[1] == ("warning: provider plugin house-gateway (entry point impostor = house_gateway:CLASH) skipped: "
+                        "the name 'openai' is taken by a built-in provider, which a plugin cannot replace")
     assert lines[2].endswith("skipped: it names the class GatewayJudge, not a rubric_studio.core.providers.Provider")
     config = resolve_judge(None, cli_model="openai:gpt-4o-mini", env={"OPENAI_API_KEY": "k"})
     assert isinstance(config, JudgeConfig) and make_judge(config).key_var == "OPENAI_API_KEY"
@@ -112,3 +112,14 @@ def test_an_unknown_provider_names_every_registered_one():
 
 def test_the_readme_provider_table_is_the_registry():
     assert providers.markdown_table() in (ROOT / "README.md").read_text(encoding="utf-8")
+
+
+def test_every_built_in_provider_has_its_code_in_the_judges_layer():
+    from rubric_studio.judges.provider_code import BUILTIN_CODE, code
+
+    assert set(BUILTIN_CODE) == {provider.name for provider in providers.BUILTIN}
+    for provider in providers.BUILTIN:
+        assert provider.judge is None and provider.batch is None  # the core names no judges code
+        parts = BUILTIN_CODE[provider.name]
+        assert {"judge", "body", "capabilities"} <= set(parts) and ("batch" in parts) == provider.batch_api
+        assert all(callable(code(provider.name, part)) for part in parts)

@@ -1,4 +1,5 @@
-"""Writing a grading run's report: table, JSON/JSONL streams, Markdown, JUnit, HTML, and where it goes."""
+"""Writing a grading run's report: table, JSON/JSONL streams, Markdown, JUnit, HTML (where it goes:
+:mod:`rubric_studio.cli.output`)."""
 
 from __future__ import annotations
 
@@ -10,7 +11,6 @@ if TYPE_CHECKING:
     from rubric_studio.cli.report._formats import failure_message, usage_text
     from rubric_studio.cli.report._humans import annotator_labels, humans_section, render_humans
     from rubric_studio.cli.report._json_stream import JsonlSink, JsonSink
-    from rubric_studio.cli.report._output import OutputFailed, stdout, streamed_output
     from rubric_studio.cli.report._run import report_run, say_member_failures, say_stopped
 
 #: Public name -> the private module that defines it.
@@ -20,14 +20,11 @@ _EXPORTS = {
     "humans_section": "_humans",
     "JsonlSink": "_json_stream",
     "JsonSink": "_json_stream",
-    "OutputFailed": "_output",
     "render_humans": "_humans",
     "report_run": "_run",
     "say_member_failures": "_run",
     "say_stopped": "_run",
-    "stdout": "_output",
-    "streamed_output": "_output",
     "usage_text": "_formats",
 }
-__all__ = ["annotator_labels", "failure_message", "humans_section", "JsonlSink", "JsonSink", "OutputFailed", "render_humans", "report_run", "say_member_failures", "say_stopped", "stdout", "streamed_output", "usage_text"]
+__all__ = ["annotator_labels", "failure_message", "humans_section", "JsonlSink", "JsonSink", "render_humans", "report_run", "say_member_failures", "say_stopped", "usage_text"]
 __getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)

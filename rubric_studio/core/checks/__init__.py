@@ -1,6 +1,10 @@
 """Deterministic checks: the registry of check types (one definition each: spec, evaluator, editor
 fields, exports), their specifications (the ``check:`` block), evaluators, bounded JSON Schema,
 and the author's own code checks (run only when the rubric is trusted).
+
+Running a rubric's checks over samples needs the rubric, which needs these specifications: it
+sits above both, in :mod:`rubric_studio.core.check_runner` (and :func:`score_text` in
+:mod:`rubric_studio.core.grading`).
 """
 
 from __future__ import annotations
@@ -18,7 +22,7 @@ if TYPE_CHECKING:
         EditorField,
         definition_of,
     )
-    from rubric_studio.core.checks._grade import score_text
+    from rubric_studio.core.checks._eval import CheckFailure, CheckTimeout, Evaluator, TextView
     from rubric_studio.core.checks._jsonschema import schema_problem
     from rubric_studio.core.checks._registry import (
         CHECK_TYPES,
@@ -32,7 +36,6 @@ if TYPE_CHECKING:
         refresh_plugins,
         register,
     )
-    from rubric_studio.core.checks._runner import CheckRunner
     from rubric_studio.core.checks._spec import CheckModel, JsonCheck, KeywordsCheck, LengthCheck, RegexCheck
 
 #: Public name -> the private module that defines it.
@@ -43,11 +46,13 @@ _EXPORTS = {
     "check_types": "_registry",
     "CheckModel": "_spec",
     "CheckPluginWarning": "_registry",
-    "CheckRunner": "_runner",
+    "CheckFailure": "_eval",
+    "CheckTimeout": "_eval",
     "CheckSpec": "_registry",
     "CheckType": "_definition",
     "definition_of": "_definition",
     "EditorField": "_definition",
+    "Evaluator": "_eval",
     "ENTRY_POINT_GROUP": "_registry",
     "falloff": "_checks",
     "json_value": "_checks",
@@ -60,8 +65,8 @@ _EXPORTS = {
     "RegexCheck": "_spec",
     "register": "_registry",
     "schema_problem": "_jsonschema",
-    "score_text": "_grade",
+    "TextView": "_eval",
     "TIMEOUT_FIELD": "_definition",
 }
-__all__ = ["CannotExport", "check_type", "CHECK_TYPES", "check_types", "CheckModel", "CheckPluginWarning", "CheckRunner", "CheckSpec", "CheckType", "definition_of", "EditorField", "ENTRY_POINT_GROUP", "falloff", "json_value", "JsonCheck", "KeywordsCheck", "LengthCheck", "LiveMapping", "LiveSequence", "refresh_plugins", "RegexCheck", "register", "schema_problem", "score_text", "TIMEOUT_FIELD"]
+__all__ = ["CannotExport", "check_type", "CHECK_TYPES", "check_types", "CheckModel", "CheckFailure", "CheckPluginWarning", "CheckSpec", "CheckTimeout", "CheckType", "definition_of", "EditorField", "Evaluator", "ENTRY_POINT_GROUP", "falloff", "json_value", "JsonCheck", "KeywordsCheck", "LengthCheck", "LiveMapping", "LiveSequence", "refresh_plugins", "RegexCheck", "register", "schema_problem", "TextView", "TIMEOUT_FIELD"]
 __getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)

@@ -1,6 +1,6 @@
 """The text checks: length, keywords, regex and json.
 
-:class:`~rubric_studio.core.checks._runner.CheckRunner` compiles a rubric's checks once into
+:class:`~rubric_studio.core.check_runner.CheckRunner` compiles a rubric's checks once into
 small functions and runs them over samples. Every evaluation is bounded in time (regexes, and the
 patterns of a json check's schema, through the ``regex`` engine's timeout — see
 :mod:`~rubric_studio.core.checks._jsonschema`; code checks in a worker thread or

@@ -3,7 +3,7 @@
 Both are bounded in time — a function in a daemon thread left behind when it overruns, a
 command through the subprocess timeout — and anything they raise, print or return that is
 not a score becomes a :class:`~rubric_studio.core.checks._eval.CheckFailure` naming the cause.
-They run only for a trusted rubric (:class:`~rubric_studio.core.checks._runner.CheckRunner` decides).
+They run only for a trusted rubric (:class:`~rubric_studio.core.check_runner.CheckRunner` decides).
 """
 
 from __future__ import annotations

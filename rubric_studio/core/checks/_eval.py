@@ -23,7 +23,7 @@ class CheckFailure(Exception):
 class CheckTimeout(CheckFailure):
     """A check ran out of time on one sample.
 
-    :class:`~rubric_studio.core.checks._runner.CheckRunner` then skips that check for the rest of its samples (each cell an
+    :class:`~rubric_studio.core.check_runner.CheckRunner` then skips that check for the rest of its samples (each cell an
     ``error`` naming the sample it timed out on): a catastrophic pattern or a hanging code
     check costs one timeout per run, not one per sample.
     """

@@ -5,13 +5,14 @@ Every list of check types derives from here: the ``check:`` validation (:data:`C
 the loader's hints and "did you mean", the document's key order, the editor's fields and the
 exports. A plugin's entry point names a :class:`CheckType` (or a list of them, or a function
 returning either). A plugin that fails to load, or whose definition is wrong, is skipped with
-one warning (:class:`CheckPluginWarning`); it cannot replace a type that is already registered.
+one ``warning:`` line (:mod:`rubric_studio.core.plugins`); it cannot replace a type that is
+already registered. Checking a ``check:`` of a built-in type reads no plugin: the entry points
+are read when a type is not a built-in one, or when every type is listed.
 """
 
 from __future__ import annotations
 
 import re
-import warnings
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import TYPE_CHECKING, Annotated, Any, get_args
 
@@ -37,11 +38,12 @@ __all__ = [
 
 ENTRY_POINT_GROUP = "rubric_studio.checks"
 _NAME = re.compile(r"[a-z][a-z0-9_]*\Z")
-_state = {"loaded": False, "version": 0}
+_state = {"builtin": False, "loaded": False, "version": 0}
 
 
 class CheckPluginWarning(UserWarning):
-    """A check-type plugin was skipped (the message says which and why)."""
+    """Kept for code that filters it; a skipped plugin is now said as one ``warning:`` line
+    (:mod:`rubric_studio.core.plugins`)."""
 
 
 def _invalid(definition: Any) -> str | None:
@@ -80,27 +82,38 @@ def _plugin_definitions(loaded: Any) -> list[Any]:
 def _load_plugins() -> None:
     from importlib.metadata import entry_points
 
+    from rubric_studio.core.plugins import load_contained
+
+    def register_all(loaded: Any) -> str | None:
+        try:
+            for definition in _plugin_definitions(loaded):
+                register(definition)
+        except ValueError as exc:  # a definition that is wrong: the message says what
+            return str(exc)
+        return None
+
     seen: set[tuple[str, str]] = set()
     for point in entry_points(group=ENTRY_POINT_GROUP):
         if (point.name, point.value) in seen:
             continue
         seen.add((point.name, point.value))
-        try:
-            for definition in _plugin_definitions(point.load()):
+        load_contained("check-type", point, register_all)
+
+
+def _ensure_builtin() -> None:
+    """The built-in types, registered without reading any plugin."""
+    if not _state["builtin"]:
+        _state["builtin"] = True
+        for definition in BUILTIN:
+            if definition.name not in REGISTERED:
                 register(definition)
-        except Exception as exc:  # a broken plugin must not stop the studio
-            message = str(exc) if isinstance(exc, ValueError) else f"{type(exc).__name__}: {exc}"
-            warnings.warn(f"check-type plugin {point.name!r} ({point.value}) skipped: {message}",
-                          CheckPluginWarning, stacklevel=2)
 
 
 def _ensure() -> None:
+    _ensure_builtin()
     if _state["loaded"]:
         return
     _state["loaded"] = True
-    for definition in BUILTIN:
-        if definition.name not in REGISTERED:
-            register(definition)
     _load_plugins()
 
 
@@ -210,7 +223,7 @@ def _tagged(error: ValidationError, tag: str) -> ValidationError:
 
 def _validate_check(value: Any) -> CheckModel:
     """A ``check:`` mapping as its registered type's spec (errors as pydantic's tagged union gives them)."""
-    _ensure()
+    _ensure_builtin()
     if isinstance(value, CheckModel) and type(value) in BY_MODEL:
         return value
     if isinstance(value, CheckModel):
@@ -223,6 +236,9 @@ def _validate_check(value: Any) -> CheckModel:
                                   {"discriminator": "'type'"})
     tag = value["type"]
     definition = REGISTERED.get(tag) if isinstance(tag, str) else None
+    if definition is None:  # not a built-in type: perhaps a plugin's
+        _ensure()
+        definition = REGISTERED.get(tag) if isinstance(tag, str) else None
     if definition is None:
         expected = ", ".join(repr(name) for name in REGISTERED)
         raise PydanticCustomError(

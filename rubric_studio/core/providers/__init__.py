@@ -1,7 +1,8 @@
 """Judge providers as data: one :class:`Provider` per provider, built in or from an entry point.
 
 The core reads the declarative part (names, key and base-URL variables, defaults, prices);
-the judges layer resolves the ``"module:attr"`` references to code when a judge is made.
+the judges layer finds the code (its own table for the built-ins, a plugin's ``"module:attr"``
+references) when a judge is made.
 """
 
 from __future__ import annotations
@@ -19,7 +20,6 @@ if TYPE_CHECKING:
         KEY_VARS,
         KEYLESS,
         builtin_names,
-        code,
         family,
         find,
         forget_plugins,
@@ -30,6 +30,7 @@ if TYPE_CHECKING:
         names,
         normalize_name,
         registered,
+        unknown,
     )
     from rubric_studio.core.providers._spec import STRUCTURED_OUTPUTS, Alias, Provider
 
@@ -39,7 +40,6 @@ _EXPORTS = {
     "BASE_URL_VARS": "_registry",
     "BUILTIN": "_builtin",
     "builtin_names": "_registry",
-    "code": "_registry",
     "family": "_registry",
     "find": "_registry",
     "forget_plugins": "_registry",
@@ -56,6 +56,7 @@ _EXPORTS = {
     "Provider": "_spec",
     "registered": "_registry",
     "STRUCTURED_OUTPUTS": "_spec",
+    "unknown": "_registry",
 }
-__all__ = ["Alias", "BASE_URL_VARS", "BUILTIN", "builtin_names", "code", "family", "find", "forget_plugins", "get", "GROUP", "KEY_FAMILY", "key_order", "KEY_VARS", "KEYLESS", "load", "markdown_table", "names", "normalize_name", "Provider", "registered", "STRUCTURED_OUTPUTS"]
+__all__ = ["Alias", "BASE_URL_VARS", "BUILTIN", "builtin_names", "family", "find", "forget_plugins", "get", "GROUP", "KEY_FAMILY", "key_order", "KEY_VARS", "KEYLESS", "load", "markdown_table", "names", "normalize_name", "Provider", "registered", "STRUCTURED_OUTPUTS", "unknown"]
 __getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)

@@ -1,5 +1,6 @@
-"""The built-in judge providers. A new provider is one module with its code plus one entry here
-(or, outside this package, one entry point in the ``rubric_studio.providers`` group).
+"""The built-in judge providers, as data. A new provider is one module with its code, one entry
+here and one line naming its code in :data:`rubric_studio.judges.provider_code.BUILTIN_CODE` (or,
+outside this package, one entry point in the ``rubric_studio.providers`` group).
 
 Prices are list prices as of 2025-11, USD per 1M tokens (input, output[, cached input]), for
 standard (non-batch) calls; check the providers' pages, and override any in ``prices.yaml``.
@@ -32,10 +33,7 @@ ANTHROPIC_PRICES = {
 OPENAI = Provider(
     name="openai",
     summary="OpenAI chat completions, or any OpenAI-compatible server at a base URL",
-    judge="rubric_studio.judges.openai:OpenAIJudge",
-    body="rubric_studio.judges.bodies:openai_body",
-    capabilities="rubric_studio.judges.capabilities:openai_capabilities",
-    batch="rubric_studio.judges.batch_api:OpenAIBatches",
+    batch_api=True,
     key_var="OPENAI_API_KEY",
     base_url_var="OPENAI_BASE_URL",
     default_model="gpt-4o-mini",
@@ -54,10 +52,7 @@ OPENAI = Provider(
 ANTHROPIC = Provider(
     name="anthropic",
     summary="Anthropic messages API (or an Anthropic-compatible endpoint)",
-    judge="rubric_studio.judges.anthropic:AnthropicJudge",
-    body="rubric_studio.judges.bodies:anthropic_body",
-    capabilities="rubric_studio.judges.capabilities:anthropic_capabilities",
-    batch="rubric_studio.judges.batch_api:AnthropicBatches",
+    batch_api=True,
     key_var="ANTHROPIC_API_KEY",
     base_url_var="ANTHROPIC_BASE_URL",
     default_model="claude-haiku-4-5",
@@ -72,10 +67,7 @@ ANTHROPIC = Provider(
 AZURE = Provider(
     name="azure",
     summary="Azure OpenAI: a deployment of your resource, through the openai SDK's AzureOpenAI",
-    judge="rubric_studio.judges.azure:AzureJudge",
-    body="rubric_studio.judges.bodies:openai_body",
-    capabilities="rubric_studio.judges.azure:azure_capabilities",
-    batch="rubric_studio.judges.azure:AzureBatches",
+    batch_api=True,
     key_var="AZURE_OPENAI_API_KEY",
     base_url_var="AZURE_OPENAI_ENDPOINT",
     needs_base_url=True,

@@ -10,15 +10,15 @@ group :data:`GROUP`, naming a :class:`Provider`::
     [project.entry-points."rubric_studio.providers"]
     gateway = "house_gateway:PROVIDER"
 
-Entry points are read once, on first use (never at import). A plugin that fails to load, is
-not a Provider, or reuses a name already taken (a plugin never replaces a built-in) is skipped
-with one warning naming it and why.
+Entry points are read once, on first use (never at import; a built-in name is recognised
+without reading them). A plugin that fails to load, is not a Provider, or reuses a name already
+taken (a plugin never replaces a built-in) is skipped with one ``warning:`` line naming it and
+why (:mod:`rubric_studio.core.plugins`).
 """
 
 from __future__ import annotations
 
 import importlib
-import logging
 import re
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import replace
@@ -49,33 +49,38 @@ def forget_plugins() -> None:
 
 
 def _load_plugins() -> Iterator[Provider]:
+    from rubric_studio.core.plugins import load_contained
+
     taken = {name: "built-in" for provider in BUILTIN for name in provider.names}
     for point in entry_points(group=GROUP):
-        provider, problem = _load(point, taken)
-        if provider is None:
-            logging.getLogger(__name__).warning("warning: provider plugin %r (%s) skipped: %s", point.name,
-                                                point.value, problem)  # fmt: skip
-            continue
-        taken.update({name: provider.origin for name in provider.names})
-        yield provider
+        found: list[Provider] = []
+
+        def usable(loaded: Any, point: Any = point, found: list[Provider] = found) -> str | None:
+            provider, problem = _checked(loaded, point, taken)
+            if provider is not None:
+                found.append(provider)
+            return problem
+
+        if load_contained("provider", point, usable):
+            taken.update({name: found[0].origin for name in found[0].names})
+            yield found[0]
 
 
-def _load(point: Any, taken: Mapping[str, str]) -> tuple[Provider | None, str]:
+def _checked(found: Any, point: Any, taken: Mapping[str, str]) -> tuple[Provider | None, str | None]:
     """The provider an entry point names, or None and why it cannot be used."""
-    try:
-        found = point.load()
-    except Exception as exc:  # any failure of third-party code: skip it, say why
-        return None, f"it failed to load ({type(exc).__name__}: {exc})"
     if not isinstance(found, Provider):
         what = f"the class {found.__name__}" if isinstance(found, type) else f"a {type(found).__name__}"
         return None, f"it names {what}, not a rubric_studio.core.providers.Provider"
+    missing = [part for part in ("judge", "body", "capabilities") if not getattr(found, part)]
+    if missing:
+        return None, f"provider {found.name!r} names no {', '.join(missing)} code (\"module:attr\")"
     for name in found.names:
         if not _NAME.match(name):
             return None, f"provider name {name!r} must be lower-case letters, digits and '-'"
         if name in taken:
             return None, f"the name {name!r} is taken by a {taken[name]} provider, which a plugin cannot replace"
     dist = getattr(getattr(point, "dist", None), "name", None)
-    return replace(found, origin=f"plugin {dist or point.value}"), ""
+    return replace(found, origin=f"plugin {dist or point.value}", batch_api=found.batch is not None), None
 
 
 def normalize_name(text: str) -> str:
@@ -95,6 +100,21 @@ def find(written: str) -> tuple[Provider, Alias | None] | None:
     return None
 
 
+def unknown(written: str) -> str | None:
+    """Why ``written`` (the part before ``:`` of ``provider:model``) names no provider — the
+    providers known, plugins included, and the closest one — or None when it names one.
+    A built-in name is recognised without loading any plugin."""
+    name = normalize_name(written)
+    if name in builtin_names() or name in names():
+        return None
+    import difflib
+
+    known = names()
+    close = difflib.get_close_matches(name, known, n=1, cutoff=0.6)
+    hint = f"; did you mean {close[0]!r}?" if close else ""
+    return f"unknown provider {written.strip()!r}; expected one of {', '.join(known)}{hint}"
+
+
 def get(name: str) -> Provider | None:
     """The provider of a resolved judge (``JudgeConfig.provider``: a provider's own name)."""
     return next((provider for provider in registered() if provider.name == name), None)
@@ -106,16 +126,6 @@ def load(reference: str) -> Any:
         module, _, attr = reference.partition(":")
         _loaded[reference] = getattr(importlib.import_module(module), attr)
     return _loaded[reference]
-
-
-def code(name: str, part: str) -> Any:
-    """The ``part`` (``judge``, ``batch``, ``body``, ``capabilities``) of the provider ``name``,
-    loaded. ValueError for a provider not registered or a part it does not have."""
-    provider = get(name)
-    reference = getattr(provider, part, None) if provider is not None else None
-    if not reference:
-        raise ValueError(f"judge provider {name!r} has no {part}; registered: {', '.join(names())}")
-    return load(reference)
 
 
 def names() -> tuple[str, ...]:
@@ -182,10 +192,10 @@ def markdown_table() -> str:
         extra = "".join(f", `{var}`" for var in provider.settings.values())
         endpoint = f"`{provider.base_url_var}`" + (" (required)" if provider.needs_base_url else "")
         rows.append(f"| `{provider.name}:<{provider.model_word}>` | {provider.summary} | `{provider.key_var}`{extra} | "
-                    f"{endpoint} | {provider.default_model or '—'} | {'yes' if provider.batch else 'no'} |")
+                    f"{endpoint} | {provider.default_model or '—'} | {'yes' if provider.batch_api else 'no'} |")
         for alias in provider.aliases:
             key = "none" if alias.keyless else f"`{provider.key_var}` (optional)"
             where = alias.default_base_url or "`--base-url` (required)"
-            batch = "yes" if provider.batch and alias.batch else "no"
+            batch = "yes" if provider.batch_api and alias.batch else "no"
             rows.append(f"| `{alias.name}:<{provider.model_word}>` | {alias.summary} | {key} | {where} | — | {batch} |")
     return "\n".join(rows)

@@ -1,10 +1,10 @@
 """What a judge provider is, as data: names, environment, defaults, prices, and where its code lives.
 
 A :class:`Provider` is declarative. The core reads it (trust needs the key and base-URL
-variables; validation needs the names) without importing any provider code: the judge
-client, the Batch API client, the body builder and the capability table are named as
-``"module:attr"`` strings, like entry points, and resolved by the judges layer only when a
-judge is made or a request is built.
+variables; validation needs the names) without naming any provider code: a plugin's judge
+client, Batch API client, body builder and capability table are ``"module:attr"`` strings,
+like entry points, and a built-in provider's are the judges layer's own table; the judges
+layer resolves them only when a judge is made or a request is built.
 """
 
 from __future__ import annotations
@@ -39,17 +39,20 @@ class Provider:
     name: str
     #: One line for the docs' provider table and ``--judge`` help.
     summary: str
-    #: ``"module:Class"`` of the judge (a :class:`~rubric_studio.judges.base.Judge`).
-    judge: str
-    #: ``"module:function"`` building the request body from (config, request).
-    body: str
-    #: ``"module:function"`` giving the capability row (parameters sent) for a config.
-    capabilities: str
     #: Environment variable holding the user's key, and the one holding a base URL (endpoint).
     key_var: str
     base_url_var: str
-    #: ``"module:Class"`` of the Batch API client, or None: the provider has no Batch API.
+    #: A plugin's code, as ``"module:attr"`` references (a built-in provider's are the judges
+    #: layer's: :data:`rubric_studio.judges.provider_code.BUILTIN_CODE`). ``judge``: the judge class
+    #: (a :class:`~rubric_studio.judges.base.Judge`); ``body``: builds the request body from
+    #: (config, request); ``capabilities``: the capability row (parameters sent) for a config.
+    judge: str | None = None
+    body: str | None = None
+    capabilities: str | None = None
+    #: ``"module:Class"`` of a plugin's Batch API client, or None: it has no Batch API.
     batch: str | None = None
+    #: The provider has a Batch API (a plugin's: it names a ``batch`` client).
+    batch_api: bool = False
     #: The model a set key selects when the user names none (None: the user must name one).
     default_model: str | None = None
     #: The provider's own host (None: every user has their own endpoint, e.g. an Azure resource).

@@ -25,6 +25,7 @@ if TYPE_CHECKING:
     from rubric_studio.core.trust._effective import code_trusted, effective_trust, untrusted_settings
     from rubric_studio.core.trust._folders import (
         CREDENTIAL_NAMES,
+        credentials_folder,
         outside_reason,
         prompt_path_reason,
         resolve_prompt_path,
@@ -79,6 +80,7 @@ _EXPORTS = {
     "load_user_config": "_user",
     "NO_TRUST": "_policy",
     "normalize_url": "_policy",
+    "credentials_folder": "_folders",
     "outside_reason": "_folders",
     "prompt_path_reason": "_folders",
     "provider_family": "_policy",
@@ -118,6 +120,7 @@ __all__ = [
     "load_user_config",
     "NO_TRUST",
     "normalize_url",
+    "credentials_folder",
     "outside_reason",
     "prompt_path_reason",
     "provider_family",

@@ -15,7 +15,7 @@ effect only when a :class:`Trust` covers them:
 * ``judge.prompt_path`` resolving, after ``~``, ``..`` and symlinks, outside the rubric's
   folder, or to a file that counts as outside though under it: in a hidden folder below it
   (a rubric saved in HOME naming ``.aws/credentials``), in a credentials folder, or with
-  hard links elsewhere (see :func:`~rubric_studio.core.trust._folders.outside_reason`)
+  hard links elsewhere (see :func:`~rubric_studio.core.folders.outside_reason`)
   (value: the resolved path) — its text would go into every request.
 
 A :class:`Trust` covers a setting by its name and value, so trusting a rubric remembers

@@ -171,7 +171,7 @@ def _judge(data: Any, where: str) -> dict[str, Any]:
 
     known = {f.name for f in fields(JudgeConfig)} - set(_FROM_ENVIRONMENT)
     judge = {name: value for name, value in data.items() if name in known}
-    providers = [p.name for p in registered() if p.batch]
+    providers = [p.name for p in registered() if p.batch_api]
     if judge.get("provider") not in providers or not isinstance(judge.get("model"), str):
         raise JobFileError(f"{where}: field 'judge': expected a provider ({' or '.join(providers)}) and a model")
     for name, value in judge.items():

@@ -20,10 +20,9 @@ if TYPE_CHECKING:
         fit_table,
     )
     from rubric_studio.tui.calibration._flow import CalibrationFlow
-    from rubric_studio.tui.calibration._keys import CALIBRATION_KEYS, table_bindings
     from rubric_studio.tui.calibration._labeling import Labeler
     from rubric_studio.tui.calibration._layout import ID_READABLE, agreement_cells, plan_agreement, wrap_id
-    from rubric_studio.tui.calibration._view import CALIBRATION_BINDINGS
+    from rubric_studio.tui.calibration._view import CALIBRATION_BINDINGS, CALIBRATION_KEYS
 
 #: Public name -> the private module that defines it.
 _EXPORTS = {
@@ -42,7 +41,6 @@ _EXPORTS = {
     "LabelScoreScreen": "_view",
     "plan_agreement": "_layout",
     "step_through": "_view",
-    "table_bindings": "_keys",
     "toggle_adjudication": "_annotators",
     "VersionsScreen": "_view",
     "wrap_id": "_layout",
@@ -63,7 +61,6 @@ __all__ = [
     "LabelScoreScreen",
     "plan_agreement",
     "step_through",
-    "table_bindings",
     "toggle_adjudication",
     "VersionsScreen",
     "wrap_id",

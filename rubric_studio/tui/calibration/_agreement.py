@@ -23,8 +23,8 @@ from textual.widgets.option_list import Option
 from rubric_studio.core.agreement import Agreement, AgreementReport
 from rubric_studio.core.safe_text import terminal_safe
 from rubric_studio.engine.versions import VersionDiff
-from rubric_studio.tui.calibration._keys import agreement_bindings
 from rubric_studio.tui.calibration._layout import AgreementLayout, agreement_cells, plan_agreement, wrap_id
+from rubric_studio.tui.label_keys import agreement_bindings
 
 #: The panel's and the table's vertical scrollbars (studio.tcss), kept free so no column hides under one.
 SCROLLBARS = 2

@@ -6,7 +6,7 @@ the cell's label (on the sample columns: the verdict), ``C`` the whole label, an
 ``]`` / ``[`` move the results cursor to the next / previous sample that disagrees
 with its label. ``ctrl+z`` in the table undoes the last label change (the field's previous
 value, or its absence, is written back) and ``ctrl+y`` redoes it; a notification says what.
-The keys are bindings of the results table (:mod:`~rubric_studio.tui.calibration._keys`).
+The keys are bindings of the results table (:mod:`~rubric_studio.tui.label_keys`).
 
 Every write goes through :mod:`rubric_studio.core.labels._store` (re-read from disk,
 one entry edited, comments kept, atomic replace) in a worker thread; writes run one

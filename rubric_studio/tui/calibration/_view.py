@@ -8,7 +8,7 @@ methods and screen constructors and hears back through messages and dismiss valu
 here touches files or the engine. Styles live in the studio's one stylesheet, ``studio.tcss``.
 
 Labeling keys (:data:`CALIBRATION_KEYS`, as Textual bindings in :data:`CALIBRATION_BINDINGS`;
-:mod:`~rubric_studio.tui.calibration._keys`) are bindings of the results table (and a few of the
+:mod:`~rubric_studio.tui.label_keys`) are bindings of the results table (and a few of the
 Agreement panel): single letters act only while it has focus. They avoid the matrix's own keys
 (f filter, s sort, r reverse, n/N next flip, g/G next unlabelled, h/j/k/l move). The app
 implements the actions, e.g. ``p`` → ``labels_store.set_verdict(labels_path, sample_id, "pass")``.
@@ -26,8 +26,8 @@ from rubric_studio.tui.calibration._dialogs import (
     diff_text,
     fit_table,
 )
-from rubric_studio.tui.calibration._keys import CALIBRATION_KEYS, table_bindings
 from rubric_studio.tui.calibration._layout import COLUMNS, agreement_cells
+from rubric_studio.tui.label_keys import CALIBRATION_KEYS, table_bindings
 
 __all__ = [
     "CALIBRATION_BINDINGS", "CALIBRATION_KEYS", "COLUMNS", "AgreementPanel", "FitScreen", "LabelNoteScreen",

@@ -61,7 +61,7 @@ from rubric_studio.session.results_model import (
     has_made_up_quote,
 )
 from rubric_studio.session.results_model import filter_label as describe_filter
-from rubric_studio.tui.calibration import table_bindings
+from rubric_studio.tui.label_keys import table_bindings
 from rubric_studio.tui.results._layout import Column, other_fixed_width, plan_layout, shown_columns
 from rubric_studio.tui.results._text import (
     CRIT_MAX,
@@ -147,7 +147,7 @@ class ResultsMatrix(ScrollView, can_focus=True):
         Binding("G", "next_unlabelled(-1)", "Previous unlabelled", show=False),
     ]
     #: The label and calibration keys are the table's too: a letter labels a sample only here,
-    #: where the user looks (:mod:`~rubric_studio.tui.calibration._keys`).
+    #: where the user looks (:mod:`~rubric_studio.tui.label_keys`).
     BINDINGS = [*NAVIGATION_BINDINGS, *table_bindings()]
 
     # always_update: picking a criterion filter again on another column re-pins it there.

@@ -1,13 +1,13 @@
 """Grading one text with a rubric's deterministic checks, without a judge.
 
-:func:`score_text` runs the checks (:mod:`~rubric_studio.core.checks._checks`) on one text and
+:func:`score_text` runs the checks (:mod:`~rubric_studio.core.check_runner`) on one text and
 aggregates the cells as every run does (:mod:`~rubric_studio.core.scoring`). It sits above
 the rubric model, the checks and scoring, so none of those needs to import the others back.
 """
 
 from __future__ import annotations
 
-from rubric_studio.core.checks._runner import CheckRunner
+from rubric_studio.core.check_runner import CheckRunner
 from rubric_studio.core.results import CriterionResult, ScoreResult, Status
 from rubric_studio.core.rubric import Rubric
 from rubric_studio.core.samples import Sample

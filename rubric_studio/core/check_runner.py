@@ -7,8 +7,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from rubric_studio.core.checks._definition import definition_of
-from rubric_studio.core.checks._eval import CheckFailure, CheckTimeout, Evaluator, TextView
+from rubric_studio.core.checks import CheckFailure, CheckTimeout, Evaluator, TextView, definition_of
 from rubric_studio.core.numbers import EPSILON
 from rubric_studio.core.results import CriterionResult, Status
 from rubric_studio.core.samples import Sample
