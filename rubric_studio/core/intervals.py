@@ -34,6 +34,14 @@ CONFIDENCE = 0.95
 Z95 = NormalDist().inv_cdf(0.5 + CONFIDENCE / 2)
 
 
+def family_z(comparisons: int) -> float:
+    """The z that keeps the chance of *any* false finding among ``comparisons`` intervals at
+    1 − :data:`CONFIDENCE` (Bonferroni: each at 1 − (1 − CONFIDENCE)/comparisons); :data:`Z95` for one."""
+    if comparisons <= 1:
+        return Z95
+    return NormalDist().inv_cdf(1 - (1 - CONFIDENCE) / (2 * comparisons))
+
+
 def wilson_interval(successes: int, n: int, z: float = Z95) -> tuple[float, float] | None:
     """The Wilson score interval of a proportion (95% by default); None for n = 0.
     Unlike p ± z·SE it stays inside [0, 1] and is not empty at 0 or n successes."""

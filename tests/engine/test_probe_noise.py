@@ -265,3 +265,21 @@ def test_probe_json_shape_from_the_command_line(project, server):
         assert c["beyond_noise"] is (kind == "verbosity")
     assert data["findings"] == [{"kind": "verbosity", "criterion": "refund"}, {"kind": "verbosity", "criterion": "bill"}]
     assert data["unstable"] == []
+
+
+def test_the_decision_holds_over_every_comparison_of_the_run_while_the_reported_interval_stays_95():
+    """5 of 20 cells flip under a kind and none under the noise: alone, its 95% interval excludes 0
+    (+3.8 to +46.9 points, Newcombe); among the 10 comparisons of a 5-kind × 2-criterion run, the
+    Bonferroni interval (z = 2.807) reaches below 0, so it is no finding there."""
+    from rubric_studio.core.intervals import Z95, family_z
+    from rubric_studio.engine.probes._noise import compare_with_noise
+
+    kind = {f"s{i}": i < 5 for i in range(20)}
+    noise = dict.fromkeys(kind, False)
+    alone = compare_with_noise(kind, noise, 0.0)
+    among_ten = compare_with_noise(kind, noise, 0.0, comparisons=10)
+    assert alone.beyond_noise and alone.ci[0] == pytest.approx(0.0378, abs=1e-4)
+    assert not among_ten.beyond_noise and among_ten.ci == alone.ci  # the 95% interval is what is shown
+    assert among_ten.decision_ci[0] < 0 < among_ten.decision_ci[1]
+    assert family_z(1) == Z95 and family_z(10) == pytest.approx(2.807034, abs=1e-6)
+    assert among_ten.to_dict()["decided_over"] == 10

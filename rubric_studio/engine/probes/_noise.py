@@ -32,7 +32,11 @@ coverage close to nominal at small n, unlike Wald's; unlike an exact conditional
 interval it is about the difference of the two rates — what the report shows — not their odds.
 
 A kind is **beyond noise** when the interval excludes 0 from above: L > 0, hence its flip rate
-exceeds the noise's. Anything else — a small n, a judge that flips as often on an unchanged
+exceeds the noise's. A probe run makes one such comparison per kind × criterion, and at 95% each,
+a judge that is only noisy would show a "finding" in about one run of six over ten comparisons; so
+the decision uses the same interval at the family-wise level (Bonferroni over the run's
+comparisons, :func:`rubric_studio.core.intervals.family_z`), while the interval reported stays
+the 95% one. Anything else — a small n, a judge that flips as often on an unchanged
 meaning — is not distinguishable from the judge's own noise, and is not a finding.
 """
 
@@ -43,7 +47,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from rubric_studio.core.intervals import Z95, wilson_interval
+from rubric_studio.core.intervals import Z95, family_z, wilson_interval
 
 
 def _phi(a: int, b: int, c: int, d: int) -> float:
@@ -85,30 +89,40 @@ class NoiseComparison:
     noise_rate: float | None
     value: float | None
     ci: tuple[float, float] | None
+    #: The comparisons of the run the decision is made over, and the interval at that family-wise level.
+    comparisons: int = 1
+    decision_ci: tuple[float, float] | None = None
 
     @property
     def beyond_noise(self) -> bool:
-        """The interval lies above 0: the kind flips more cells than the null perturbation does."""
-        return self.ci is not None and self.value is not None and self.ci[0] > 0 and self.value > 0
+        """The family-wise interval lies above 0: the kind flips more cells than the null perturbation does."""
+        ci = self.decision_ci if self.decision_ci is not None else self.ci
+        return ci is not None and self.value is not None and ci[0] > 0 and self.value > 0
 
     def to_dict(self) -> dict[str, object]:
         return {
             "value": None if self.value is None else round(self.value, 4),
             "ci": None if self.ci is None else [round(self.ci[0], 4), round(self.ci[1], 4)],
             "n": self.n,
+            "decided_over": self.comparisons,
         }
 
 
-def compare_with_noise(kind: Mapping[str, bool], noise: Mapping[str, bool], noise_rate: float | None) -> NoiseComparison:
+def compare_with_noise(kind: Mapping[str, bool], noise: Mapping[str, bool], noise_rate: float | None,
+                       comparisons: int = 1) -> NoiseComparison:
     """``kind`` and ``noise``: sample id -> flipped, for the cells each compared; paired on the
-    samples compared under both."""
+    samples compared under both. ``comparisons``: how many kind × criterion comparisons the run
+    makes (the decision holds the chance of any false finding among them at 5%)."""
     shared = [sid for sid in kind if sid in noise]
     both = sum(1 for sid in shared if kind[sid] and noise[sid])
     kind_only = sum(1 for sid in shared if kind[sid] and not noise[sid])
     noise_only = sum(1 for sid in shared if noise[sid] and not kind[sid])
     found = paired_difference(both, kind_only, noise_only, len(shared) - both - kind_only - noise_only)
     value, ci = found if found is not None else (None, None)
-    return NoiseComparison(len(shared), both, kind_only, noise_only, noise_rate, value, ci)
+    table = (both, kind_only, noise_only, len(shared) - both - kind_only - noise_only)
+    family = paired_difference(*table, z=family_z(comparisons)) if comparisons > 1 else None
+    return NoiseComparison(len(shared), both, kind_only, noise_only, noise_rate, value, ci,
+                           comparisons, None if family is None else family[1])
 
 
 def _points(value: float) -> str:

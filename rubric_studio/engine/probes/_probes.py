@@ -364,11 +364,12 @@ def against_noise(report: ProbeReport) -> None:
     """Each kind × criterion compared with the noise on the same cells (paired), and the cells that
     flipped under every kind probed (two kinds or more) marked unstable."""
     probed = [k for k in report.kinds.values() if not k.skipped]
+    comparisons = sum(1 for cid in report.noise for probe in probed if cid in probe.criteria)
     for cid, noise in report.noise.items():
         for probe in probed:
             entry = probe.criteria.get(cid)
             if entry is not None:
-                entry.noise = compare_with_noise(entry.cells, noise.cells, noise.rate)
+                entry.noise = compare_with_noise(entry.cells, noise.cells, noise.rate, comparisons)
         entries = [p.criteria[cid] for p in probed if cid in p.criteria]
         if len(entries) < 2:
             continue
