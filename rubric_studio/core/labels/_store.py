@@ -402,15 +402,22 @@ def _set_cells(entry: CommentedMap, carry: list[str], cells: dict[str, str | Non
             return
         criteria = CommentedMap({k: v for k, v in cells.items() if v is not None})
         _put(entry, "criteria", criteria, LABEL_KEYS)  # filled first: comments below it stay below it
-    for criterion_id, state in cells.items():
-        key = next((k for k in criteria if str(k) == criterion_id), criterion_id)
-        if state is None:
-            if key in criteria:
-                carry.append(_delete(criteria, key))
+    _update_nested(entry, "criteria", criteria, cells, carry)
+
+
+def _update_nested(entry: CommentedMap, name: str, nested: CommentedMap, values: dict[str, Any],
+                   carry: list[str]) -> None:
+    """Set each of ``values`` in ``entry[name]`` (``nested``), or remove it (None); the mapping goes
+    when left empty, its comment lines carried."""
+    for item_id, value in values.items():
+        key = next((k for k in nested if str(k) == item_id), item_id)
+        if value is None:
+            if key in nested:
+                carry.append(_delete(nested, key))
         else:
-            _put(criteria, key, state)
-    if not criteria:
-        carry.append(_delete(entry, "criteria", "".join(carry)))
+            _put(nested, key, value)
+    if not nested:
+        carry.append(_delete(entry, name, "".join(carry)))
         del carry[:-1]
 
 
@@ -570,16 +577,7 @@ def _set_criterion_scores(entry: CommentedMap, carry: list[str], scores: dict[st
         return
     if replace:
         scores = {**{str(k): None for k in current}, **scores}
-    for criterion_id, score in scores.items():
-        key = next((k for k in current if str(k) == criterion_id), criterion_id)
-        if score is None:
-            if key in current:
-                carry.append(_delete(current, key))
-        else:
-            _put(current, key, score)
-    if not current:
-        carry.append(_delete(entry, "criterion_scores", "".join(carry)))
-        del carry[:-1]
+    _update_nested(entry, "criterion_scores", current, scores, carry)
 
 
 def _edited_many(text: str, target: Path,
