@@ -135,12 +135,22 @@ class StatusBar(Static):
     """Judge model, calls in flight, cache hits, tokens and cost of the session."""
 
     def show(self, state: StatusState) -> None:
-        self.update(status_text(state))
+        self.update(status_text(state, self.content_region.width or self.size.width or None))
 
 
-def status_text(state: StatusState) -> Text:
+def status_text(state: StatusState, width: int | None = None) -> Text:
     """The status bar's line: judge, in flight, calls, cache hits, tokens (prompt-cached ones
-    in brackets), cost, panel members, unsaved edits."""
+    in brackets), cost, panel members, unsaved edits. Within ``width`` a judge panel's members
+    are told in full (calls, cache hits, cost each), else by their calls alone, else by their
+    count: the unsaved-edits mark after them is never cut off."""
+    for members in ("full", "calls", "count"):
+        line = _status_line(state, members)
+        if width is None or line.cell_len <= width:
+            return line
+    return line
+
+
+def _status_line(state: StatusState, members: str) -> Text:
     usage = state.usage or Usage()
     out = Text(no_wrap=True, overflow="ellipsis")
     out.append(" judge ", style="dim")
@@ -159,21 +169,27 @@ def status_text(state: StatusState) -> Text:
         out.append(f" ({tokens_text(usage.cached_input_tokens)} cached)", style="dim")
     out.append(f"  {usage.cost_text()}", style="dim")
     if usage.members:
-        out.append("  │ " + member_usage_text(usage), style="dim")
+        out.append("  │ " + member_usage_text(usage, members), style="dim")
     if state.dirty:
         out.append("  │ ", style="dim")
         out.append(f"● {terminal_safe(state.file or 'rubric')} has unsaved edits", style="yellow")
     return out
 
 
-def member_usage_text(usage: Usage) -> str:
+def member_usage_text(usage: Usage, detail: str = "full") -> str:
     """A judge panel's calls, cache hits and cost per member (its model name), for the status bar:
-    the totals alone hide which member costs what."""
+    the totals alone hide which member costs what. ``detail``: ``full``, ``calls`` (each member's
+    calls only) or ``count`` (how many members; the CLI summary and HTML report have the rest)."""
+    if detail == "count":
+        return f"{len(usage.members)} panel members"
     parts = []
     for label, member in usage.members.items():
         name = terminal_safe(label.split(":", 1)[-1])
-        parts.append(f"{name} {member.judge_calls} calls {member.cache_hits} cached {member.cost_text()}")
-    return " · ".join(parts)
+        if detail == "calls":
+            parts.append(f"{name} {member.judge_calls}")
+        else:
+            parts.append(f"{name} {member.judge_calls} calls {member.cache_hits} cached {member.cost_text()}")
+    return " · ".join(parts) + (" calls" if detail == "calls" else "")
 
 
 def _lowered(concurrency_text: str) -> bool:
