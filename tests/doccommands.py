@@ -28,10 +28,12 @@ import shlex
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from rubric_studio.cli import SUBCOMMANDS as CLI_SUBCOMMANDS
+
 ROOT = Path(__file__).resolve().parent.parent
 RUN_LANGUAGES = {"console", "sh", "bash", "shell"}
-SUBCOMMANDS = ("grade", "validate", "calibrate", "export", "import", "cache", "jobs", "improve", "draft", "new",
-               "history", "probe")  # fmt: skip
+#: The command line's own subcommands: a command naming one does not open the studio.
+SUBCOMMANDS = CLI_SUBCOMMANDS
 _FENCE = re.compile(r"^(?P<indent>\s*)(?P<fence>`{3,}|~{3,})\s*(?P<info>[^`\s]*)")
 _ANNOTATION = re.compile(r"^\s*<!--\s*doc-test:(?P<body>.*?)-->\s*$")
 _KEYS = {"exit", "contains", "screen", "schema", "skip"}
