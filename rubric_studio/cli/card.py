@@ -111,5 +111,6 @@ async def make_card(rubric, samples: list, labels: dict, options: dict[str, Any]
 
         probed = await run_probes(rubric, samples, probe_kinds, options, labels=labels, seed=seed)
         probes = probed.to_dict()
-    return card_from_report(rubric, report, labels, sidecar=sidecar, cached=already, probes=probes,
+    return card_from_report(rubric, report, labels,
+                            by_annotator=sidecar.by_annotator if sidecar is not None else None, cached=already, probes=probes,
                             date=date), report.errored_cells

@@ -12,24 +12,26 @@ import datetime
 from typing import Any
 
 
-def card_from_report(rubric, report, labels: dict, *, sidecar: Any = None, cached: float | None = 0.0,
-                     probes: dict[str, Any] | None = None, date: str | None = None) -> dict[str, Any]:
-    """The card of a finished grading run (``report``) against ``labels``; ``cached``: what the replies
-    served from the cache cost when bought (None: unknown price)."""
+def card_from_report(rubric, report, labels: dict, *, by_annotator: Any = None, cached: float | None = 0.0,
+                     probes: dict[str, Any] | None = None, date: str | None = None,
+                     count_usage: bool = True) -> dict[str, Any]:
+    """The card of a finished grading run (``report``) against ``labels`` (the consensus) and
+    ``by_annotator`` (every annotator's labels, by sample); ``cached``: what the replies served from
+    the cache cost when bought (None: unknown price). ``count_usage=False``: ``cached`` is the whole
+    bill (it was priced after the run, so it holds the replies this run bought too)."""
     from rubric_studio.core.agreement import agreement
     from rubric_studio.core.card import build_card, consistency_section, cost_figure, probe_section
     from rubric_studio.core.human_agreement import human_agreement
 
     data = agreement(report.samples, labels, rubric).to_dict()
-    humans = human_agreement(sidecar.by_annotator if sidecar is not None else {}, report.samples,
-                             [c.key for c in rubric.criteria])
+    humans = human_agreement(by_annotator or {}, report.samples, [c.key for c in rubric.criteria])
     warnings = list(data["warnings"])
     if report.judge_note:
         warnings.append(f"judge criteria not graded: {report.judge_note}")
     if report.errored_cells:
         warnings.append(f"{report.errored_cells} cells ended in error; their samples are excluded")
     usage = report.usage
-    spent = usage.cost_usd if usage.cost_known else None
+    spent = (usage.cost_usd if usage.cost_known else None) if count_usage else 0.0
     total = None if spent is None or cached is None else spent + cached
     why_no_cost = "no judge graded these samples" if report.judge is None or report.judge_note else None
     cost = cost_figure(total, [_tokens(s) for s in report.samples], why_no_cost)
