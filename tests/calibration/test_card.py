@@ -173,3 +173,16 @@ def test_cost_per_100_and_its_interval_by_hand():
     assert cost_figure(None, [1, 2])["cant_tell"].startswith("the judge model has no known price")
     assert cost_figure(0.01, [5])["cant_tell"] == "fewer than 2 samples graded"
     assert rate_figure(0, 0, "judged cells") == {"value": None, "ci": None, "n": 0, "cant_tell": "no judged cells"}
+
+
+def test_a_promptfoo_export_names_a_fresh_card_in_a_comment(support, server, capsys, tmp_path):
+    assert main(["export", str(support), "--to", "promptfoo", "-o", str(tmp_path / "before.yaml")]) == 0
+    assert "rubric card" not in (tmp_path / "before.yaml").read_text()
+    assert main(["card", str(support), "--base-url", server.base_url_openai]) == 0
+    card = _card(support)
+    assert main(["export", str(support), "--to", "promptfoo", "-o", str(tmp_path / "after.yaml")]) == 0
+    kappa = card["kappa"]
+    first = (tmp_path / "after.yaml").read_text().splitlines()[0]
+    assert first == (f"# rubric card: hash {card['rubric']['hash']}, κ {kappa['value']:.2f} [{kappa['ci'][0]:.2f}, "
+                     f"{kappa['ci'][1]:.2f}] (n=13), {card['date']} (support_reply.card.yaml)")
+    assert yaml.safe_load((tmp_path / "after.yaml").read_text()) == yaml.safe_load((tmp_path / "before.yaml").read_text())
