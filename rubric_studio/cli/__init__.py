@@ -25,7 +25,7 @@ __all__ = ["DESCRIPTION", "EPILOG", "EXIT_ERROR", "EXIT_FAIL", "EXIT_OK", "EXIT_
 EXIT_OK, EXIT_FAIL, EXIT_USAGE, EXIT_ERROR = 0, 1, 2, 3
 
 SUBCOMMANDS = ("grade", "validate", "calibrate", "export", "import", "cache", "jobs", "improve", "draft", "new",
-               "history", "probe", "labels")  # fmt: skip
+               "history", "probe", "labels", "card")  # fmt: skip
 GRADE_FORMATS = ("table", "json", "jsonl", "markdown", "junit", "html")
 _MODULES = {"import": "import_", None: "studio"}  # command -> module name, where they differ
 
@@ -39,6 +39,7 @@ commands:
   rubric-studio calibrate RUBRIC SAMPLES  judge-vs-human agreement
   rubric-studio improve RUBRIC SAMPLES  suggested fixes, proven on held-out labels
   rubric-studio probe RUBRIC [SAMPLES]  bias probes: verdict flips under padding, tone, wording, order
+  rubric-studio card RUBRIC [SAMPLES]   the rubric's card: its evidence, written beside it
   rubric-studio history RUBRIC          the rubric's versions graded in the studio
   rubric-studio export RUBRIC --to T    write the rubric for another eval tool
   rubric-studio import FILE             read a rubric from another eval tool

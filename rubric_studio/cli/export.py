@@ -28,6 +28,29 @@ def register(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("-o", "--output", metavar="FILE")
 
 
+def _card_comment(rubric, target: str) -> str:
+    """``# rubric card: hash …, κ 0.41 [0.12, 0.70] (n=13), 2026-11-28 (x.card.yaml)`` heading a promptfoo or
+    AgentV YAML export when the rubric has a card that is fresh; nothing otherwise."""
+    if target not in ("promptfoo", "agentv") or rubric.path is None:
+        return ""
+    from rubric_studio.core.card import card_path_for, read_card, staleness
+
+    path = card_path_for(rubric.path)
+    try:
+        card = read_card(path)
+    except ValueError:
+        return ""
+    if card is None or staleness(card, rubric):
+        return ""
+    kappa = card.get("kappa") or {}
+    if kappa.get("value") is None or not kappa.get("ci"):
+        figure = f"κ can't tell ({kappa.get('cant_tell', 'no labels')})"
+    else:
+        figure = f"κ {kappa['value']:.2f} [{kappa['ci'][0]:.2f}, {kappa['ci'][1]:.2f}] (n={kappa['n']})"
+    line = f"rubric card: hash {card['rubric']['hash']}, {figure}, {card.get('date')} ({path.name})"
+    return "# " + " ".join(line.split()) + "\n"
+
+
 def run(args: Namespace) -> int:
     from rubric_studio.cli.common import echo, print_problems, write_output
     from rubric_studio.core.loading import load_rubric
@@ -52,7 +75,7 @@ def run(args: Namespace) -> int:
         return 2
     for warning in result.warnings:
         echo(f"warning: {warning}", sys.stderr)
-    if not write_output(result.text, args.output):
+    if not write_output(_card_comment(rubric, args.to) + result.text, args.output):
         return 2
     if args.output is None or args.output == "-":
         _print_catalog(result.files)

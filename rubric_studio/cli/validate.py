@@ -4,6 +4,10 @@ Settings that act only once the rubric is trusted (code checks, a judge base URL
 the user did not choose, a prompt file outside the rubric's folder; see
 :mod:`rubric_studio.core.trust`) are listed as warnings at their key: they do not change the
 exit code. A prompt file outside the folder is read only when the user trusts it.
+
+A rubric with a card beside it (``<stem>.card.yaml``, ``rubric-studio card``) is compared with it:
+when the rubric or its judge changed since, a warning names what changed ("card is stale: tone
+changed since 2026-11-28"); the JSON entry's ``card`` is ``fresh``, ``stale``, ``none`` or ``unreadable``.
 """
 
 from __future__ import annotations
@@ -30,6 +34,25 @@ def _trust_review(rubric) -> tuple[list, list]:
     return blocked, trust_problems(rubric, blocked, [gate for gate in gates if gate not in blocked])
 
 
+def _card_review(rubric) -> tuple[str, list]:
+    """(the card's state, problems to add: a warning when it is stale or unreadable)."""
+    from rubric_studio.core.card import card_path_for, read_card, stale_message, staleness
+    from rubric_studio.core.problems import Problem
+
+    path = card_path_for(rubric.path)
+    try:
+        card = read_card(path)
+    except ValueError as exc:
+        return "unreadable", [Problem(str(path), None, None, str(exc).removeprefix(f"{path}: "), "warning")]
+    if card is None:
+        return "none", []
+    changes = staleness(card, rubric)
+    if not changes:
+        return "fresh", []
+    message = f"{stale_message(card, changes)}; refresh it with rubric-studio card {rubric.path}"
+    return "stale", [Problem(str(path), None, None, message, "warning")]
+
+
 def run(args: Namespace) -> int:
     from rubric_studio.cli.common import echo, print_problems
     from rubric_studio.core.loading import check_rubric_file
@@ -41,7 +64,8 @@ def run(args: Namespace) -> int:
         blocked: list = []
         if rubric is not None:
             blocked, more = _trust_review(rubric)
-            problems = sorted([*problems, *more], key=lambda p: (p.line or 0, p.column or 0))
+            card_state, stale = _card_review(rubric)
+            problems = [*sorted([*problems, *more], key=lambda p: (p.line or 0, p.column or 0)), *stale]
         errors = [p for p in problems if p.severity == "error"]
         any_error = any_error or bool(errors) or rubric is None
         entry: dict = {"path": path, "valid": rubric is not None and not errors,
@@ -57,6 +81,7 @@ def run(args: Namespace) -> int:
                     for c in rubric.code_criteria
                 ],
                 untrusted=[{"setting": gate.setting, "value": gate.value} for gate in blocked],
+                card=card_state,
             )
         report.append(entry)
         if args.format == "text":

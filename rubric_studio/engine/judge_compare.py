@@ -172,6 +172,12 @@ async def grade_each(rubric: Rubric, samples: Sequence[Sample], judges: Sequence
     return runs
 
 
+def cached_cost(grader: Any, rubric: Rubric, samples: Sequence[Sample]) -> float | None:
+    """What the replies the cache holds for grading ``samples`` cost when they were bought (None: no
+    known price): the part of a run's cost its ``usage.cost_usd`` does not show."""
+    return _cached_cost(grader, rubric, samples)
+
+
 def _cached_cost(grader: Any, rubric: Rubric, samples: Sequence[Sample]) -> float | None:
     """What the replies the cache holds for this run cost when they were bought (None: no known price)."""
     if hasattr(grader, "members"):  # a judge panel: each member at its own price

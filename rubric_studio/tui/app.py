@@ -42,7 +42,7 @@ from textual.widgets import Footer, Static, TabbedContent, TabPane
 
 from rubric_studio.core.safe_text import terminal_safe
 from rubric_studio.session.studio import JUDGE_HELP, StudioSession, grader_key
-from rubric_studio.tui import app_commands, draft_screen, interop_actions
+from rubric_studio.tui import app_commands, card_actions, draft_screen, interop_actions
 from rubric_studio.tui.calibration import CALIBRATION_KEYS, CalibrationFlow, Labeler, agreement_title
 from rubric_studio.tui.conflict import DISCARD, SAVE, UnsavedScreen
 from rubric_studio.tui.help import HelpScreen
@@ -794,12 +794,13 @@ class StudioApp(App[int]):
         ))
         grader = session.grader
         config = getattr(grader, "config", None)
+        card_state, card_text = card_actions.card_status(self)
         self.query_one(StatusBar).show(StatusState(
             judge=session.judge_label, judge_ready=getattr(grader, "judge", None) is not None,
             in_flight=in_flight, concurrency=getattr(grader, "concurrency_now", None) or getattr(config, "concurrency", None),
             concurrency_text=getattr(grader, "concurrency_text", None),
             run_calls=done if session.running else 0, usage=grader.session_usage if grader is not None else None,
-            dirty=session.document.dirty, file=session.rubric_path.name,
+            dirty=session.document.dirty, file=session.rubric_path.name, card_state=card_state, card=card_text,
         ))
 
     def refresh_hint(self) -> None:

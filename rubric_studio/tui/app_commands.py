@@ -2,7 +2,7 @@
 
 :func:`palette` yields the app's :class:`~textual.app.SystemCommand` entries — saving,
 grading, filters and sorts, views, then each flow's own commands (labelling, calibration,
-interop, drafting, improving, comparing judges, probing for bias), trust when something
+interop, drafting, improving, comparing judges, probing for bias, the rubric card), trust when something
 awaits it, and a new rubric.
 """
 
@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 from textual.app import SystemCommand
 
 from rubric_studio.session.results_model import FILTERS, SORTS
-from rubric_studio.tui import draft_screen, interop_actions, judges_screen, probe_screen
+from rubric_studio.tui import card_actions, draft_screen, interop_actions, judges_screen, probe_screen
 from rubric_studio.tui.calibration import _annotators as annotators
 from rubric_studio.tui.calibration import _flow as calibration_flow
 from rubric_studio.tui.calibration import _labeling as labeling
@@ -65,6 +65,7 @@ def palette(app: StudioHost) -> Iterable[SystemCommand]:
     yield from improve_screen.commands(app)
     yield from judges_screen.commands(app)
     yield from probe_screen.commands(app)
+    yield from card_actions.commands(app)
     yield SystemCommand("New rubric…", "Start a new rubric file beside this one (rubric-studio new)",
                         app.action_new_rubric)
     if app.trust_flow.pending():  # type: ignore[attr-defined]

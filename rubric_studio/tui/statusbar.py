@@ -129,6 +129,9 @@ class StatusState:
     usage: Usage | None = None
     dirty: bool = False
     file: str = ""
+    #: The rubric card's state (``fresh`` | ``stale`` | ``unreadable``; ``none``: not shown) and its text.
+    card_state: str = "none"
+    card: str = ""
 
 
 class StatusBar(Static):
@@ -140,7 +143,8 @@ class StatusBar(Static):
 
 def status_text(state: StatusState, width: int | None = None) -> Text:
     """The status bar's line: judge, in flight, calls, cache hits, tokens (prompt-cached ones
-    in brackets), cost, panel members, unsaved edits. Within ``width`` a judge panel's members
+    in brackets), cost, panel members, the rubric card's state (once there is a card), unsaved
+    edits. Within ``width`` a judge panel's members
     are told in full (calls, cache hits, cost each), else by their calls alone, else by their
     count: the unsaved-edits mark after them is never cut off."""
     for members in ("full", "calls", "count"):
@@ -170,6 +174,9 @@ def _status_line(state: StatusState, members: str) -> Text:
     out.append(f"  {usage.cost_text()}", style="dim")
     if usage.members:
         out.append("  │ " + member_usage_text(usage, members), style="dim")
+    if state.card and state.card_state != "none":
+        out.append("  │ ", style="dim")
+        out.append(terminal_safe(state.card), style="green" if state.card_state == "fresh" else "yellow")
     if state.dirty:
         out.append("  │ ", style="dim")
         out.append(f"● {terminal_safe(state.file or 'rubric')} has unsaved edits", style="yellow")
