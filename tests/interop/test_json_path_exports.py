@@ -139,7 +139,7 @@ def _node_verdict(body: str, output: str) -> bool:
 
 @pytest.mark.parametrize("value, met", [("AB", True), ("AB\n", False), ("A\nB", False), ("xAB", False)])
 def test_matches_dollar_is_the_very_end_here_as_in_the_exported_javascript(value, met):
-    from rubric_studio.core.checks import score_text
+    from rubric_studio.core.grading import score_text
 
     rubric = parse_rubric(ANCHORED, "code.yaml")
     output = json.dumps({"code": value})
