@@ -255,8 +255,9 @@ async def test_the_focused_pane_is_marked_and_the_results_take_the_width_while_f
         assert marked != edge(left)
         await until(lambda: left.size.width <= 28)
         assert not app.query_one("#ed-form").display and matrix.size.width >= 100
-        titles = matrix._header_strip().text
-        assert "policy-acc" in titles and "resolves-i" in titles  # not "poli…" / "reso…"
+        over, titles = matrix._header_strip(last=False).text, matrix._header_strip().text
+        assert "policy-" in over and "accurate*" in titles and "resolves-" in over and "issue*" in titles
+        assert "…" not in over + titles  # whole, on two lines: not "poli…" / "reso…"
         app.query_one(EditorPane).focus_form()
         await until(lambda: app.focused is not None and left in app.focused.ancestors)
         await until(lambda: left.size.width >= 50)
@@ -268,7 +269,6 @@ async def test_the_focused_pane_is_marked_and_the_results_take_the_width_while_f
 
 async def test_a_click_on_a_cell_from_the_editor_selects_that_cell_though_the_table_widens(studio: Path, judge):
     from rubric_studio.tui.editor import EditorPane
-    from rubric_studio.tui.results import HEADER_LINES
 
     app = make_app(judge, studio)
     async with app.run_test(size=(140, 40)) as pilot:
@@ -279,7 +279,7 @@ async def test_a_click_on_a_cell_from_the_editor_selects_that_cell_though_the_ta
         await pilot.pause()
         tone = 1 + [c.criterion.key for c in matrix.columns].index("tone")
         x = next(x for x in range(matrix.size.width) if matrix._column_at(x) == tone)
-        y = HEADER_LINES + matrix.rows.index("password-request")
+        y = matrix.header_lines + matrix.rows.index("password-request")
         await pilot.click(matrix, offset=(x, y))  # the editor narrows as the table takes focus
         await until(lambda: left.size.width <= 28)
         assert matrix.current == ("password-request", "tone")

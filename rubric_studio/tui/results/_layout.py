@@ -34,6 +34,7 @@ from rubric_studio.tui.results._text import (
     SEPARATOR,
     VERDICT_W,
     full_title,
+    two_line_width,
 )
 
 ID_WIDE = 32  # the id column grows to this before the titles get past CRIT_MAX
@@ -53,8 +54,9 @@ class Column:
 
     @property
     def natural(self) -> int:
-        """As wide as the title (within CRIT_MIN..CRIT_MAX)."""
-        return max(CRIT_MIN, min(CRIT_MAX, cell_len(self.title)))
+        """As wide as the title on two lines broken at a hyphen (within CRIT_MIN..CRIT_MAX): the
+        matrix gives such a title a second header line rather than cutting it."""
+        return max(CRIT_MIN, min(CRIT_MAX, two_line_width(self.title)))
 
     @property
     def full(self) -> int:

@@ -85,6 +85,7 @@ from rubric_studio.tui.results._text import (
     human_text,
     score_cell,
     squeeze,
+    title_lines,
     verdict_mark,
     verdict_text,
 )
@@ -95,7 +96,7 @@ __all__ = [
 ]  # fmt: skip
 
 REBUILD_INTERVAL = 0.1  # seconds between re-sorts/re-filters while results stream in
-HEADER_LINES = 2  # the focused line and the column titles
+HEADER_LINES = 2  # the focused line and the column titles (a third when a title takes two lines)
 STALE = Style(dim=True, italic=True)
 
 
@@ -215,7 +216,7 @@ class ResultsMatrix(ScrollView, can_focus=True):
             for sample_id in ids:
                 row = index.get(sample_id)
                 if row is not None:
-                    self.refresh_line(row + HEADER_LINES)
+                    self.refresh_line(row + self.header_lines)
             self._maybe_highlight()
             return
         now = time.monotonic()
@@ -290,6 +291,15 @@ class ResultsMatrix(ScrollView, can_focus=True):
             self._layout_key = key
             self.id_width = plan_layout(self.columns, self._longest_id, key[0] - other_fixed_width())
 
+    @property
+    def header_lines(self) -> int:
+        """Lines above the rows: the focused line and the titles, which take a second line when a
+        shown criterion's title is wider than its column (rather than being cut with …)."""
+        self._layout()
+        shown = self._shown_columns()
+        two = any(title_lines(self.columns[i].criterion, self.columns[i].width)[0] for i in shown)
+        return HEADER_LINES + (1 if two else 0)
+
     def _fixed_width(self) -> int:
         self._layout()
         return self.id_width + other_fixed_width()
@@ -330,7 +340,7 @@ class ResultsMatrix(ScrollView, can_focus=True):
                                            len(self.model.order), filter_label=self.filter_label, search=self.search))
 
     def _update_virtual_size(self) -> None:
-        self.virtual_size = Size(self._width(), len(self.rows) + HEADER_LINES)
+        self.virtual_size = Size(self._width(), len(self.rows) + self.header_lines)
 
     def on_resize(self, event: events.Resize) -> None:
         self._update_virtual_size()
@@ -410,7 +420,7 @@ class ResultsMatrix(ScrollView, can_focus=True):
     # -- the cursor --------------------------------------------------------------
     def _page_height(self) -> int:
         """How many rows fit under the focused line and the titles."""
-        return max(1, self.scrollable_content_region.height - HEADER_LINES)
+        return max(1, self.scrollable_content_region.height - self.header_lines)
 
     def _move(self, row: int, col: int) -> None:
         self.cursor_row = max(0, min(row, len(self.rows) - 1))
@@ -475,12 +485,13 @@ class ResultsMatrix(ScrollView, can_focus=True):
 
     def _cell_at(self, offset: Offset | None) -> tuple[int | None, int | None] | None:
         """(row or None on the titles, column or None) at a content offset; None: nowhere to click."""
-        if offset is None or offset.y < HEADER_LINES - 1:
+        header = self.header_lines
+        if offset is None or offset.y < 1:
             return None
         col = self._column_at(offset.x)
-        if offset.y == HEADER_LINES - 1:
+        if offset.y < header:
             return None, col
-        row = int(self.scroll_y) + offset.y - HEADER_LINES
+        row = int(self.scroll_y) + offset.y - header
         return None if row >= len(self.rows) else (row, col)
 
     def _column_at(self, x: int) -> int | None:
@@ -523,13 +534,14 @@ class ResultsMatrix(ScrollView, can_focus=True):
         self._layout()
         width = self._width()
         base = self.rich_style
+        header = self.header_lines
         if y == 0:
             strip = self._focus_strip(width)
-        elif y == 1:
-            strip = self._header_strip()
+        elif y < header:
+            strip = self._header_strip(last=y == header - 1)
         else:
             top = int(self.scroll_y)
-            row = top + y - HEADER_LINES
+            row = top + y - header
             if row < len(self.rows):
                 strip = self._row_strip(row)
             elif row == 0 and not self.rows:
@@ -538,7 +550,7 @@ class ResultsMatrix(ScrollView, can_focus=True):
                 legend = self._legend_lines(width)
                 first = self.scrollable_content_region.height - len(legend)
                 # Only in room the rows leave free, one blank line below the last row.
-                last = HEADER_LINES - 1 + max(len(self.rows), 1) - top  # the line of the last row
+                last = header - 1 + max(len(self.rows), 1) - top  # the line of the last row
                 if not (legend and y >= first and first >= last + 2):
                     return Strip.blank(width, base)
                 strip = legend[y - first]
@@ -618,26 +630,32 @@ class ResultsMatrix(ScrollView, can_focus=True):
         self._legend[(width, ties)] = strips
         return strips
 
-    def _header_strip(self) -> Strip:
+    def _header_strip(self, *, last: bool = True) -> Strip:
+        """The titles' line: ``last`` the one above the rows (the sample columns' titles, and each
+        criterion's title or its second line); else the first line of the titles that take two."""
         head = self._style("header")
         cursor_head = head + self._background("header-cursor")
         total = len(self.model.order)
         title = f"{total} samples" if len(self.rows) == total else f"{len(self.rows)}/{total} samples"
         # "score" starts one cell left of the scores (in the gap after the ids), so the
         # three headers keep a space between them in SCORE_W + VERDICT_W + HUMAN_W cells.
-        segments = [
-            Segment(fit(title, self.id_width - 1) + " ", cursor_head if self.cursor_col == 0 else head),
-            Segment(fit("score", SCORE_W + GAP) + " " + fit("verdict", VERDICT_W) + " "
-                    + fit("mine" if self.model.show_own else "human", HUMAN_W), head),
-            Segment("‹ " if self.col_offset > 0 else SEPARATOR, head),
-        ]
+        if last:
+            segments = [
+                Segment(fit(title, self.id_width - 1) + " ", cursor_head if self.cursor_col == 0 else head),
+                Segment(fit("score", SCORE_W + GAP) + " " + fit("verdict", VERDICT_W) + " "
+                        + fit("mine" if self.model.show_own else "human", HUMAN_W), head),
+                Segment("‹ " if self.col_offset > 0 else SEPARATOR, head),
+            ]
+        else:
+            segments = [Segment(" " * (self._fixed_width() - cell_len(SEPARATOR)), head), Segment(SEPARATOR, head)]
         shown = self._shown_columns()
         for index in shown:
             column = self.columns[index]
             style = cursor_head if index + 1 == self.cursor_col else head
-            segments.append(Segment(column_title(column.criterion, column.width), style))
+            text = title_lines(column.criterion, column.width)[1 if last else 0]
+            segments.append(Segment(fit(text, column.width) if text else " " * column.width, style))
             segments.append(Segment(" " * GAP, head))
-        if shown.stop < len(self.columns):
+        if last and shown.stop < len(self.columns):
             segments.append(Segment(f"+{len(self.columns) - shown.stop}›", head))
         return Strip(segments)
 

@@ -141,6 +141,32 @@ def column_title(criterion: Criterion, width: int) -> str:
     return fit(criterion.key, width - 1).rstrip() + "*"
 
 
+def _hyphen_splits(title: str) -> list[tuple[str, str]]:
+    """Every way to break ``title`` after one of its hyphens (none when it has none)."""
+    return [(title[: i + 1], title[i + 1 :]) for i, ch in enumerate(title[:-1]) if ch == "-"]
+
+
+def two_line_width(title: str) -> int:
+    """The narrowest a column can be and still show ``title`` whole on two lines broken at a
+    hyphen (its whole width when it has no hyphen)."""
+    widths = [max(cell_len(a), cell_len(b)) for a, b in _hyphen_splits(title)]
+    return min([cell_len(title), *widths])
+
+
+def title_lines(criterion: Criterion, width: int) -> tuple[str, str]:
+    """A criterion's title in a column ``width`` wide, as (first line, second line): on the second
+    line alone when it fits (the first empty); on two, broken after the hyphen that fits both
+    halves, when that shows it whole (``asks-for-`` / ``credentials``); else cut with … on one
+    line (a compact column: two lines of cut pieces would read worse), keeping a ``*``."""
+    title = full_title(criterion)
+    if cell_len(title) <= width:
+        return "", title
+    whole = [(a, b) for a, b in _hyphen_splits(title) if cell_len(a) <= width and cell_len(b) <= width]
+    if whole:
+        return min(whole, key=lambda ab: max(cell_len(ab[0]), cell_len(ab[1])))
+    return "", column_title(criterion, width)
+
+
 def full_title(criterion: Criterion) -> str:
     """The column's whole title: the id, and ``*`` when required."""
     return terminal_safe(criterion.key) + ("*" if criterion.required else "")
