@@ -147,18 +147,20 @@ def status_text(state: StatusState, width: int | None = None) -> Text:
     edits. Within ``width`` a judge panel's members
     are told in full (calls, cache hits, cost each), else by their calls alone, else by their
     count: the unsaved-edits mark after them is never cut off."""
-    for members in ("full", "calls", "count"):
-        line = _status_line(state, members)
+    usage = state.usage or Usage()
+    short = f"panel of {len(usage.members)}" if usage.members else state.judge  # the members follow
+    for judge, members in ((state.judge, "full"), (short, "full"), (short, "calls"), (short, "count")):
+        line = _status_line(state, judge, members)
         if width is None or line.cell_len <= width:
             return line
     return line
 
 
-def _status_line(state: StatusState, members: str) -> Text:
+def _status_line(state: StatusState, judge: str, members: str) -> Text:
     usage = state.usage or Usage()
     out = Text(no_wrap=True, overflow="ellipsis")
     out.append(" judge ", style="dim")
-    out.append(terminal_safe(state.judge), style="bold" if state.judge_ready else "bold yellow")
+    out.append(terminal_safe(judge), style="bold" if state.judge_ready else "bold yellow")
     sent = min(state.in_flight, state.concurrency) if state.concurrency else state.in_flight
     out.append(f"  {sent} in flight", style="cyan" if sent else "dim")
     if state.in_flight > sent:

@@ -25,7 +25,7 @@ from rubric_studio.tui.calibration import (
     step_through,
 )
 from tests.calibration.calib_helpers import result
-from tests.tui.studio_helpers import on_screen, until
+from tests.tui.studio_helpers import until
 
 CSS = Path(__file__).resolve().parents[2] / "rubric_studio" / "tui" / "studio.tcss"
 RUBRIC = Rubric.model_validate({"name": "t", "criteria": [{"id": "tone", "outcome": "Warm"}]})
@@ -83,8 +83,11 @@ async def test_fit_screen_accept_returns_true_and_cancel_false():
     app = Host()
     async with app.run_test() as pilot:
         for answer, (how, what) in enumerate((("click", "#fit-accept"), ("click", "#fit-cancel"), ("press", "escape"))):
-            app.push_screen(FitScreen(fitted), app.results.append)
-            await on_screen(app, FitScreen)
+            screen = FitScreen(fitted)
+            app.push_screen(screen, app.results.append)
+            # This screen, laid out: the one before it may still be on its way out on a busy machine.
+            await until(lambda s=screen, w=what: app.screen is s and (w == "escape" or s.query_one(w).region.width > 0),
+                        what=f"the fit screen {answer + 1} shown")
             await (pilot.click(what) if how == "click" else pilot.press(what))
             await until(lambda n=answer: len(app.results) > n, what=f"the fit screen answered {what}")
     assert app.results == [True, False, False]

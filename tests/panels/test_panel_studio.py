@@ -63,8 +63,9 @@ async def test_a_cell_shows_the_split_and_the_inspector_each_member(tmp_path: Pa
                 assert member(judge) in body and f"{judge} says" in body
             status = str(app.query_one("#status").render())
             assert "panel" in status
-            for judge in (LONG, COIN, RIGHT):  # each member's own calls and cost, not only the total
-                assert f"{judge} 1 calls 0 cached cost unknown" in status
+            assert len(status.strip()) <= 160  # fitted to the terminal (the whole would run past it)
+            for judge in (LONG, COIN, RIGHT):  # each member's own calls, not only the total
+                assert f"{judge} 1 " in status
 
 
 def studio(tmp_path: Path, server: FakeLLM, models: tuple[str, ...], samples: range) -> StudioApp:
