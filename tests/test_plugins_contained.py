@@ -8,6 +8,7 @@ Every test installs a real distribution — a module and a ``*.dist-info`` folde
 from __future__ import annotations
 
 import os
+import signal
 import subprocess
 import sys
 import textwrap
@@ -35,8 +36,11 @@ def cli(tmp_path: Path, *args: str) -> subprocess.CompletedProcess[str]:
     env = {k: v for k, v in os.environ.items() if not k.startswith(("OPENAI", "ANTHROPIC", "AZURE"))}
     env.update(PYTHONPATH=os.pathsep.join([str(tmp_path / "site"), str(ROOT)]), HOME=str(tmp_path),
                MARKER=str(tmp_path / "imported"))
+    # As at a terminal: ctrl-c interrupts. A test run started as a background job without job
+    # control (CI, nohup) has SIGINT ignored, and the child would inherit that.
     return subprocess.run([sys.executable, "-m", "rubric_studio", *args], capture_output=True, text=True,
-                          cwd=tmp_path, env=env, timeout=90)
+                          cwd=tmp_path, env=env, timeout=90,
+                          preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
 
 
 #: kind -> (rubric, command) that reads that kind's plugins, and the exit code when the plugin is skipped
