@@ -260,39 +260,14 @@ def _edited(text: str, target: Path, sample_id: str, change: _EntryEdit, annotat
             check: Callable[[Label | None], None] | None = None) -> tuple[str | None, Label | None, Label | None]:
     """The sidecar text after ``change`` edits the sample's entry (None: leave the file alone), and the
     label before and after (``annotator``'s own; None: the entry's top-level label)."""
-    try:
-        load_with_positions(text, str(target))  # bounded: ruamel limits neither aliases nor nesting
-    except RubricError as exc:
-        where, why = (exc.problems[0].location(), exc.problems[0].message) if exc.problems else (target, exc)
-        raise ValueError(f"{where}: not valid YAML, fix it by hand first ({why})") from None
-    yaml = round_trip_yaml(text)
-    try:
-        data = yaml.load(text)
-    except YAMLError as exc:
-        raise ValueError(f"{target}: not valid YAML, fix it by hand first ({exc})") from None
-    prefix = ""
-    if data is None:
-        data, prefix = CommentedMap(), text if text.endswith("\n") or not text else text + "\n"
-    if not isinstance(data, CommentedMap):
-        raise ValueError(f"{target}: expected a mapping of sample id -> label")
-    key = next((k for k in data if str(k) == sample_id), sample_id)
-    entry = data.get(key)
-    if entry is not None and not isinstance(entry, CommentedMap):
-        following = _take_following(data, key)
-        data[key] = entry = CommentedMap(parse_label(entry, where=sample_id).to_yaml_data())
-        _give_following(data, key, following)
-    created = entry is None
-    before = None if created else own_label(entry, annotator, sample_id)
+    data, yaml, prefix = _document(text, target)
+    key, entry = _entry(data, sample_id)
+    before = None if entry is None else own_label(entry, annotator, sample_id)
     if check is not None:
         check(before)
     if entry is None:
         entry = CommentedMap()
-        last = list(data)[-1] if data else None
-        tail = _take_following(data, last) if last is not None else ""
-        data[key] = entry
-        if last is not None and _blank_separated(text):
-            _give_following(data, last, "\n")
-        _give_following(data, key, tail)
+        _append(data, key, entry, text)
     carry: list[str] = []  # comment lines that deletions inside the entry could not place
     for_annotator(change, annotator)(entry, carry)
     result = own_label(entry, annotator, sample_id)
@@ -304,13 +279,7 @@ def _edited(text: str, target: Path, sample_id: str, change: _EntryEdit, annotat
         result = None
     elif carry:
         _give_following(data, key, "".join(carry))
-    if not data:
-        return _leading_comments(text) or HEADER, before, result
-    buffer = io.StringIO()
-    yaml.dump(data, buffer)
-    body = buffer.getvalue()
-    head = _leading_comments(body)
-    return prefix + head + orphan + body[len(head):], before, result
+    return _dumped(data, yaml, text, prefix, orphan), before, result
 
 
 def _owner(entry: CommentedMap) -> str | None:
@@ -593,19 +562,48 @@ def _edited_many(text: str, target: Path,
         changed += _edit_entry(data, text, sample_id, for_annotator(change, annotator), annotator, orphans)
     if not changed:
         return None, 0
+    return _dumped(data, yaml, text, prefix, "".join(orphans)), changed
+
+
+def _dumped(data: CommentedMap, yaml: YAML, text: str, prefix: str, orphans: str) -> str:
+    """The sidecar's new text: ``data`` written back under the file's leading comments, with the
+    comment lines of a deleted first entry (``orphans``) kept; the header alone when nothing is left."""
     if not data:
-        return _leading_comments(text) or HEADER, changed
+        return _leading_comments(text) or HEADER
     buffer = io.StringIO()
     yaml.dump(data, buffer)
     body = buffer.getvalue()
     head = _leading_comments(body)
-    return prefix + head + "".join(orphans) + body[len(head):], changed
+    return prefix + head + orphans + body[len(head):]
+
+
+def _entry(data: CommentedMap, sample_id: str) -> tuple[Any, CommentedMap | None]:
+    """The key of a sample's entry and the entry (None when absent); a short form (``s1: pass``)
+    is turned into a mapping in place, its comments kept."""
+    key = next((k for k in data if str(k) == sample_id), sample_id)
+    entry = data.get(key)
+    if entry is not None and not isinstance(entry, CommentedMap):
+        following = _take_following(data, key)
+        data[key] = entry = CommentedMap(parse_label(entry, where=sample_id).to_yaml_data())
+        _give_following(data, key, following)
+    return key, entry
+
+
+def _append(data: CommentedMap, key: Any, entry: CommentedMap, text: str) -> None:
+    """Add a new entry at the end, after the comment lines that ended the file, separated as the
+    file separates its entries."""
+    last = list(data)[-1] if data else None
+    tail = _take_following(data, last) if last is not None else ""
+    data[key] = entry
+    if last is not None and _blank_separated(text):
+        _give_following(data, last, "\n")
+    _give_following(data, key, tail)
 
 
 def _document(text: str, target: Path) -> tuple[CommentedMap, YAML, str]:
     """The sidecar's round-trip document, its YAML, and the text kept before it (a file of comments only)."""
     try:
-        load_with_positions(text, str(target))
+        load_with_positions(text, str(target))  # bounded: ruamel limits neither aliases nor nesting
     except RubricError as exc:
         where, why = (exc.problems[0].location(), exc.problems[0].message) if exc.problems else (target, exc)
         raise ValueError(f"{where}: not valid YAML, fix it by hand first ({why})") from None
@@ -627,25 +625,15 @@ def _edit_entry(data: CommentedMap, text: str, sample_id: str, change: _EntryEdi
 
     Comment lines a deleted first entry leaves with no place to go are added to ``orphans``.
     """
-    key = next((k for k in data if str(k) == sample_id), sample_id)
-    entry = data.get(key)
+    key, entry = _entry(data, sample_id)
     carry: list[str] = []
     if entry is None:  # filled before it is placed: nothing is added when the change leaves it empty
         entry = CommentedMap()
         change(entry, carry)
         if not has_label(entry, sample_id):
             return False
-        last = list(data)[-1] if data else None
-        tail = _take_following(data, last) if last is not None else ""
-        data[key] = entry
-        if last is not None and _blank_separated(text):
-            _give_following(data, last, "\n")
-        _give_following(data, key, tail)
+        _append(data, key, entry, text)
         return True
-    if not isinstance(entry, CommentedMap):
-        following = _take_following(data, key)
-        data[key] = entry = CommentedMap(parse_label(entry, where=sample_id).to_yaml_data())
-        _give_following(data, key, following)
     before = own_label(entry, annotator, sample_id)
     change(entry, carry)
     after = own_label(entry, annotator, sample_id)

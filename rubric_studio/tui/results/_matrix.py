@@ -199,6 +199,8 @@ class ResultsMatrix(ScrollView, can_focus=True):
         self._highlighted: tuple[str | None, str | None] = (None, None)
         self._longest_id = ID_MIN
         self._layout_key: tuple[int, int] | None = None
+        self._header_key: object = None  # (layout, column offset) that :attr:`header_lines` was worked out for
+        self._header_lines = HEADER_LINES
         self._columns_version = 0
         self._index_cache: tuple[list[str], dict[str, int]] | None = None
         self._pressed: tuple[int | None, int | None] | None = None  # the cell a mouse button went down on
@@ -296,9 +298,12 @@ class ResultsMatrix(ScrollView, can_focus=True):
         """Lines above the rows: the focused line and the titles, which take a second line when a
         shown criterion's title is wider than its column (rather than being cut with …)."""
         self._layout()
-        shown = self._shown_columns()
-        two = any(title_lines(self.columns[i].criterion, self.columns[i].width)[0] for i in shown)
-        return HEADER_LINES + (1 if two else 0)
+        key = (self._layout_key, self.col_offset)
+        if self._header_key != key:  # asked for every line drawn: worked out once per layout
+            shown = self._shown_columns()
+            two = any(title_lines(self.columns[i].criterion, self.columns[i].width)[0] for i in shown)
+            self._header_key, self._header_lines = key, HEADER_LINES + (1 if two else 0)
+        return self._header_lines
 
     def _fixed_width(self) -> int:
         self._layout()
