@@ -121,6 +121,28 @@ def test_a_burst_of_keys_typed_into_a_field_lands_in_order_on_a_busy_machine(tmp
     assert "outcome: Plainly answers the customer\n" in text or "outcome: >-\n      Plainly answers the customer\n" in text
 
 
+def test_keys_typed_right_after_a_key_that_moves_the_focus_go_where_it_leads(tmp_path: Path, tmux: Tmux):
+    """F2 (to the editor), enter (edit the criterion) and the text, in one burst from the results table:
+    the text lands in the outcome field. (The focus used to move behind the keys typed after it: the
+    letters reached the criteria list first, where ``a`` adds a criterion and ``d`` deletes one.)"""
+    shutil.copytree(ROOT / "sample_rubrics" / "support_reply", tmp_path / "support_reply")
+    rubric = tmp_path / "support_reply" / "support_reply.yaml"
+    before = rubric.read_text()
+    tmux.run("new-session", "-d", "-s", "studio", "-x", "140", "-y", "40", "-c", str(tmp_path),
+             f"{_command()} support_reply/support_reply.yaml; echo studio exited with $?; sleep 120")
+    tmux.wait_for(lambda s: "refund-with" in s and "OPENAI_API_KEY" in s and "Criteria" in s)
+    tmux.run("send-keys", "-t", "studio", "F2", "Enter", "Plainly and daily ")
+    screen = tmux.wait_for(lambda s: "outcome  Plainly and daily Directly" in s or "new-criterion" in s)
+    assert "new-criterion" not in screen and "outcome  Plainly and daily Directly" in screen, screen
+    assert screen.count(" ×") == before.count("- id:")  # the list has the criteria it had, no more
+    tmux.run("send-keys", "-t", "studio", "C-s")
+    started = time.monotonic()
+    while "Plainly and daily Directly" not in rubric.read_text():
+        assert time.monotonic() - started < scaled(20), tmux.screen()
+        time.sleep(0.05)
+    assert rubric.read_text().count("- id:") == before.count("- id:")
+
+
 def test_new_at_a_terminal_writes_the_starter_and_opens_the_studio_on_it(tmp_path: Path, tmux: Tmux):
     """The README's "start a rubric of your own", typed at a real terminal: the file is written and the
     studio opens on it (it crashed here once, after writing the file, on an option only the studio had)."""

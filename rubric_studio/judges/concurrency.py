@@ -14,11 +14,17 @@ slots answers the first two and lets the others time out. The run's limit theref
   ``--concurrency``, or a local server's slot count when it publishes one).
 
 The limit in use is reported against the user's setting (``2/6``) so progress lines can show it.
+
+Waiting calls queue in order and a freed slot wakes one of them, as :class:`asyncio.Semaphore`
+does: a run of 5,000 samples starts 40,000 calls at once, and waking every waiter on every
+release (each one checking and queueing again) cost O(waiters) per answer — 30 s of CPU in
+one such studio run, the event loop busy the whole time (BENCHMARKS.md).
 """
 
 from __future__ import annotations
 
 import asyncio
+from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -49,7 +55,9 @@ class AdaptiveLimit:
         self.window = 0  # increases with every decrease
         self.lowest = self.ceiling
         self._answers = 0
-        self._waiters: list[asyncio.Future[None]] = []
+        self._waiters: deque[asyncio.Future[None]] = deque()  # in order; a cancelled one is skipped
+        self._queued = 0  # waiters not woken (nor cancelled) yet
+        self._woken = 0  # waiters woken that have not taken their slot yet
         self._held: set[Ticket] = set()  # the tickets of the calls in flight
         #: Called with no argument whenever the limit in use falls (a progress line shows it).
         self.listeners: list[Callable[[], None]] = []
@@ -65,29 +73,49 @@ class AdaptiveLimit:
         """Calls in flight."""
         return len(self._held)
 
+    def _room(self) -> bool:
+        return self.in_use + self._woken < self.current
+
     async def acquire(self) -> Ticket:
-        """Wait until fewer than ``current`` calls are in flight; a ticket for :meth:`release`."""
-        while self.in_use >= self.current:
+        """Wait until fewer than ``current`` calls are in flight (after the calls that were
+        waiting already); a ticket for :meth:`release`."""
+        waited = False
+        while not self._room() or (self._queued and not waited):
             waiter = asyncio.get_running_loop().create_future()
-            self._waiters.append(waiter)
+            # a call woken when the limit has just fallen waits again, first in line
+            (self._waiters.appendleft if waited else self._waiters.append)(waiter)
+            self._queued += 1
             try:
                 await waiter
-            finally:
-                if waiter in self._waiters:
-                    self._waiters.remove(waiter)
+            except asyncio.CancelledError:
+                if waiter.cancelled():  # cancelled while waiting: _wake skips it
+                    self._queued -= 1
+                else:  # woken, then cancelled before it ran: the slot goes to the next in line
+                    self._woken -= 1
+                    self._wake()
+                raise
+            self._woken -= 1
+            waited = True
         ticket = Ticket(self.window)
         self._held.add(ticket)
         for held in self._held:
             held.peak = max(held.peak, self.in_use)
         return ticket
 
+    def _wake(self) -> None:
+        """Wake waiting calls in order, as many as there is room for."""
+        while self._waiters and self._room():
+            waiter = self._waiters.popleft()
+            if waiter.done():  # cancelled
+                continue
+            waiter.set_result(None)
+            self._queued -= 1
+            self._woken += 1
+
     def release(self, ticket: Ticket) -> None:
-        """A call ended (also when it was cancelled): the waiting calls look again."""
+        """A call ended (also when it was cancelled): the next waiting call may go."""
         self._held.discard(ticket)
-        waiters, self._waiters = self._waiters, []
-        for waiter in waiters:
-            if not waiter.done():
-                waiter.set_result(None)
+        self._wake()
 
     def overloaded(self, ticket: Ticket, kind: str = "rate_limit") -> bool:
         """A call sent with ``ticket`` timed out (``kind`` ``"timeout"``) or was rate limited:
@@ -105,14 +133,14 @@ class AdaptiveLimit:
         return True
 
     def answered(self) -> None:
-        """A call was answered: after ``current`` answers in a row, one more call may fly
-        (waiters are woken by the :meth:`release` that follows)."""
+        """A call was answered: after ``current`` answers in a row, one more call may fly."""
         if self.current >= self.ceiling:
             return
         self._answers += 1
         if self._answers >= self.current:
             self.current += 1
             self._answers = 0
+            self._wake()
 
     @property
     def text(self) -> str:

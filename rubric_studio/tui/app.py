@@ -48,7 +48,7 @@ from rubric_studio.tui.conflict import DISCARD, SAVE, UnsavedScreen
 from rubric_studio.tui.help import HelpScreen
 from rubric_studio.tui.improve import _edits as improve_edits
 from rubric_studio.tui.improve import _screen as improve_screen
-from rubric_studio.tui.key_order import route_in_order
+from rubric_studio.tui.key_order import focus_now, route_in_order
 from rubric_studio.tui.messages import (
     ActionFailed,
     FilesChanged,
@@ -65,6 +65,7 @@ from rubric_studio.tui.messages import (
     SamplesGraded,
     SamplesLoaded,
 )
+from rubric_studio.tui.restyle import set_class_restyling
 from rubric_studio.tui.results import Inspector, ProbeFindings, ResultsMatrix, ResultsPane, cell_text
 from rubric_studio.tui.save_flow import SaveFlow
 from rubric_studio.tui.statusbar import RunHeader, RunState, StatusBar, StatusState
@@ -116,7 +117,8 @@ def banner_text(session: StudioSession) -> tuple[Text, bool] | None:
 
 
 def _tolerate_shutdown(handler):
-    """Engine messages can still arrive while the app shuts down and its widgets are gone."""
+    """Messages from the engine, workers and the editor can still arrive while the app shuts down
+    and its widgets are gone (a save finishing as the user quits): nothing left to show them on."""
 
     @functools.wraps(handler)
     def wrapper(self, *args, **kwargs):
@@ -181,11 +183,13 @@ class StudioApp(App[int]):
         Binding("ctrl+q", "quit", "Quit", priority=True),
         Binding("f1", "help", "Help"),
         Binding("ctrl+s", "save", "Save", priority=True),
-        Binding("f2", "show('editor')", "Editor", show=False),
-        Binding("f3", "show('results')", "Results", show=False),
-        Binding("f4", "show('inspector')", "Inspector", show=False),
+        # the keys that move the focus act as they arrive: keys typed after them go where they lead
+        # (a letter typed right after F2 is no label in the table; tui/key_order.py)
+        Binding("f2", "show('editor')", "Editor", show=False, priority=True),
+        Binding("f3", "show('results')", "Results", show=False, priority=True),
+        Binding("f4", "show('inspector')", "Inspector", show=False, priority=True),
         Binding("f5", "regrade", "Re-grade"),
-        Binding("f6", "show('agreement')", "Agreement", show=False),
+        Binding("f6", "show('agreement')", "Agreement", show=False, priority=True),
         Binding("f7", "toggle_editor", "Wide table", show=False),
     ]
     # No letters: label and calibration keys are the results table's (and the Agreement panel's),
@@ -374,6 +378,7 @@ class StudioApp(App[int]):
             self.post_message(FilesChanged(kinds))
 
     # -- files --------------------------------------------------------------------------
+    @_tolerate_shutdown
     def on_samples_loaded(self, message: SamplesLoaded) -> None:
         session = self.session
         taken = session.take_samples(message.read, initial=message.initial)
@@ -391,6 +396,7 @@ class StudioApp(App[int]):
         self._watched_samples = session.samples_path
         self.regrade()
 
+    @_tolerate_shutdown
     def on_labels_loaded(self, message: LabelsLoaded) -> None:
         if not self.session.take_labels(message.read):
             self.problems = self.session.problems
@@ -489,13 +495,16 @@ class StudioApp(App[int]):
     def on_editor_pane_changed(self, message: EditorPane.Changed) -> None:
         self.refresh_bars()
 
+    @_tolerate_shutdown
     def on_editor_pane_saved(self, message: EditorPane.Saved) -> None:
         self.save_flow.declined = None
         self.apply_saved_rubric()
 
+    @_tolerate_shutdown
     def on_editor_pane_save_refused(self, message: EditorPane.SaveRefused) -> None:
         self.save_flow.refused(message.error)  # the file changed on disk: ask, write nothing yet
 
+    @_tolerate_shutdown
     def on_editor_pane_selection_changed(self, message: EditorPane.SelectionChanged) -> None:
         criterion_id = message.criterion_id
         if criterion_id:
@@ -515,6 +524,7 @@ class StudioApp(App[int]):
         elif isinstance(event, RunFinished):
             self.post_message(GradeFinished(run, event.report))
 
+    @_tolerate_shutdown
     def on_grader_ready(self, message: GraderReady) -> None:
         old = self.session.grader_ready(message.grader, message.judge_label, message.judge_note)
         if old is not None:
@@ -560,36 +570,44 @@ class StudioApp(App[int]):
         if len(self.screen_stack) == 1:  # never on top of another prompt; the next run asks
             self.trust_flow.offer()
 
+    @_tolerate_shutdown
     def on_grade_failed(self, message: GradeFailed) -> None:
         if self.session.run_failed(message.run, message.error):
             self.call_later(self._reload_document)
             self.problems = self.session.problems
 
     # -- calibration and interop workers ---------------------------------------------------
+    @_tolerate_shutdown
     def on_label_written(self, message: LabelWritten) -> None:
         """Our own label write landed: update the human column, marks and agreement at once."""
         self.session.label_written(message.sample_id, message.label, message.annotator)
         self.labels = self.session.labels
         improve_edits.offer_example(self, message.sample_id)  # "press e": a noted cell the judge gets wrong
 
+    @_tolerate_shutdown
     def on_label_write_failed(self, message: LabelWriteFailed) -> None:
         self.notify(f"Could not label {message.sample_id}: {message.error}", title="Label not saved",
                     severity="error", timeout=8)
 
+    @_tolerate_shutdown
     def on_fit_ready(self, message: FitReady) -> None:
         self.calibration.fit_ready(message.fit)
 
+    @_tolerate_shutdown
     def on_import_done(self, message: ImportDone) -> None:
         interop_actions.imported(self, message.source, message.result)
 
+    @_tolerate_shutdown
     def on_action_failed(self, message: ActionFailed) -> None:
         self.notify(f"{message.what} failed: {message.error}", severity="error", timeout=10)
 
+    @_tolerate_shutdown
     def on_agreement_panel_jump_to_sample(self, message: AgreementPanel.JumpToSample) -> None:
         self.select_sample(message.sample_id)
         self.action_show("results")
 
     # -- widgets ----------------------------------------------------------------------------
+    @_tolerate_shutdown
     def on_results_matrix_highlighted(self, message: ResultsMatrix.Highlighted) -> None:
         if isinstance(message, ResultsMatrix.Selected):
             return
@@ -598,6 +616,7 @@ class StudioApp(App[int]):
         if message.criterion_id and message.criterion_id != previous and self.editor is not None:
             self.editor.select_criterion(message.criterion_id)
 
+    @_tolerate_shutdown
     def on_results_matrix_selected(self, message: ResultsMatrix.Selected) -> None:
         self.query_one("#tabs", TabbedContent).active = "inspector"
         self.selection = (message.sample_id, message.criterion_id)
@@ -728,13 +747,26 @@ class StudioApp(App[int]):
 
     # -- drawing the session ---------------------------------------------------------
     def on_descendant_focus(self, event: events.DescendantFocus) -> None:
-        """The focused pane is marked (studio.tcss); the results take the width while they have
-        focus, the editor takes it back with focus. (A click on a cell is resolved where it was
-        pressed, so the table may widen under it.)"""
-        panes = {node.id for node in event.widget.ancestors_with_self}
-        if panes & {"left", "right"}:
-            main = self.screen_stack[0].query_one("#main")
-            main.set_class("right" in panes, "-results-focused")
+        self._mark_focused_pane()
+
+    def on_descendant_blur(self, event: events.DescendantBlur) -> None:
+        self._mark_focused_pane()
+
+    @_tolerate_shutdown
+    def _mark_focused_pane(self) -> None:
+        """The pane that holds the focus is marked (studio.tcss), neither when nothing has it (the
+        Inspector tab shown); the results take the width while they have focus, the editor takes
+        it back with focus. (A click on a cell is resolved where it was pressed, so the table may
+        widen under it.) Only the nodes the marks change are restyled (:mod:`.restyle`)."""
+        if _widgets_gone(self):  # a blur as the studio closes
+            return
+        screen = self.screen_stack[0]
+        focused = screen.focused
+        panes = {node.id for node in focused.ancestors_with_self} & {"left", "right"} if focused else set()
+        if panes:
+            set_class_restyling(screen.query_one("#main"), "right" in panes, "-results-focused")
+        for pane in ("left", "right"):
+            set_class_restyling(screen.query_one(f"#{pane}"), pane in panes, "-focused")
 
     def say_history_warnings(self) -> None:
         """A damaged run-history file was read around: say so once, the studio goes on."""
@@ -938,6 +970,11 @@ class StudioApp(App[int]):
         else:
             self.save_flow.save()
 
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action == "show":  # a priority key: not from a dialog (the key is the dialog's then)
+            return self.screen is self.screen_stack[0]
+        return True
+
     def action_show(self, where: str) -> None:
         if where == "editor":
             self.ensure_editor()
@@ -948,10 +985,10 @@ class StudioApp(App[int]):
         self.query_one("#tabs", TabbedContent).active = where
         target = {"results": ResultsMatrix, "inspector": Inspector}.get(where)
         if target is not None:
-            self.query_one(target).focus()
+            focus_now(self.query_one(target))
         else:
             with contextlib.suppress(Exception):
-                self.query_one("#agreement-view").focus()
+                self.query_one("#agreement-view").focus()  # the panel gives it to its table at once
 
     def action_regrade(self) -> None:
         """Re-grade now, retrying cells that ended in error."""

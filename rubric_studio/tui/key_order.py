@@ -7,15 +7,32 @@ app handles them (a busy machine, a fast typist, keys sent by a script), ``End``
 ``XYZ`` becomes ``X``, ``End``, ``YZ``; ``Home``, ``ctrl+k``, ``3`` empties the field after the
 ``3`` was typed. :func:`route_in_order` resolves such a key when it arrives and queues its
 action on the focused control itself, in line with the characters typed before and after it.
+
+The same holds for a key that moves the focus (enter on a criterion, F2, F3): Textual's
+``Widget.focus`` waits its turn in the app's queue, behind the keys typed after it, which then
+go to the widget that had the focus — enter on the criteria list then ``Plainly`` added a
+criterion (``a``) instead of typing into its outcome. Those keys are priority bindings (resolved
+the moment they arrive) whose action moves the focus with :func:`focus_now`.
 """
 
 from __future__ import annotations
 
 from textual import events
 from textual.app import App
+from textual.css.query import NoMatches
+from textual.widget import Widget
 from textual.widgets import Input, TextArea
 
-__all__ = ["route_in_order"]
+__all__ = ["focus_now", "route_in_order"]
+
+
+def focus_now(widget: Widget, scroll_visible: bool = True) -> None:
+    """Give ``widget`` the focus before the next key is handled (``Widget.focus`` queues it)."""
+    try:
+        screen = widget.screen
+    except NoMatches:  # not mounted (any more)
+        return
+    screen.set_focus(widget, scroll_visible=scroll_visible)
 
 
 def route_in_order(app: App, event: events.Key) -> bool:

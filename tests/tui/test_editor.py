@@ -564,7 +564,7 @@ async def test_field_labels_show_in_full_in_the_studio_side_pane(tmp_path: Path)
         assert cut_labels(app, "#ed-form") == []
 
         await pilot.resize_terminal(80, 24)  # a small terminal: labels go above their fields
-        await until(lambda: pane.has_class("-stacked"), timeout=30)
+        await until(lambda: app.query_one("#ed-form").has_class("-stacked"), timeout=30)
         await pilot.pause()
         assert cut_labels(app, "#ed-form") == []
         app.query_one("#ed-tabs").active = "ed-tab-rubric"

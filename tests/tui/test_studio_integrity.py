@@ -3,6 +3,7 @@ outside edits, and an undo history that never silently crosses an outside edit."
 
 from __future__ import annotations
 
+import asyncio
 from pathlib import Path
 
 import pytest
@@ -10,6 +11,7 @@ from textual.widgets import Input
 
 from rubric_studio.core.results import Status
 from rubric_studio.tui.app import StudioApp
+from rubric_studio.tui.results import ResultsMatrix
 from tests.fakellm import FakeLLM
 from tests.tui.studio_helpers import SIZE, copy_bundled, graded, until
 
@@ -192,3 +194,29 @@ async def test_an_outside_edit_that_breaks_the_rubric_keeps_the_typing_and_the_l
         assert "[0.8" not in document.text  # nothing merged into the editor
         assert app.session.model.stale and app.session.model.results  # the last good results, marked stale
         assert len(app.screen_stack) == 1
+
+
+async def test_a_save_that_finishes_while_the_studio_closes_is_written_and_ends_quietly(studio: Path):
+    """A save posts its message after writing; if the user quit meanwhile, the table it would reset
+    is already gone: the file holds the save, the studio closes without a traceback."""
+    app = StudioApp(studio, watch=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await until(lambda: app.editor is not None and app.editor.ready)
+        assert app.editor.select_criterion("tone")
+        field = app.query_one("#ed-f-id", Input)
+        await until(lambda: field.value == "tone")
+        field.focus()
+        await pilot.press("end", "ctrl+u", *"warmth", "enter")  # a new column: the save resets the table
+        await until(lambda: "id: warmth" in app.session.document.text)
+        close_all = app._close_all
+
+        async def close_with_a_save_in_flight() -> None:
+            """Closing has begun (the table is gone) when the save lands and its message arrives."""
+            await app.query_one(ResultsMatrix).remove()
+            app.editor.save()
+            await until(lambda: "id: warmth" in studio.read_text())
+            await asyncio.sleep(0.2)  # the message is handled meanwhile
+            await close_all()
+
+        app._close_all = close_with_a_save_in_flight
+    assert "id: warmth" in studio.read_text()

@@ -24,6 +24,7 @@ from rubric_studio.core.agreement import Agreement, AgreementReport
 from rubric_studio.core.safe_text import terminal_safe
 from rubric_studio.engine.versions import VersionDiff
 from rubric_studio.tui.calibration._layout import AgreementLayout, agreement_cells, plan_agreement, wrap_id
+from rubric_studio.tui.key_order import focus_now
 from rubric_studio.tui.label_keys import agreement_bindings
 
 #: The panel's and the table's vertical scrollbars (studio.tcss), kept free so no column hides under one.
@@ -102,7 +103,7 @@ class AgreementPanel(Widget):
     def focus(self, scroll_visible: bool = True) -> AgreementPanel:
         """Focus the figures table (the panel itself takes no focus)."""
         if self.is_mounted:
-            self.query_one("#agreement-table", DataTable).focus(scroll_visible)
+            focus_now(self.query_one("#agreement-table", DataTable), scroll_visible)
         return self
 
     @property

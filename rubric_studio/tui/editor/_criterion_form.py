@@ -11,6 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 from rich.markup import escape
+from textual import events
 from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.css.query import NoMatches
@@ -41,6 +42,7 @@ from rubric_studio.tui.editor._widgets import (
     FieldInput,
     FieldSelect,
     field_row,
+    stack_labels_when_narrow,
 )
 
 __all__ = ["CriterionForm", "ScoreRangesEditor"]
@@ -92,6 +94,9 @@ class CriterionForm(VerticalScroll):
     """The form for one criterion: :meth:`show_criterion` picks what it shows."""
 
     can_focus = False
+
+    def on_resize(self, event: events.Resize) -> None:
+        stack_labels_when_narrow(self, event)
 
     def __init__(self, **kwargs: Any) -> None:
         super().__init__(**kwargs)

@@ -54,6 +54,8 @@ from rubric_studio.tui.editor._rubric_form import RubricForm
 from rubric_studio.tui.editor._specs import next_band, range_keys
 from rubric_studio.tui.editor._widgets import FieldArea, FieldControl, FieldEdited, FieldInput, show_fields
 from rubric_studio.tui.editor._yaml import YamlView, status_markup, yaml_note
+from rubric_studio.tui.key_order import focus_now
+from rubric_studio.tui.restyle import set_class_restyling
 
 TYPED_KEYS_WAIT = 30.0
 """At most this long a save waits for the focused field to take the keys typed before it."""
@@ -63,7 +65,6 @@ __all__ = ["FIELD_DEBOUNCE", "YAML_DEBOUNCE", "ConfirmDelete", "CriteriaList", "
 FIELD_DEBOUNCE = 0.3
 YAML_DEBOUNCE = 0.5
 NARROW_WIDTH = 90  # below this the list goes above the form
-STACKED_WIDTH = 44  # below this each field's label goes above it
 
 _LIST_HINT = (
     "[b]a[/b] add  [b]c[/b] copy  [b]d[/b] delete\n"
@@ -80,6 +81,8 @@ class EditorPane(Widget):
         Binding("ctrl+s", "save", "Save", show=True, priority=True),
         Binding("ctrl+z", "undo", "Undo", show=True, priority=True),
         Binding("ctrl+y,ctrl+shift+z", "redo", "Redo", show=True, priority=True),
+        # resolved as it arrives: the keys typed right after it go to the form (key_order)
+        Binding("enter", "edit_selected", "Edit", show=False, priority=True),
     ]
 
     can_focus = False
@@ -164,8 +167,7 @@ class EditorPane(Widget):
             self.focus()
 
     def on_resize(self, event: events.Resize) -> None:
-        self.set_class(event.size.width < NARROW_WIDTH, "-narrow")
-        self.set_class(event.size.width < STACKED_WIDTH, "-stacked")
+        set_class_restyling(self, event.size.width < NARROW_WIDTH, "-narrow")
 
     # -- public API for the app shell -------------------------------------------
     def refresh_from_document(self) -> None:
@@ -264,16 +266,24 @@ class EditorPane(Widget):
             target = self.query_one("#ed-r-name", Input)
         else:
             target = self.query_one("#ed-list", CriteriaList)
-        target.focus(scroll_visible)
+        focus_now(target, scroll_visible)
         return self
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action == "edit_selected":  # enter edits from the criteria list; elsewhere it is the field's
+            return isinstance(self.app.focused, CriteriaList) and self.app.focused in self.query(CriteriaList)
+        return True
+
+    def action_edit_selected(self) -> None:
+        self.focus_form()
 
     def focus_form(self) -> None:
         """Focus the selected criterion's first field (its outcome, or its id for a check)."""
         outcome = self.query_one("#ed-f-outcome", FieldArea)
         if outcome.parent is not None and outcome.parent.parent is not None and outcome.parent.parent.display:
-            outcome.focus()
+            focus_now(outcome)
         else:
-            self.query_one("#ed-f-id", Input).focus()
+            focus_now(self.query_one("#ed-f-id", Input))
 
     async def _take_typed_keys(self) -> None:
         """Wait until the focused field has processed the keys typed before this save, then take
@@ -549,8 +559,6 @@ class EditorPane(Widget):
             self.confirm_delete()
         elif event.command == "move":
             await self.move_criterion(event.delta)
-        elif event.command == "edit":
-            self.focus_form()
 
     async def on_button_pressed(self, event: Button.Pressed) -> None:
         button_id = event.button.id or ""

@@ -71,12 +71,12 @@ class CriteriaList(OptionList):
         Binding("d,delete", "command('delete')", "Delete", show=True),
         Binding("shift+up,left_square_bracket", "command('move', -1)", "Move up", show=True, key_display="⇧↑/["),
         Binding("shift+down,right_square_bracket", "command('move', 1)", "Move down", show=True, key_display="⇧↓/]"),
-        Binding("enter", "command('edit')", "Edit", show=False),
     ]
 
     @dataclass
     class Command(Message):
-        """A key asked for ``command`` (add, duplicate, delete, move, edit) on the selected criterion."""
+        """A key asked for ``command`` (add, duplicate, delete, move) on the selected criterion (enter,
+        which edits it, is the editor's own binding: it moves the focus as it arrives)."""
 
         command: str
         delta: int = 0  # how far "move" moves it

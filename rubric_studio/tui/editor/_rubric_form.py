@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from textual import events
 from textual.app import ComposeResult
 from textual.containers import VerticalScroll
 from textual.widgets import Select, Static
@@ -22,6 +23,7 @@ from rubric_studio.tui.editor._widgets import (
     FieldSelect,
     field_row,
     show_fields,
+    stack_labels_when_narrow,
 )
 
 __all__ = ["RubricForm"]
@@ -31,6 +33,9 @@ class RubricForm(VerticalScroll):
     """Rubric-level settings: name, description, threshold, error policy, judge."""
 
     can_focus = False
+
+    def on_resize(self, event: events.Resize) -> None:
+        stack_labels_when_narrow(self, event)
 
     def __init__(self, **kwargs: Any) -> None:
         super().__init__(**kwargs)

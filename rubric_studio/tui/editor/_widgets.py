@@ -25,6 +25,7 @@ from textual.widgets import Checkbox, Input, Label, Select, Static, TextArea
 from rubric_studio.tui.editor._fields import FieldSpec, parse_field
 from rubric_studio.tui.editor._specs import field_display, stored_value
 from rubric_studio.tui.editor._text_fields import TextEditor, TextInput
+from rubric_studio.tui.restyle import set_class_restyling
 
 __all__ = [
     "FieldArea",
@@ -33,9 +34,13 @@ __all__ = [
     "FieldEdited",
     "FieldInput",
     "FieldSelect",
+    "STACKED_WIDTH",
     "field_row",
     "show_fields",
+    "stack_labels_when_narrow",
 ]
+
+STACKED_WIDTH = 44  # a form narrower than this puts each field's label above it
 
 _CHANGE_MESSAGES = (Input.Changed, TextArea.Changed, Select.Changed, Checkbox.Changed)
 _NOT_SHOWN = object()  # a control not filled in from the document yet
@@ -255,6 +260,13 @@ def field_row(label: str, control: FieldControl, hint: str = "", *, tall: bool =
         if hint:
             yield Static(hint, classes="ed-hint", markup=False, id=hint_id)
     yield Static("", id=f"{control.id}-err", classes="ed-error", markup=False)
+
+
+def stack_labels_when_narrow(form: Widget, event: events.Resize) -> None:
+    """A form's resize: each label goes above its field when the form is narrow. Each form does
+    this for itself: a form hidden (the results focused, another tab) gets no resize, so a
+    switch between the panes does not restyle its rows."""
+    set_class_restyling(form, event.size.width < STACKED_WIDTH, "-stacked")
 
 
 def show_fields(controls: Iterable[FieldControl], data: dict[str, Any], *, keep: set[str],
