@@ -10,6 +10,8 @@
    the results header on screen (and to the matrix filled with rows).
 3. 10,000 samples: open (until every row is graded), scroll (page down / end / home),
    filter (each filter) and sort, with peak RSS of the process.
+4. A focus change: CPU time of a pane switch (F2 then F3, halved) and of a Tab between two
+   fields of the criterion form, on the bundled rubric at 120×35 (median of 9 and 15).
 
 Run: ``python bench/bench_tui.py`` (prints a Markdown table). Parts run in fresh
 subprocesses so peak RSS is per part.
@@ -239,6 +241,33 @@ async def _small_keys(work: Path) -> float:
     return statistics.median(keys) * 1000
 
 
+async def _focus_moves(work: Path) -> dict[str, float]:
+    """CPU time of a focus change: a pane switch (F2, F3) and a Tab between form fields."""
+    from rubric_studio.tui.app import StudioApp
+
+    app = StudioApp(work / "support_reply" / "support_reply.yaml", watch=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await _until(lambda: app.session.report is not None and not app.session.running
+                     and getattr(app.editor, "ready", False), timeout=60)
+        await pilot.pause()
+        switches, tabs = [], []
+        for _ in range(9):
+            started = time.process_time()
+            await pilot.press("f2")
+            await pilot.pause()
+            await pilot.press("f3")
+            await pilot.pause()
+            switches.append((time.process_time() - started) / 2)
+        await pilot.press("f2", "enter")
+        await pilot.pause()
+        for _ in range(15):
+            started = time.process_time()
+            await pilot.press("tab")
+            await pilot.pause()
+            tabs.append(time.process_time() - started)
+    return {"switch_ms": statistics.median(switches) * 1000, "tab_ms": statistics.median(tabs) * 1000}
+
+
 def _part(name: str) -> dict:
     with tempfile.TemporaryDirectory() as tmp:
         work = Path(tmp)
@@ -253,6 +282,8 @@ def _part(name: str) -> dict:
             result = asyncio.run(_big(work))
             result["key_e2e_small_p50_ms"] = asyncio.run(_small_keys(work))
             return result
+        if name == "focus":
+            return asyncio.run(_focus_moves(work))
     raise SystemExit(f"unknown part {name}")
 
 
@@ -261,14 +292,14 @@ def main() -> int:
         print(json.dumps(_part(sys.argv[2])))
         return 0
     rows = []
-    for part in ("save", "first", "big"):
+    for part in ("save", "first", "big", "focus"):
         done = subprocess.run([sys.executable, __file__, "--part", part], capture_output=True, text=True)
         if done.returncode != 0:
             print(done.stderr[-2000:], file=sys.stderr)
             return 1
         rows.append((part, json.loads(done.stdout.strip().splitlines()[-1])))
     data = dict(rows)
-    save, first, big = data["save"], data["first"], data["big"]
+    save, first, big, focus = data["save"], data["first"], data["big"], data["focus"]
     print("| benchmark | result | target |")
     print("|---|---|---|")
     print(f"| save → pane shows new verdicts ({save['saves']} saves, support_reply, real watch loop) "
@@ -288,6 +319,8 @@ def main() -> int:
           f"| {big['samples']:,} samples p50 {big['key_e2e_p50_ms']:.0f} ms; 15 samples p50 "
           f"{big['key_e2e_small_p50_ms']:.0f} ms | for comparison |")
     print(f"| {big['samples']:,} samples: peak RSS | {big['peak_rss_mb']:.0f} MB | < 400 MB |")
+    print(f"| a pane switch (F2 / F3), CPU | {focus['switch_ms']:.0f} ms | < 500 ms |")
+    print(f"| a Tab between two form fields, CPU | {focus['tab_ms']:.0f} ms | < 200 ms |")
     return 0
 
 

@@ -138,7 +138,14 @@ def _run_in_terminal(command: str, cwd: Path, env: dict[str, str], block: Block)
 
 
 def _params():
+    """One test per distinct block: the same block shown in two places (the README's quick start is
+    also the site's Getting started) runs once, its test named after both."""
+    places: dict[tuple, list[Block]] = {}
     for block in BLOCKS:
+        key = (tuple(block.commands), block.exits, tuple(block.contains), block.screen, block.schema, block.skip)
+        places.setdefault(key, []).append(block)
+    for same in places.values():
+        block = same[0]
         marks = []
         if block.skip:
             marks.append(pytest.mark.skip(reason=f"{block.id}: {block.skip}"))
@@ -148,7 +155,7 @@ def _params():
             marks.append(pytest.mark.xfail(reason=broken[0], strict=False))
         if any(is_studio(c) for c in block.commands):
             marks.append(pytest.mark.tmux)
-        yield pytest.param(block, id=block.id, marks=marks)
+        yield pytest.param(block, id="+".join(b.id for b in same), marks=marks)
 
 
 @pytest.mark.parametrize("block", list(_params()))
