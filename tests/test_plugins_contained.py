@@ -8,7 +8,6 @@ Every test installs a real distribution — a module and a ``*.dist-info`` folde
 from __future__ import annotations
 
 import os
-import signal
 import subprocess
 import sys
 import textwrap
@@ -37,10 +36,15 @@ def cli(tmp_path: Path, *args: str) -> subprocess.CompletedProcess[str]:
     env.update(PYTHONPATH=os.pathsep.join([str(tmp_path / "site"), str(ROOT)]), HOME=str(tmp_path),
                MARKER=str(tmp_path / "imported"))
     # As at a terminal: ctrl-c interrupts. A test run started as a background job without job
-    # control (CI, nohup) has SIGINT ignored, and the child would inherit that.
-    return subprocess.run([sys.executable, "-m", "rubric_studio", *args], capture_output=True, text=True,
-                          cwd=tmp_path, env=env, timeout=90,
-                          preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+    # control (CI, nohup) has SIGINT ignored, and the child would inherit that; the child puts
+    # Python's own handler back first (a preexec_fn could deadlock: this process has threads).
+    return subprocess.run([sys.executable, "-c", AS_AT_A_TERMINAL, *args], capture_output=True, text=True,
+                          cwd=tmp_path, env=env, timeout=90)
+
+
+AS_AT_A_TERMINAL = ("import runpy, signal\n"
+                    "signal.signal(signal.SIGINT, signal.default_int_handler)\n"
+                    "runpy.run_module('rubric_studio', run_name='__main__', alter_sys=True)\n")
 
 
 #: kind -> (rubric, command) that reads that kind's plugins, and the exit code when the plugin is skipped

@@ -752,7 +752,6 @@ class StudioApp(App[int]):
     def on_descendant_blur(self, event: events.DescendantBlur) -> None:
         self._mark_focused_pane()
 
-    @_tolerate_shutdown
     def _mark_focused_pane(self) -> None:
         """The pane that holds the focus is marked (studio.tcss), neither when nothing has it (the
         Inspector tab shown); the results take the width while they have focus, the editor takes

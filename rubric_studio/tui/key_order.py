@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from textual import events
 from textual.app import App
-from textual.css.query import NoMatches
+from textual.dom import NoScreen
 from textual.widget import Widget
 from textual.widgets import Input, TextArea
 
@@ -30,7 +30,7 @@ def focus_now(widget: Widget, scroll_visible: bool = True) -> None:
     """Give ``widget`` the focus before the next key is handled (``Widget.focus`` queues it)."""
     try:
         screen = widget.screen
-    except NoMatches:  # not mounted (any more)
+    except NoScreen:  # not mounted (any more)
         return
     screen.set_focus(widget, scroll_visible=scroll_visible)
 

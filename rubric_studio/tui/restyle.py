@@ -4,7 +4,7 @@ When a class on a node changes, Textual restyles that node and every node below 
 ``:focus-within`` rule does the same for the whole subtree on every focus move inside it. The
 studio's editor holds about 250 widgets, so marking the focused pane that way cost 0.3–0.6 s of
 CPU per focus change: a pane switch took over a second, a Tab between two form fields 0.3 s
-(BENCHMARKS.md, "Studio: a focus change").
+(BENCHMARKS.md, Studio, "A focus change").
 
 :func:`set_class_restyling` sets the class and restyles only the nodes a rule naming that class
 can match, before or after the change. That is exact as long as those rules only set
@@ -78,4 +78,4 @@ def set_class_restyling(node: Widget, add: bool, class_name: str) -> None:
     changed = [n for n in subtree if id(n) in before or match(sets, n)]
     if changed:
         node.app.stylesheet.update_nodes(changed, animate=True)
-    node.refresh(layout=True)
+        node.refresh(layout=True)

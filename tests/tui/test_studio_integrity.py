@@ -3,7 +3,6 @@ outside edits, and an undo history that never silently crosses an outside edit."
 
 from __future__ import annotations
 
-import asyncio
 from pathlib import Path
 
 import pytest
@@ -214,8 +213,9 @@ async def test_a_save_that_finishes_while_the_studio_closes_is_written_and_ends_
             """Closing has begun (the table is gone) when the save lands and its message arrives."""
             await app.query_one(ResultsMatrix).remove()
             app.editor.save()
-            await until(lambda: "id: warmth" in studio.read_text())
-            await asyncio.sleep(0.2)  # the message is handled meanwhile
+            # the message is handled: the session takes the saved rubric (then the table is reset)
+            await until(lambda: app.session.rubric is not None
+                        and "warmth" in {c.id for c in app.session.rubric.criteria})
             await close_all()
 
         app._close_all = close_with_a_save_in_flight

@@ -271,7 +271,7 @@ class EditorPane(Widget):
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action == "edit_selected":  # enter edits from the criteria list; elsewhere it is the field's
-            return isinstance(self.app.focused, CriteriaList) and self.app.focused in self.query(CriteriaList)
+            return self.app.focused is self.query_one("#ed-list", CriteriaList)
         return True
 
     def action_edit_selected(self) -> None:
