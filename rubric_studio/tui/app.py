@@ -38,7 +38,7 @@ from textual.containers import Horizontal, Vertical
 from textual.css.query import NoMatches
 from textual.reactive import reactive
 from textual.screen import Screen
-from textual.widgets import Footer, Static, TabbedContent, TabPane
+from textual.widgets import Static, TabbedContent, TabPane
 
 from rubric_studio.core.safe_text import terminal_safe
 from rubric_studio.session.studio import JUDGE_HELP, StudioSession, grader_key
@@ -82,6 +82,7 @@ if TYPE_CHECKING:
     from rubric_studio.session.studio import GradingTicket
     from rubric_studio.tui.calibration import AgreementPanel
     from rubric_studio.tui.editor import EditorPane
+from rubric_studio.tui.footer import KeysFooter
 
 EDITOR_DELAY = 0.3  # seconds after mount at the latest
 EDITOR_MOUNT_WAIT_STEPS = 500  # quitting waits up to 500 × 20 ms for an editor still mounting
@@ -258,7 +259,7 @@ class StudioApp(App[int]):
                     with TabPane(agreement_title(self.session), id="agreement"):
                         yield self._agreement_widget()
         yield StatusBar(id="status")
-        yield Footer(compact=True)
+        yield KeysFooter(compact=True)
 
     def _agreement_widget(self) -> Widget:
         """The calibration panel (fed by ``calibration.publish``), or a note if it cannot load."""

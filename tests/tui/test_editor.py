@@ -302,6 +302,36 @@ async def test_selection_rubric_tab_refresh_and_narrow_layout(app: Host, rubric:
         assert form.region.y > side.region.y and form.region.width > 50
 
 
+async def test_a_check_types_rows_and_the_rubric_tab_are_built_when_first_shown_and_show_the_file(app: Host):
+    """The editor opens without the rows its first criterion does not show (every check type's
+    parameters, the Rubric tab's settings): each is built the first time it is shown and fills in
+    from the document as it is then, and keys typed right after opening the tab reach its field."""
+    async with app.run_test(size=(120, 35)) as pilot:
+        pane = app.query_one(EditorPane)
+        await until(lambda: pane.ready)
+        assert pane.selected_id() == "resolves-issue"  # judged: no check's rows shown
+        for hidden in ("#ed-check-regex", "#ed-check-keywords", "#ed-check-json_path", "#ed-rubric"):
+            assert not app.query_one(hidden).children, hidden
+        assert pane.select_criterion("no-internal-links")
+        await until(lambda: app.query_one("#ed-c-pattern", Input).value
+                    == r"admin\.ledgerly\.io|ledgerly\.atlassian\.net")
+        assert not app.query_one("#ed-check-keywords").children  # only the type shown is built
+        assert pane.select_criterion("no-boilerplate")
+        await until(lambda: app.query("#ed-c-words") and app.query_one("#ed-c-words", TextArea).text.splitlines()
+                    == ["As an AI", "apologize for any inconvenience", "Dear valued customer"])
+
+        app.document.set_rubric_field("name", "support-reply-v2")  # changed before the tab was ever shown
+        pane.refresh_from_document()
+        await pilot.pause()
+        app.query_one("#ed-tabs").active = "ed-tab-rubric"
+        pane.focus()  # what F2 does: the active tab's first field
+        await pilot.press("end", "!", "x")
+        await until(lambda: app.query("#ed-r-name") and app.query_one("#ed-r-name", Input).value
+                    == "support-reply-v2!x")
+        assert app.focused is app.query_one("#ed-r-name", Input)
+        assert app.query_one("#ed-r-pass_threshold", Input).value == "0.8"
+
+
 async def test_type_select_and_score_range_rows(app: Host):
     async with app.run_test(size=(120, 35)) as pilot:
         pane = app.query_one(EditorPane)

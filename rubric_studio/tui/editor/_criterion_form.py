@@ -3,7 +3,10 @@
 Every field exists once; showing another criterion fills in values and hides what does
 not apply (judge-only rows for a check, the other check types' parameters), so moving
 through the list does not rebuild the form. Only the score-range rows are rebuilt, when
-their number changes. The fields report edits themselves (``FieldEdited``).
+their number changes. A check type's parameters are built the first time a criterion of
+that type is shown (:class:`CheckParams`): most of a rubric's criteria are judged, and the
+editor then opens with a third fewer widgets. The fields report edits themselves
+(``FieldEdited``).
 """
 
 from __future__ import annotations
@@ -45,8 +48,7 @@ from rubric_studio.tui.editor._widgets import (
     stack_labels_when_narrow,
 )
 
-__all__ = ["CriterionForm", "ScoreRangesEditor"]
-
+__all__ = ["CheckParams", "CriterionForm", "ScoreRangesEditor"]
 
 
 class ScoreRangesEditor(Vertical):
@@ -88,6 +90,34 @@ class ScoreRangesEditor(Vertical):
             yield Static("", id=f"ed-range-lower-{row}-err", classes="ed-error", markup=False)
             yield Static("", id=f"ed-range-text-{row}-err", classes="ed-error", markup=False)
         yield Button("+ band", id="ed-range-add", classes="ed-range-add", compact=True, disabled=not self.can_add)
+
+
+class CheckParams(Vertical):
+    """The parameters of one check type, empty until :meth:`build` is awaited.
+
+    The form holds one per registered type and shows only the one the criterion uses; the
+    others' rows (about 95 widgets for the built-in types) would cost every studio start
+    composing, styling and laying out what is never shown unless a criterion of that type is.
+    """
+
+    def __init__(self, check_type: str) -> None:
+        super().__init__(id=f"ed-check-{check_type}", classes="ed-group")
+        self.check_type = check_type
+        self.built = False
+
+    def compose(self) -> ComposeResult:
+        if not self.built:
+            return
+        for check_type, control, field, spec in check_field_rows():
+            if check_type == self.check_type:
+                yield from _check_control(control, field, spec)
+
+    async def build(self) -> None:
+        """Compose the parameter rows, once (the form fills them in afterwards)."""
+        if self.built or not self.is_attached:
+            return
+        self.built = True
+        await self.recompose()
 
 
 class CriterionForm(VerticalScroll):
@@ -188,6 +218,9 @@ class CriterionForm(VerticalScroll):
             empty.display, fields.display = True, False
             return
         empty.display, fields.display = False, True
+        check_type = check_type_of(self.data)
+        if check_type in CHECK_FIELDS:
+            await self.query_one(f"#ed-check-{check_type}", CheckParams).build()
         self.query_one("#ed-form-title", Static).update(self.title())
         self.query_one("#ed-f-id", Input).placeholder = f"{self.criterion_id} (automatic)"
         self._show_kind_rows(self.data)
@@ -264,12 +297,9 @@ class CriterionForm(VerticalScroll):
                              hint_id="ed-f-min_score-hint")
 
     def _check_params(self) -> ComposeResult:
-        """The parameters of every registered check type, one group each (the form shows one)."""
-        rows = check_field_rows()
+        """A group for every registered check type's parameters (the form shows one, built when first shown)."""
         for name in CHECK_FIELDS:
-            with Vertical(id=f"ed-check-{name}", classes="ed-group"):
-                for _type, control, field, spec in (row for row in rows if row[0] == name):
-                    yield from _check_control(control, field, spec)
+            yield CheckParams(name)
 
 
 def _check_control(control: str, field: EditorField, spec: FieldSpec) -> ComposeResult:

@@ -263,11 +263,20 @@ class EditorPane(Widget):
         if tabs.active == "ed-tab-yaml":
             target = self.query_one("#ed-yaml", YamlView)
         elif tabs.active == "ed-tab-rubric":
+            if not self.query_one("#ed-rubric", RubricForm).built:  # switched to just now: built first
+                self.call_later(self._focus_rubric_form, scroll_visible)
+                return self
             target = self.query_one("#ed-r-name", Input)
         else:
             target = self.query_one("#ed-list", CriteriaList)
         focus_now(target, scroll_visible)
         return self
+
+    async def _focus_rubric_form(self, scroll_visible: bool) -> None:
+        with contextlib.suppress(NoMatches):  # the studio closing
+            await self.query_one("#ed-rubric", RubricForm).build()
+            if self.query_one("#ed-tabs", TabbedContent).active == "ed-tab-rubric":
+                focus_now(self.query_one("#ed-r-name", Input), scroll_visible)
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action == "edit_selected":  # enter edits from the criteria list; elsewhere it is the field's
@@ -512,10 +521,13 @@ class EditorPane(Widget):
                 await self._apply_yaml()
             self._bursts.end()
 
-    def on_tabbed_content_tab_activated(self, event: TabbedContent.TabActivated) -> None:
+    async def on_tabbed_content_tab_activated(self, event: TabbedContent.TabActivated) -> None:
         if event.tabbed_content.id != "ed-tabs":
             return
         event.stop()
+        if event.pane.id == "ed-tab-rubric":
+            with contextlib.suppress(NoMatches):  # the studio closing
+                await self.query_one("#ed-rubric", RubricForm).build()
         if event.pane.id == "ed-tab-yaml" and self.selected is not None and self._yaml_line_for != self.selected:
             line = self.document.criterion_line(self.selected)
             if line is not None:

@@ -2,7 +2,8 @@
 
 The fields report edits themselves (``FieldEdited``); :meth:`RubricForm.show_document`
 fills them in from the document, or disables them with the reason when the rubric is
-not a mapping the form can edit.
+not a mapping the form can edit. The rows are built the first time the tab is shown
+(:meth:`RubricForm.build`): a studio start does not compose what a user may never open.
 """
 
 from __future__ import annotations
@@ -30,7 +31,11 @@ __all__ = ["RubricForm"]
 
 
 class RubricForm(VerticalScroll):
-    """Rubric-level settings: name, description, threshold, error policy, judge."""
+    """Rubric-level settings: name, description, threshold, error policy, judge.
+
+    Empty until :meth:`build` is awaited; :meth:`show_document` before that only keeps the
+    document to show once built.
+    """
 
     can_focus = False
 
@@ -40,12 +45,17 @@ class RubricForm(VerticalScroll):
     def __init__(self, **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self.data: dict[str, Any] = {}
+        self.built = False
+        self._document: RubricDocument | None = None
 
     def fields(self) -> list[FieldControl]:
         return [widget for widget in self.query("*") if isinstance(widget, FieldControl)]
 
     def show_document(self, document: RubricDocument, *, keep: set[str], force: bool = False) -> None:
         """Fill the fields in from ``document`` (those in ``keep`` keep what the user typed)."""
+        self._document = document
+        if not self.built:
+            return
         message = self.query_one("#ed-rubric-message", Static)
         try:
             self.data = document.rubric_data()
@@ -61,7 +71,18 @@ class RubricForm(VerticalScroll):
             field.disabled = False
         show_fields(self.fields(), self.data, keep=set() if force else keep, clear_errors=force)
 
+    async def build(self) -> None:
+        """Compose the rows and show the document in them, once."""
+        if self.built or not self.is_attached:
+            return
+        self.built = True
+        await self.recompose()
+        if self._document is not None and self.is_attached:
+            self.show_document(self._document, keep=set(), force=True)
+
     def compose(self) -> ComposeResult:
+        if not self.built:
+            return
         yield Static("", id="ed-rubric-message", classes="ed-problems", markup=False)
         yield Static("[b]rubric[/b]", classes="ed-section-title")
         yield from field_row("name", FieldInput(RUBRIC_SPECS["name"], id="ed-r-name",
