@@ -158,6 +158,7 @@ def _params():
         yield pytest.param(block, id="+".join(b.id for b in same), marks=marks)
 
 
+@pytest.mark.long
 @pytest.mark.parametrize("block", list(_params()))
 def test_a_documented_command_block_runs_as_written(block: Block, fake_judge: FakeLLM, template: Path,
                                                     tmp_path: Path):

@@ -20,6 +20,7 @@ from tests._timing import scaled
 
 pytestmark = [
     pytest.mark.tmux,
+    pytest.mark.long,
     pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is not installed (apt-get install -y tmux)"),
 ]
 

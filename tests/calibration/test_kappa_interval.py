@@ -13,14 +13,26 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from scipy.stats import norm
-from statsmodels.stats.inter_rater import cohens_kappa
-from statsmodels.stats.proportion import proportion_confint
 
 from rubric_studio.core.agreement import Agreement
 from rubric_studio.core.human_agreement import alpha_with_ci, human_agreement
 from rubric_studio.core.intervals import CONFIDENCE, Z95, kappa_interval, percentile_bounds, wilson_interval
 from rubric_studio.core.labels import Label
+
+
+# scipy and statsmodels are imported by the tests that use them: importing them here cost every
+# worker of the suite more than a second of collection.
+def cohens_kappa(counts: np.ndarray):
+    from statsmodels.stats.inter_rater import cohens_kappa as reference
+
+    return reference(counts)
+
+
+def proportion_confint(*args, **kwargs):
+    from statsmodels.stats.proportion import proportion_confint as reference
+
+    return reference(*args, **kwargs)
+
 
 PACKAGE = Path(__file__).resolve().parents[2] / "rubric_studio"
 
@@ -37,6 +49,8 @@ def table(a: Agreement) -> np.ndarray:
 
 
 def test_one_z_for_every_interval_and_no_other_literal_in_the_package():
+    from scipy.stats import norm
+
     assert norm.ppf(0.975) == pytest.approx(Z95, abs=1e-12)
     found = []
     for path in PACKAGE.rglob("*.py"):

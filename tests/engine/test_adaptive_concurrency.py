@@ -22,7 +22,7 @@ from tests.engine.conftest import judge_and_url
 from tests.engine.test_fail_fast import rubric_with
 from tests.fakellm import FakeLLM, Slow, rate_limited
 
-pytestmark = pytest.mark.timeout(90)
+pytestmark = [pytest.mark.timeout(90), pytest.mark.long]
 
 
 def samples(n: int) -> list[Sample]:

@@ -15,7 +15,7 @@ from tests._timing import scaled
 from tests.fakebatch import FakeBatches
 from tests.judges.test_batch_api import cells, grade, project  # noqa: F401  (fixture)
 
-pytestmark = pytest.mark.timeout(120)
+pytestmark = [pytest.mark.timeout(120), pytest.mark.long]
 
 PHASES = {"upload": "uploading the batch file", "create": "creating the batch", "poll": "reading the batch status",
           "download": "downloading the results"}  # fmt: skip

@@ -215,6 +215,7 @@ async def test_calibration_keys_act_only_on_the_results_table_and_brackets_jump(
 SENTENCE = "Blames a Kafka queue; pax, mu, C, S, I, F, V, e and ]["
 
 
+@pytest.mark.long
 async def test_a_sentence_typed_where_no_text_field_has_focus_labels_nothing_and_opens_nothing(studio: Path, judge):
     from textual.widgets import Tabs
 

@@ -51,6 +51,7 @@ def assert_no_raw_controls(text: str) -> None:
     assert sorted({repr(c) for c in RAW if c in text}) == []
 
 
+@pytest.mark.long
 @pytest.mark.timeout(60)
 async def test_ids_and_names_show_literally_in_the_matrix_header_and_inspector(rubric: Path):
     app = StudioApp(rubric, watch=False)
