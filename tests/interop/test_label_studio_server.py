@@ -19,7 +19,7 @@ from rubric_studio.core.labels import Label, load_labels
 from tests import labelstudio
 
 ROOT = Path(__file__).resolve().parents[2]
-pytestmark = pytest.mark.labelstudio
+pytestmark = [pytest.mark.labelstudio, pytest.mark.long]  # long: most of it the server starting
 ADMIN, CAROL = labelstudio.ADMIN, "carol@example.com"
 
 
