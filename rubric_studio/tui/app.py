@@ -509,7 +509,7 @@ class StudioApp(App[int]):
     def on_editor_pane_selection_changed(self, message: EditorPane.SelectionChanged) -> None:
         criterion_id = message.criterion_id
         if criterion_id:
-            self.query_one(ResultsMatrix).select_criterion(criterion_id)
+            self.query_one(ResultsMatrix).select_criterion(criterion_id, following=True)
 
     # -- grading --------------------------------------------------------------------------
     def post_engine_event(self, run: int, event: object) -> None:
@@ -614,6 +614,10 @@ class StudioApp(App[int]):
             return
         previous = self.selection[1]
         self.selection = (message.sample_id, message.criterion_id)
+        if message.following:
+            # The cursor followed the editor's list, which may have moved on since (keys a few ms
+            # apart): answering with this column would send the list back and lose those keys.
+            return
         if message.criterion_id and message.criterion_id != previous and self.editor is not None:
             self.editor.select_criterion(message.criterion_id)
 

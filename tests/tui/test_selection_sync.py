@@ -147,3 +147,46 @@ async def test_a_move_back_to_where_an_overtaken_request_pointed_is_announced(st
         await settle(pilot, messages)
         assert messages.counts.get("SelectionChanged", 0) - before == 1
         assert app.query_one(ResultsMatrix).current[1] == criteria[start + 1].key
+
+
+@pytest.mark.timeout(90)
+@pytest.mark.parametrize("spacing", [0.0, 0.004, 0.015, 0.04])
+async def test_every_key_down_the_criteria_list_counts_however_the_keys_are_spaced(studio: Path, spacing: float):
+    """Each move of the list makes the results cursor follow, and the cursor's move answers back;
+    an answer that arrives after the list moved on must not send the list back. Keys come as a
+    terminal sends them (tmux's ``send-keys`` one at a time: a few ms apart), from another thread."""
+    import asyncio
+    import threading
+    import time
+
+    app = StudioApp(studio, watch=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await until(lambda: ready(app))
+        listing = app.query_one("#ed-list", CriteriaList)
+        listing.focus()
+        await focused_on(app, listing)
+        await pilot.pause()
+        start = listing.highlighted or 0
+        moves = app.session.rubric.criteria.__len__() - 1 - start
+        loop = asyncio.get_running_loop()
+
+        def terminal() -> None:
+            for _ in range(moves):
+                event = events.Key("down", None)
+                event.set_sender(app)
+                asyncio.run_coroutine_threadsafe(app._post_message(event), loop)
+                time.sleep(spacing)
+
+        sender = threading.Thread(target=terminal, daemon=True)
+        sender.start()
+        await asyncio.to_thread(sender.join)
+        last = start + moves
+        key = app.session.rubric.criteria[last].key
+        await until(lambda: listing.highlighted == last and app.editor.selected == last
+                    and app.query_one(ResultsMatrix).current[1] == key,
+                    what=lambda: f"list at {listing.highlighted}, editor at {app.editor.selected}, "
+                                 f"results on {app.query_one(ResultsMatrix).current[1]}; expected {last}")
+        for _ in range(4):
+            await pilot.pause()
+        assert listing.highlighted == last and app.editor.selected == last  # and it stays there
+        assert app.query_one(ResultsMatrix).current[1] == key

@@ -159,10 +159,16 @@ class ResultsMatrix(ScrollView, can_focus=True):
 
     @dataclass
     class Highlighted(Message):
-        """The cursor is on ``sample_id`` × ``criterion_id`` (None: the sample columns)."""
+        """The cursor is on ``sample_id`` × ``criterion_id`` (None: the sample columns).
+
+        ``following`` marks a move made to follow another pane's selection
+        (``select_criterion(..., following=True)``): that pane has the selection already, or
+        has moved on since, and must not be sent back to it.
+        """
 
         sample_id: str | None
         criterion_id: str | None
+        following: bool = False
 
     class Selected(Highlighted):
         """Enter or a click on a cell: inspect it."""
@@ -227,8 +233,9 @@ class ResultsMatrix(ScrollView, can_focus=True):
         elif self._rebuild_timer is None:
             self._rebuild_timer = self.set_timer(REBUILD_INTERVAL, self._timed_rebuild)
 
-    def select_criterion(self, criterion_id: str | None) -> None:
-        """Put the cursor on ``criterion_id``'s column (from the editor's selection).
+    def select_criterion(self, criterion_id: str | None, *, following: bool = False) -> None:
+        """Put the cursor on ``criterion_id``'s column; ``following``: to follow the editor's
+        selection (the :class:`Highlighted` it posts says so).
 
         A column the cursor is already on changes nothing: the editor and the matrix follow
         each other, and neither may answer a selection it already has.
@@ -237,7 +244,7 @@ class ResultsMatrix(ScrollView, can_focus=True):
             return
         for index, column in enumerate(self.columns):
             if column.criterion.key == criterion_id:
-                self._move(self.cursor_row, index + 1)
+                self._move(self.cursor_row, index + 1, following=following)
                 return
 
     def select_sample(self, sample_id: str) -> bool:
@@ -427,18 +434,18 @@ class ResultsMatrix(ScrollView, can_focus=True):
         """How many rows fit under the focused line and the titles."""
         return max(1, self.scrollable_content_region.height - self.header_lines)
 
-    def _move(self, row: int, col: int) -> None:
+    def _move(self, row: int, col: int, *, following: bool = False) -> None:
         self.cursor_row = max(0, min(row, len(self.rows) - 1))
         self.cursor_col = max(0, min(col, len(self.columns)))
         self._scroll_to_cursor()
         self.refresh()
-        self._maybe_highlight()
+        self._maybe_highlight(following=following)
 
-    def _maybe_highlight(self) -> None:
+    def _maybe_highlight(self, *, following: bool = False) -> None:
         current = self.current
         if current != self._highlighted:
             self._highlighted = current
-            self.post_message(self.Highlighted(*current))
+            self.post_message(self.Highlighted(*current, following=following))
 
     def _scroll_to_cursor(self) -> None:
         height = self._page_height()
