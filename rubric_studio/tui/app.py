@@ -45,6 +45,7 @@ from rubric_studio.session.studio import JUDGE_HELP, StudioSession, grader_key
 from rubric_studio.tui import app_commands, card_actions, draft_screen, interop_actions
 from rubric_studio.tui.calibration import CALIBRATION_KEYS, CalibrationFlow, Labeler, agreement_title
 from rubric_studio.tui.conflict import DISCARD, SAVE, UnsavedScreen
+from rubric_studio.tui.footer import KeysFooter
 from rubric_studio.tui.help import HelpScreen
 from rubric_studio.tui.improve import _edits as improve_edits
 from rubric_studio.tui.improve import _screen as improve_screen
@@ -82,7 +83,6 @@ if TYPE_CHECKING:
     from rubric_studio.session.studio import GradingTicket
     from rubric_studio.tui.calibration import AgreementPanel
     from rubric_studio.tui.editor import EditorPane
-from rubric_studio.tui.footer import KeysFooter
 
 EDITOR_DELAY = 0.3  # seconds after mount at the latest
 EDITOR_MOUNT_WAIT_STEPS = 500  # quitting waits up to 500 × 20 ms for an editor still mounting
