@@ -116,8 +116,8 @@ def pytest_collection_finish(session: pytest.Session) -> None:
     stylesheets) is frozen out of the garbage collector's view, and its first generation runs
     less often.
 
-    A studio test allocates hundreds of thousands of objects, and Textual's bounded caches
-    keep the last few thousand widgets' rendered lines for the rest of the process: with
+    A studio test allocates hundreds of thousands of objects, and a bounded cache of Textual's
+    keeps up to a thousand gone widgets' styles and rendered lines for the rest of the process: with
     Python's defaults a worker's heap reached half a million objects and every full
     collection walked all of it, a quarter of a studio test's CPU time (BENCHMARKS.md)."""
     gc.collect()
