@@ -6,6 +6,9 @@ selection it already had (or an old one) would send the other one back, for ever
 
 from __future__ import annotations
 
+import asyncio
+import threading
+import time
 from pathlib import Path
 
 import pytest
@@ -155,10 +158,6 @@ async def test_every_key_down_the_criteria_list_counts_however_the_keys_are_spac
     """Each move of the list makes the results cursor follow, and the cursor's move answers back;
     an answer that arrives after the list moved on must not send the list back. Keys come as a
     terminal sends them (tmux's ``send-keys`` one at a time: a few ms apart), from another thread."""
-    import asyncio
-    import threading
-    import time
-
     app = StudioApp(studio, watch=False)
     async with app.run_test(size=SIZE) as pilot:
         await until(lambda: ready(app))
@@ -167,7 +166,7 @@ async def test_every_key_down_the_criteria_list_counts_however_the_keys_are_spac
         await focused_on(app, listing)
         await pilot.pause()
         start = listing.highlighted or 0
-        moves = app.session.rubric.criteria.__len__() - 1 - start
+        moves = len(app.session.rubric.criteria) - 1 - start
         loop = asyncio.get_running_loop()
 
         def terminal() -> None:

@@ -39,6 +39,7 @@ from rubric_studio.tui.editor._specs import (
     range_keys,
 )
 from rubric_studio.tui.editor._widgets import (
+    BuiltWhenShown,
     FieldArea,
     FieldCheck,
     FieldControl,
@@ -92,8 +93,9 @@ class ScoreRangesEditor(Vertical):
         yield Button("+ band", id="ed-range-add", classes="ed-range-add", compact=True, disabled=not self.can_add)
 
 
-class CheckParams(Vertical):
-    """The parameters of one check type, empty until :meth:`build` is awaited.
+class CheckParams(Vertical, BuiltWhenShown):
+    """The parameters of one check type, empty until :meth:`build` is awaited (the form then
+    fills them in).
 
     The form holds one per registered type and shows only the one the criterion uses; the
     others' rows (about 95 widgets for the built-in types) would cost every studio start
@@ -103,7 +105,6 @@ class CheckParams(Vertical):
     def __init__(self, check_type: str) -> None:
         super().__init__(id=f"ed-check-{check_type}", classes="ed-group")
         self.check_type = check_type
-        self.built = False
 
     def compose(self) -> ComposeResult:
         if not self.built:
@@ -111,13 +112,6 @@ class CheckParams(Vertical):
         for check_type, control, field, spec in check_field_rows():
             if check_type == self.check_type:
                 yield from _check_control(control, field, spec)
-
-    async def build(self) -> None:
-        """Compose the parameter rows, once (the form fills them in afterwards)."""
-        if self.built or not self.is_attached:
-            return
-        self.built = True
-        await self.recompose()
 
 
 class CriterionForm(VerticalScroll):

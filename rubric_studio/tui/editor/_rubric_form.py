@@ -18,6 +18,7 @@ from textual.widgets import Select, Static
 from rubric_studio.core.document import EditError, RubricDocument
 from rubric_studio.tui.editor._specs import JUDGE_SPECS, RUBRIC_SPECS
 from rubric_studio.tui.editor._widgets import (
+    BuiltWhenShown,
     FieldArea,
     FieldControl,
     FieldInput,
@@ -30,7 +31,7 @@ from rubric_studio.tui.editor._widgets import (
 __all__ = ["RubricForm"]
 
 
-class RubricForm(VerticalScroll):
+class RubricForm(VerticalScroll, BuiltWhenShown):
     """Rubric-level settings: name, description, threshold, error policy, judge.
 
     Empty until :meth:`build` is awaited; :meth:`show_document` before that only keeps the
@@ -45,7 +46,6 @@ class RubricForm(VerticalScroll):
     def __init__(self, **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self.data: dict[str, Any] = {}
-        self.built = False
         self._document: RubricDocument | None = None
 
     def fields(self) -> list[FieldControl]:
@@ -71,13 +71,9 @@ class RubricForm(VerticalScroll):
             field.disabled = False
         show_fields(self.fields(), self.data, keep=set() if force else keep, clear_errors=force)
 
-    async def build(self) -> None:
-        """Compose the rows and show the document in them, once."""
-        if self.built or not self.is_attached:
-            return
-        self.built = True
-        await self.recompose()
-        if self._document is not None and self.is_attached:
+    def fill_in(self) -> None:
+        """Show the document kept before the rows were built."""
+        if self._document is not None:
             self.show_document(self._document, keep=set(), force=True)
 
     def compose(self) -> ComposeResult:

@@ -28,6 +28,7 @@ from rubric_studio.tui.editor._text_fields import TextEditor, TextInput
 from rubric_studio.tui.restyle import set_class_restyling
 
 __all__ = [
+    "BuiltWhenShown",
     "FieldArea",
     "FieldCheck",
     "FieldControl",
@@ -49,6 +50,30 @@ if TYPE_CHECKING:
     _ControlBase = Widget
 else:
     _ControlBase = object  # Textual takes a widget's CSS type and parts from its first base
+
+
+class BuiltWhenShown(_ControlBase):
+    """A group of rows composed the first time it is shown, not at every studio start (each
+    widget costs composing, styling and layout whether it is displayed or not).
+
+    Derive from a Textual container first, then this; the container's ``compose`` yields
+    nothing until ``built``. :meth:`build` composes the rows once, then :meth:`fill_in`
+    shows what they are to show as it is then.
+    """
+
+    built = False
+
+    async def build(self) -> None:
+        """Compose the rows, once, and fill them in (nothing when not in the app: closing)."""
+        if self.built or not self.is_attached:
+            return
+        self.built = True
+        await self.recompose()
+        if self.is_attached:
+            self.fill_in()
+
+    def fill_in(self) -> None:
+        """Show the current values in the rows just built (by default the caller fills them in)."""
 
 
 class FieldControl(_ControlBase):
