@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from rubric_studio.core.atomic import LOCK_NAME, ChangedOnDisk, UnsafeTarget
+from rubric_studio.core.atomic import STATE_FOLDER, ChangedOnDisk, UnsafeTarget
 from rubric_studio.core.document import EditError, Merge, RevertsOutsideEdit, RubricDocument, UndoStop, merge3
 from rubric_studio.core.loading import parse_rubric
 from rubric_studio.core.problems import RubricError
@@ -475,7 +475,7 @@ def test_save_is_atomic_keeps_permissions_and_leaves_no_temp_files(support: Rubr
     assert not support.dirty and support.disk_text == written == support.text
     assert path.read_text(encoding="utf-8") == written
     assert stat.S_IMODE(path.stat().st_mode) == 0o640
-    assert sorted(p.name for p in path.parent.iterdir() if p.name != LOCK_NAME) == [path.name]  # no temp file left
+    assert sorted(p.name for p in path.parent.iterdir() if p.name != STATE_FOLDER) == [path.name]  # no temp file left
     assert "# Billing-support reply rubric (Ledgerly)." in written
     assert "weight: 4" in written
 
@@ -517,7 +517,7 @@ def test_save_refuses_to_overwrite_an_outside_edit_and_carries_the_disk_text(sup
     assert path.read_text(encoding="utf-8") == outside  # nothing lost on disk ...
     assert support.text == mine and support.dirty  # ... nor in the editor
     assert caught.value.text == outside
-    assert sorted(p.name for p in path.parent.iterdir() if p.name != LOCK_NAME) == [path.name]  # no temp file left
+    assert sorted(p.name for p in path.parent.iterdir() if p.name != STATE_FOLDER) == [path.name]  # no temp file left
 
 
 def test_merging_keeps_both_the_outside_edit_and_mine(support: RubricDocument):

@@ -52,8 +52,9 @@ def register(parser: argparse.ArgumentParser) -> None:
                              "whose kappa CI lies above chance (the cheapest of those that cannot be told "
                              "apart); A+B+C is a judge panel")
     parser.add_argument("--judge-base-url", metavar="JUDGE=URL", action="append", default=[],
-                        help="with --judges: the endpoint of one of them, named as written in --judges "
-                             "(repeat for each; the others use --base-url or their provider's default)")
+                        help="with --judges: the endpoint of one of them or of a panel member, named as "
+                             "written in --judges (repeat for each; the others use --base-url or the provider's "
+                             "variable; none may fall back to a provider's own cloud endpoint)")
     parser.add_argument("--annotator", metavar="NAME",
                         help="compare the judge with this annotator's labels (default: the consensus of all)")
     parser.add_argument("--min-kappa", type=float, metavar="X",
@@ -237,6 +238,10 @@ def _finish(args: Namespace, rubric, report, labels, sidecar: Any = None) -> int
         data["warnings"].append(f"judge criteria not graded: {report.judge_note}")
     if report.errored_cells:
         data["warnings"].append(f"{report.errored_cells} cells ended in error; their samples are excluded")
+    pooled = _pooled_without_members(report)
+    if pooled:
+        data["warnings"].append(f"{pooled} cells pooled without a panel member that errored "
+                                f"({', '.join(report.usage.failed_members())})")
     fit_result = None
     if args.fit:
         from rubric_studio.engine.fit import apply_fit, fit
@@ -257,7 +262,19 @@ def _finish(args: Namespace, rubric, report, labels, sidecar: Any = None) -> int
     from rubric_studio.cli.report import humans_section
 
     data["humans"] = humans_section(args, rubric, report.samples, sidecar)
-    return _emit(args, data, functools.partial(render, agreement=result, usage_line=_usage_line(report)), report.errored_cells)
+    return _emit(args, data, functools.partial(render, agreement=result, usage_line=_usage_line(report)),
+                 report.errored_cells + pooled)
+
+
+def _pooled_without_members(report) -> int:
+    """A judge panel's cells pooled without a member that errored: warned, each such member named
+    on stderr, and counted as errored for the exit code (3), as ``grade`` does."""
+    from rubric_studio.cli.report import say_member_failures
+    from rubric_studio.engine.judge_compare import pooled_without_members
+
+    pooled = pooled_without_members(report)
+    say_member_failures(report.usage)
+    return pooled
 
 
 def _usage_line(report) -> str:
@@ -309,10 +326,11 @@ def gate(min_kappa: float, entry: dict[str, Any] | None, judge: str | None, why_
 def _warn_untrusted_judges(rubric, args: Namespace, judges: list[str]) -> None:
     """``warn_untrusted`` for each judge, each distinct line once."""
     from rubric_studio.core.trust import untrusted_settings, warning_line
+    from rubric_studio.engine.judge_compare import member_base_urls
 
     seen: set[str] = set()
-    for judge in judges:
-        base_url = args.judge_base_urls.get(judge, args.base_url)
+    for judge in judges:  # a URL the user gave (the entry's or a member's) is the user's own choice
+        base_url = next(iter(member_base_urls(judge, args.judge_base_urls).values()), args.base_url)
         blocked = untrusted_settings(rubric, judge=judge, base_url=base_url, allow_code=args.allow_code)
         line = warning_line(blocked) if blocked else None
         if line and line not in seen:
@@ -322,10 +340,19 @@ def _warn_untrusted_judges(rubric, args: Namespace, judges: list[str]) -> None:
 
 def _compare(args: Namespace, rubric, samples: list, labels: dict, options: dict, judges: list[str]) -> int:
     """Grade the labelled samples with every judge; the first judge's report plus the comparison."""
-    from rubric_studio.engine.judge_compare import figures, grade_each, labelled, recommendation
+    from rubric_studio.engine.judge_compare import (
+        CloudFallback,
+        figures,
+        grade_each,
+        labelled,
+        recommendation,
+    )
 
     chosen, labels = labelled(samples, labels)
-    runs = asyncio.run(grade_each(rubric, chosen, judges, options, base_urls=args.judge_base_urls))
+    try:
+        runs = asyncio.run(grade_each(rubric, chosen, judges, options, base_urls=args.judge_base_urls))
+    except CloudFallback as exc:  # before any call
+        return fail_usage(str(exc))
     compared = [figures(run, labels, rubric) for run in runs]
     data: dict[str, Any] = {"overall_judge": judges[0], **compared[0][1].to_dict()}
     for fig, _ in compared:
@@ -333,6 +360,9 @@ def _compare(args: Namespace, rubric, samples: list, labels: dict, options: dict
             data["warnings"].append(f"{fig.judge}: judge criteria not graded: {fig.note}")
         if fig.errors:
             data["warnings"].append(f"{fig.judge}: {fig.errors} cells ended in error; their samples are excluded")
+        if fig.member_errors:
+            data["warnings"].append(f"{fig.judge}: {fig.member_errors} cells pooled without a panel member that "
+                                    f"errored ({', '.join(fig.errored_members)}); not recommended on them")
     if args.repeat > 1:
         data["consistency"] = consistency(runs[0].report.flip_rates(), args.repeat)
     data["judges"] = [fig.to_dict() for fig, _ in compared]
@@ -343,7 +373,11 @@ def _compare(args: Namespace, rubric, samples: list, labels: dict, options: dict
         full = next((fig.agreement.to_dict() for fig, _ in compared if fig.judge == data["recommended"]), None)
         data["gate"] = gate(args.min_kappa, full, data["recommended"],
                             f"no judge recommended, so no kappa to gate on ({data['recommendation']})")
-    return _emit(args, data, render_judges, sum(fig.errors for fig, _ in compared))
+    from rubric_studio.cli.report import say_member_failures
+
+    for run in runs:  # a panel member that errored, named (the pooled verdicts alone would hide it)
+        say_member_failures(run.report.usage)
+    return _emit(args, data, render_judges, sum(fig.errors + fig.member_errors for fig, _ in compared))
 
 
 # -- table ----------------------------------------------------------------------

@@ -1,10 +1,11 @@
 """``rubric-studio labels import|export``: human labels in and out of spreadsheets and Label Studio.
 
 ``labels import RUBRIC FILE`` merges the labels in FILE into the rubric's sidecar in one locked
-read-modify-write, per annotator (never another annotator's label); a file that does not read is
-reported with file:line:col and nothing is written. ``labels export RUBRIC [SAMPLES] --to T``
-writes CSV / JSON Lines (stdout or ``-o FILE``) or, for Label Studio, a labeling config and a tasks
-file into ``-o DIR``.
+read-modify-write, per annotator (never another annotator's label); a file that does not read, or
+that labels a sample the rubric's samples do not hold, is reported with file:line:col and nothing
+is written. ``labels export RUBRIC [SAMPLES] --to T`` writes CSV / JSON Lines (stdout or ``-o FILE``)
+or, for Label Studio, a labeling config and a tasks file into ``-o DIR``. Samples are found and
+guarded as ``grade`` finds them (:func:`_samples_source`); see docs/how-to/labels-import-export.md.
 """
 
 from __future__ import annotations
@@ -31,10 +32,14 @@ def register(parser: argparse.ArgumentParser) -> None:
     imp.add_argument("--annotator", metavar="NAME",
                      help="the annotator of rows without one (default: $RUBRIC_STUDIO_ANNOTATOR, else your user name)")
     imp.add_argument("--labels", metavar="SIDECAR", help="the labels file (default: <rubric>.labels.yaml)")
+    imp.add_argument("--samples", metavar="SAMPLES",
+                     help="the samples the labels belong to (default: those beside the rubric); a label of "
+                          "any other sample id is refused")
     imp.add_argument("--users", metavar="FILE",
                      help="Label Studio: user id -> e-mail, as JSON ({\"1\": \"a@x.org\"} or the /api/users reply)")
-    imp.add_argument("--label-studio-url", metavar="URL",
-                     help=f"Label Studio: read user e-mails from this server (token from ${TOKEN_ENV})")
+    imp.add_argument("--label-studio-url", metavar="URL", type=_server_url,
+                     help=f"Label Studio: read user e-mails from this http(s) server (token from ${TOKEN_ENV}; "
+                          "sent to no other server, even when redirected)")
     exp = actions.add_parser("export", help="write the labels as CSV / JSON Lines, or a Label Studio project",
                              description="Write the rubric's labels for a spreadsheet or Label Studio.")
     exp.add_argument("rubric", metavar="RUBRIC")
@@ -44,6 +49,16 @@ def register(parser: argparse.ArgumentParser) -> None:
     exp.add_argument("--labels", metavar="SIDECAR", help="the labels file (default: <rubric>.labels.yaml)")
     exp.add_argument("-o", "--output", metavar="FILE|DIR",
                      help="the file to write (default: stdout); for label-studio, the folder to write into")
+
+
+def _server_url(text: str) -> str:
+    """``--label-studio-url``: an http or https URL without control characters (else a usage error)."""
+    from rubric_studio.interop.labels import check_server_url
+
+    try:
+        return check_server_url(text)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
 
 
 def run(args: Namespace) -> int:
@@ -77,7 +92,7 @@ def _import(args: Namespace, rubric) -> int:
     from rubric_studio.interop.labels import read_export, read_table
 
     source = Path(args.file)
-    if not source.is_file():
+    if source.is_dir() or not (source.exists() or source.is_symlink()):
         return fail_usage(f"{args.file}: cannot import labels: {'a folder' if source.is_dir() else 'no such file'}")
     fmt = _source_format(args.source, source)
     if fmt is None:
@@ -86,14 +101,15 @@ def _import(args: Namespace, rubric) -> int:
         default = current_annotator(args.annotator)
     except ValueError as exc:
         return fail_usage(f"--annotator: {exc}")
-    text = read_user_file(source, "labels")
+    known = _known_samples(args)
+    text = read_user_file(source, "labels", keep_newlines=fmt == "csv")  # a CSV note keeps its CR
     if fmt == "label-studio":
         users = _users(args)
         if users is None:
             return 2
-        found = read_export(text, str(source), rubric, users)
+        found = read_export(text, str(source), rubric, users, known)
     else:
-        found = read_table(text, str(source), rubric, fmt, default)
+        found = read_table(text, str(source), rubric, fmt, default, known)
     for warning in found.warnings:
         echo(f"warning: {args.file}: {warning}", sys.stderr)
     target = _sidecar(args)
@@ -103,7 +119,8 @@ def _import(args: Namespace, rubric) -> int:
         return fail_usage(f"{target}: labels not written: {getattr(exc, 'strerror', None) or exc}")
     people = found.annotators
     echo(f"{len(found.labels)} labels by {len(people)} annotator{'s' if len(people) != 1 else ''} "
-         f"({', '.join(people) or 'none'}) read from {args.file}; {changed} changed in {target}", sys.stderr)
+         f"({', '.join(people) or 'none'}) read from {args.file}; {changed} changed in {target}"
+         + "".join(f"; {remark}" for remark in found.remarks), sys.stderr)
     return 0
 
 
@@ -113,48 +130,78 @@ def _source_format(given: str, path: Path) -> str | None:
     return {".csv": "csv", ".jsonl": "jsonl", ".json": "label-studio"}.get(path.suffix.lower())
 
 
+def _known_samples(args: Namespace):
+    """The ids labels may name (the samples of ``--samples``, else those beside the rubric), None
+    when there are no samples to check against."""
+    from rubric_studio.core.samples import load_samples
+    from rubric_studio.interop.labels import SampleIds
+
+    source = _samples_source(args.rubric, args.samples)
+    if source is None:
+        return None
+    loaded = load_samples(source)
+    return SampleIds(str(source), frozenset(s.id for s in loaded), len(loaded.problems))
+
+
+def _samples_source(rubric_path: str, named: str | None) -> Path | None:
+    """The samples of a rubric, guarded as ``grade`` guards them: named ones are read (with a warning
+    when they are a link into a hidden or credentials folder), found ones only when they really are in
+    the rubric's folder (:func:`rubric_studio.core.discovery.refuse_found_elsewhere` raises otherwise)."""
+    from dataclasses import replace
+
+    from rubric_studio.cli.common import echo
+    from rubric_studio.core.discovery import find_samples_for, named_link_warning, refuse_found_elsewhere
+    from rubric_studio.core.problems import RubricError
+
+    if named:
+        if (link := named_link_warning(named)) is not None:
+            echo(f"warning: {link}", sys.stderr)
+        return Path(named)
+    found = find_samples_for(rubric_path)
+    if found is not None:
+        try:
+            refuse_found_elsewhere(rubric_path, found)
+        except RubricError as exc:  # labels has no --allow-code: naming the samples is the way to take them
+            raise RubricError([replace(p, message=p.message.replace(", pass --allow-code to trust them for this run", ""))
+                               for p in exc.problems]) from None
+    return found
+
+
 def _users(args: Namespace) -> dict[str, str] | None:
-    """Label Studio user id -> e-mail: from ``--users``, then the server's; None after saying what failed."""
+    """Label Studio user id -> e-mail: from ``--users``, then the server's; None after saying what failed
+    (never showing the token)."""
     from rubric_studio.cli.common import fail_usage
     from rubric_studio.core.files import read_user_file
-    from rubric_studio.interop.labels import read_users
+    from rubric_studio.interop.labels import ServerError, read_users, server_users
 
     users: dict[str, str] = {}
     if args.label_studio_url:
         token = os.environ.get(TOKEN_ENV, "").strip()
-        if not token:
-            fail_usage(f"--label-studio-url needs an access token in ${TOKEN_ENV}")
+        problem = _token_problem(token)
+        if problem is not None:
+            fail_usage(problem)
             return None
         try:
             users.update(server_users(args.label_studio_url, token))
-        except (OSError, ValueError) as exc:
-            fail_usage(f"{args.label_studio_url}: cannot read the users: {exc}")
+        except (ServerError, ValueError) as exc:
+            fail_usage(f"cannot read the users from Label Studio: {exc}")
             return None
     if args.users:
         users.update(read_users(read_user_file(Path(args.users), "users"), args.users))
     return users
 
 
-def server_users(url: str, token: str, timeout: float = 30) -> dict[str, str]:
-    """User id -> e-mail from a Label Studio server's ``/api/users/`` (a legacy token, or a personal
-    access token exchanged for an access token)."""
-    import json
-    import urllib.request
+def _token_problem(token: str) -> str | None:
+    """What is wrong with the token in $LABEL_STUDIO_API_KEY (never the token itself), or None."""
+    from rubric_studio.interop.labels import check_token
 
-    base = url.rstrip("/")
-    header = f"Token {token}"
-    if token.count(".") == 2:  # a personal access token (a JWT refresh token)
-        request = urllib.request.Request(f"{base}/api/token/refresh/", method="POST",
-                                         data=json.dumps({"refresh": token}).encode(),
-                                         headers={"Content-Type": "application/json"})
-        with urllib.request.urlopen(request, timeout=timeout) as reply:  # noqa: S310 - the user's own server
-            header = f"Bearer {json.load(reply)['access']}"
-    request = urllib.request.Request(f"{base}/api/users/", headers={"Authorization": header})
-    with urllib.request.urlopen(request, timeout=timeout) as reply:  # noqa: S310
-        data = json.load(reply)
-    from rubric_studio.interop.labels import read_users
-
-    return read_users(json.dumps(data), f"{base}/api/users/")
+    if not token:
+        return f"--label-studio-url needs an access token in ${TOKEN_ENV}"
+    try:
+        check_token(token)
+    except ValueError as exc:
+        return f"${TOKEN_ENV} {exc}"
+    return None
 
 
 # -- export -----------------------------------------------------------------------------------
@@ -183,10 +230,9 @@ def _export(args: Namespace, rubric) -> int:
 
 def _samples(args: Namespace) -> list:
     from rubric_studio.cli.common import print_problems
-    from rubric_studio.core.discovery import find_samples_for
     from rubric_studio.core.samples import load_samples
 
-    source = args.samples or find_samples_for(args.rubric)
+    source = _samples_source(args.rubric, args.samples)
     if source is None:
         return []
     loaded = load_samples(source)

@@ -72,7 +72,10 @@ def streamed_output(output: str | None, *, replace_atomically: bool = True) -> I
         return
     where = output
     if not replace_atomically:
+        from rubric_studio.core.atomic import check_write_target
+
         try:
+            check_write_target(output)  # the file is written in place: never through a planted link
             handle = open(output, "w", encoding="utf-8")  # noqa: SIM115
         except OSError as exc:
             raise OutputFailed(where, exc) from exc

@@ -7,7 +7,9 @@ exit code. A prompt file outside the folder is read only when the user trusts it
 
 A rubric with a card beside it (``<stem>.card.yaml``, ``rubric-studio card``) is compared with it:
 when the rubric or its judge changed since, a warning names what changed ("card is stale: tone
-changed since 2026-11-28"); the JSON entry's ``card`` is ``fresh``, ``stale``, ``none`` or ``unreadable``.
+changed since 2026-11-28"). A card that cannot be read as one (not YAML, nested or sized past the
+bounded reader's limits, not shaped as a card) is an error at its line and column: exit 2. The JSON
+entry's ``card`` is ``fresh``, ``stale``, ``none`` or ``unreadable``.
 """
 
 from __future__ import annotations
@@ -35,15 +37,16 @@ def _trust_review(rubric) -> tuple[list, list]:
 
 
 def _card_review(rubric) -> tuple[str, list]:
-    """(the card's state, problems to add: a warning when it is stale or unreadable)."""
-    from rubric_studio.core.card import card_path_for, read_card, stale_message, staleness
+    """(the card's state, problems to add: a warning when it is stale, an error at its line and column
+    when it cannot be read as a card)."""
+    from rubric_studio.core.card import CardUnreadable, card_path_for, read_card, stale_message, staleness
     from rubric_studio.core.problems import Problem
 
     path = card_path_for(rubric.path)
     try:
         card = read_card(path)
-    except ValueError as exc:
-        return "unreadable", [Problem(str(path), None, None, str(exc).removeprefix(f"{path}: "), "warning")]
+    except CardUnreadable as exc:
+        return "unreadable", [exc.problem]
     if card is None:
         return "none", []
     changes = staleness(card, rubric)

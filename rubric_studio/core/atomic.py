@@ -17,7 +17,13 @@ through :func:`replacing_text`):
 * **Regular files only.** A target that exists and is a folder, a named pipe, a device,
   a socket or a symbolic link to one is refused with :class:`UnsafeTarget`. The checks use
   ``stat`` and reads open with ``O_NONBLOCK``, so a FIFO never blocks. A symbolic link to a
-  regular file is written through (the link stays a link).
+  regular file is written through (the link stays a link) only while it leads to a file in its
+  own folder (:func:`check_write_target`).
+* **Writes stay in the folder.** A write never follows a symbolic link — of the file or of a
+  folder on its way — to a file outside the folder the link is in, into a hidden folder below it
+  or into a credentials folder (``~/.ssh`` …), and never replaces a file that has hard links
+  elsewhere: a shared repository that ships ``r.card.yaml -> ~/.bashrc`` gets one clear refusal
+  (:class:`UnsafeTarget`), and nothing is written. See docs/concepts/trust.md.
 * **Permissions.** A new file is created with mode ``0o666`` and the kernel applies the
   user's umask (no process-wide ``os.umask`` juggling); a replaced file keeps its mode.
 * **Locked.** Every write over a state the caller read (``expect``), and every
@@ -26,12 +32,14 @@ through :func:`replacing_text`):
   second reads what the first wrote and applies its own change to it. The compare-and-swap
   remains for writers that take no lock (an editor saving by hand).
 
-Why an OS lock file through :mod:`filelock`: it is ``flock`` on Unix (released by the kernel
-when the holder dies, ``kill -9`` included: no stale lock to break), ``msvcrt.locking`` on
-Windows, and on NFS Linux maps ``flock`` to the server's byte-range locks (NFSv4, or NLM on
-v3); where a file system has no ``flock`` at all, filelock falls back to a marker file. The
-lock is a separate hidden file (``.rubric-studio.lock``, one per folder) because the target
-itself is replaced by a rename on every write, and a lock on a replaced inode protects nothing.
+Why an OS lock file: ``flock`` on Unix is released by the kernel when the holder dies
+(``kill -9`` included: no stale lock to break), and on NFS Linux maps it to the server's
+byte-range locks (NFSv4, or NLM on v3); elsewhere :mod:`filelock` (``msvcrt.locking`` on
+Windows). The lock is a separate file because the target itself is replaced by a rename on
+every write, and a lock on a replaced inode protects nothing. It lives in the folder's working
+folder, ``.rubric-studio/`` (:data:`STATE_FOLDER`), which holds a ``.gitignore`` of ``*`` so
+nothing in it shows in ``git status``. The lock file is opened without following links, never
+truncated and never made writable beyond the user's umask.
 """
 
 from __future__ import annotations
@@ -159,6 +167,85 @@ def regular_target(path: str | os.PathLike[str]) -> tuple[Path, os.stat_result |
     return real, info
 
 
+# -- where a write may go ---------------------------------------------------------------
+def _first_link(lexical: Path, below: Path | None = None) -> Path | None:
+    """The first component of the absolute path ``lexical`` that is a symbolic link (None: none is),
+    looking only below the folder ``below`` (absolute) when given."""
+    start = below if below is not None and lexical.is_relative_to(below) else Path(lexical.anchor)
+    current = start
+    for part in lexical.parts[len(start.parts):]:
+        current = current / part
+        try:
+            if stat.S_ISLNK(os.lstat(current).st_mode):
+                return current
+        except OSError:
+            return None  # the rest does not exist yet: no link on the way
+    return None
+
+
+def write_refusal(path: str | os.PathLike[str], trusted: str | os.PathLike[str] | None = None) -> str | None:
+    """Why writing ``path`` would change a file that is not the one its folder shows, or None.
+
+    The folder a file is written in is the one its path names — the rubric's folder, or the
+    folder of an ``-o`` path — and the links on the way to it are the user's. What that folder
+    holds may have been shipped by someone else, so a symbolic link *in* it (the file itself, or a
+    folder below ``trusted`` when that is given higher up) may lead only to a place inside the
+    folder: not outside it, not into a hidden folder below it that the path does not name, not
+    into a credentials folder. Wherever the links are, a write never lands in a credentials folder
+    (:func:`rubric_studio.core.folders.credentials_folder`) that the path does not name, and never
+    replaces a regular file with hard links in other folders (its content is shared with a file
+    from anywhere). Only ``lstat``/``stat`` calls: nothing is opened.
+    """
+    from rubric_studio.core.folders import credentials_folder, hard_links_elsewhere, outside_reason
+
+    lexical = Path(os.path.abspath(path))
+    folder = Path(os.path.abspath(trusted)) if trusted is not None else lexical.parent
+    link = _first_link(lexical, folder)
+    real = Path(os.path.realpath(lexical))
+    if link is not None:
+        bound = Path(os.path.realpath(link.parent))
+        reason = outside_reason(real, bound, _stat_or_none(real), hard_links=False)
+        if reason is not None and not _named_as_is(lexical, real, link.parent, reason):
+            shown = "a symbolic link" if link == lexical else f"reached through the symbolic link {link}"
+            return f"is {shown} to {real}, which {reason.replace('the folder', f'the folder {bound}')}"
+    secret = credentials_folder(real)
+    if secret is not None and credentials_folder(lexical) is None:
+        return f"leads through a symbolic link to {real}, in {secret}, where credentials are kept"
+    info = _stat_or_none(real)
+    if info is not None and hard_links_elsewhere(real, info):
+        return (f"has {info.st_nlink} names (hard links), not all in its folder: writing it would "
+                f"change a file elsewhere")
+    return None
+
+
+def _stat_or_none(path: Path) -> os.stat_result | None:
+    try:
+        return os.stat(path)
+    except OSError:
+        return None
+
+
+def _named_as_is(lexical: Path, real: Path, folder: Path, reason: str) -> bool:
+    """True when the place a link leads to is one the path names itself (``.cache/x`` reached
+    through ``.cache -> .cache-real`` in the same folder): the hidden-folder rule only refuses a
+    hidden folder the path does not show."""
+    if not reason.startswith("is in the hidden"):
+        return False
+    named = {part for part in lexical.relative_to(folder).parts if part.startswith(".")}
+    try:
+        shown = {part for part in real.relative_to(os.path.realpath(folder)).parts if part.startswith(".")}
+    except ValueError:
+        return False
+    return shown <= named
+
+
+def check_write_target(path: str | os.PathLike[str], trusted: str | os.PathLike[str] | None = None) -> None:
+    """Raise :class:`UnsafeTarget` when :func:`write_refusal` refuses ``path``; nothing is written."""
+    reason = write_refusal(path, trusted)
+    if reason is not None:
+        raise UnsafeTarget(path, f"{reason}; nothing written")
+
+
 # -- reading ----------------------------------------------------------------------------
 def read_bytes(path: str | os.PathLike[str], limit: int | None = None) -> tuple[bytes | None, DiskState]:
     """The bytes of ``path`` and their :class:`DiskState`; ``(None, ABSENT)`` when it does not exist.
@@ -268,49 +355,179 @@ class LockTimeout(OSError):
     """Another process held the file's lock for longer than :data:`LOCK_WAIT_SECONDS`: nothing was written."""
 
 
+STATE_FOLDER = ".rubric-studio"
+"""The working folder rubric-studio keeps beside the files it writes (the write lock, the labels
+journal): hidden, with a ``.gitignore`` of ``*`` so none of it shows in ``git status``."""
+LOCK_NAME = "lock"
+_STATE_GITIGNORE = "# rubric-studio's working files (write lock, labels journal): not for version control\n*\n"
+
+
+def state_folder(path: str | os.PathLike[str], *, create: bool = True) -> Path:
+    """The working folder (:data:`STATE_FOLDER`) of the folder that really holds ``path`` (a
+    symbolic link's target folder, so every path to one file shares it), made on first use.
+
+    :class:`UnsafeTarget` when something other than a real folder has that name (a planted link
+    to elsewhere is never written through).
+    """
+    folder = Path(os.path.realpath(path)).parent / STATE_FOLDER
+    if create:
+        _ensure_state_folder(folder)
+    return folder
+
+
+def _ensure_state_folder(folder: Path) -> None:
+    try:
+        info = os.lstat(folder)
+    except FileNotFoundError:
+        with contextlib.suppress(FileExistsError):
+            os.mkdir(folder, 0o777)  # the umask decides who else may write
+        info = os.lstat(folder)
+        if stat.S_ISDIR(info.st_mode):
+            _write_gitignore(folder / ".gitignore")
+    if not stat.S_ISDIR(info.st_mode):
+        raise UnsafeTarget(folder, f"{folder} is not a folder (a symbolic link or a file has its name); "
+                                   "rubric-studio keeps its lock there: nothing written")
+
+
+def _write_gitignore(path: Path) -> None:
+    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0)
+    try:
+        fd = os.open(path, flags, 0o666)
+    except OSError:
+        return  # there already (another process made it), or a read-only folder
+    with os.fdopen(fd, "w", encoding="utf-8") as handle:
+        handle.write(_STATE_GITIGNORE)
+
+
+def lock_path(path: str | os.PathLike[str]) -> Path:
+    """The lock file of ``path``: :data:`LOCK_NAME` in the working folder (:func:`state_folder`)
+    of the folder that really holds it. One lock per folder, not per file: writes hold it for
+    milliseconds, so files of one folder waiting on each other costs nothing."""
+    return state_folder(path, create=False) / LOCK_NAME
+
+
+class _FolderLock:
+    """One folder's write lock in this process: re-entrant in a thread (a locked read-modify-write
+    calls a locked write), exclusive between threads (an ``RLock``) and processes (``flock`` on a
+    descriptor opened only while held)."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self._in_process = threading.RLock()
+        self._depth = 0
+        self._fd: int | None = None
+
+    def acquire(self, timeout: float) -> None:
+        deadline = time.monotonic() + timeout
+        if not self._in_process.acquire(timeout=timeout):
+            raise LockTimeout(str(self.path))
+        try:
+            if self._depth == 0:
+                self._fd = _hold_os_lock(self.path, deadline)
+            self._depth += 1
+        except BaseException:
+            self._in_process.release()
+            raise
+
+    def release(self) -> None:
+        self._depth -= 1
+        if self._depth == 0 and self._fd is not None:
+            fd, self._fd = self._fd, None
+            os.close(fd)  # closing the descriptor releases the flock
+        self._in_process.release()
+
+
+def _open_lock_file(path: Path) -> int:
+    """The lock file opened for locking only: created with the user's umask, never through a link,
+    never truncated; :class:`UnsafeTarget` when it is not a regular file."""
+    _ensure_state_folder(path.parent)
+    flags = os.O_RDWR | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0)
+    flags |= getattr(os, "O_NONBLOCK", 0)
+    try:
+        fd = os.open(path, flags, 0o666)
+    except OSError as exc:
+        if stat.S_ISLNK(_lstat_mode(path)):
+            raise UnsafeTarget(path, f"{path} is a symbolic link; rubric-studio's lock is never "
+                                     "opened through one: nothing written") from None
+        raise exc
+    if not stat.S_ISREG(os.fstat(fd).st_mode):
+        os.close(fd)
+        raise UnsafeTarget(path, f"{path} is not a regular file: nothing written")
+    return fd
+
+
+def _lstat_mode(path: Path) -> int:
+    try:
+        return os.lstat(path).st_mode
+    except OSError:
+        return 0
+
+
+def _hold_os_lock(path: Path, deadline: float) -> int:
+    """A descriptor of ``path`` holding its exclusive ``flock``, polled until ``deadline``."""
+    import fcntl
+
+    fd = _open_lock_file(path)
+    while True:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            return fd
+        except BlockingIOError:
+            if time.monotonic() >= deadline:
+                os.close(fd)
+                raise LockTimeout(str(path)) from None
+            time.sleep(LOCK_POLL_SECONDS)
+        except BaseException:
+            os.close(fd)
+            raise
+
+
 _held: dict[str, Any] = {}
 _held_guard = threading.Lock()
 
 
-LOCK_NAME = ".rubric-studio.lock"
-
-
-def lock_path(path: str | os.PathLike[str]) -> Path:
-    """The lock file of ``path``: :data:`LOCK_NAME` in the folder of the file a write really
-    replaces (a symbolic link's target), so every path to one file shares one lock. One lock per
-    folder, not per file: a single hidden file beside the rubric and its labels (writes hold it
-    for milliseconds, so files of one folder waiting on each other costs nothing)."""
-    return Path(os.path.realpath(path)).parent / LOCK_NAME
-
-
 def _file_lock(path: Path) -> Any:
-    """One :class:`filelock.FileLock` per lock file in this process: re-entrant in a thread (a
-    locked read-modify-write calls a locked write), exclusive between threads and processes."""
-    from filelock import FileLock
-
+    """One lock object per lock file in this process (:class:`_FolderLock`; :mod:`filelock`
+    where the OS has no ``fcntl``)."""
     key = str(path)
     with _held_guard:
         lock = _held.get(key)
         if lock is None:
-            lock = _held[key] = FileLock(key, timeout=LOCK_WAIT_SECONDS, mode=0o666, poll_interval=LOCK_POLL_SECONDS)
+            lock = _held[key] = _new_lock(path)
         return lock
 
 
+def _new_lock(path: Path) -> Any:
+    try:
+        import fcntl  # noqa: F401
+    except ImportError:  # Windows
+        from filelock import FileLock
+
+        _ensure_state_folder(path.parent)
+        return FileLock(str(path), timeout=LOCK_WAIT_SECONDS, poll_interval=LOCK_POLL_SECONDS)
+    return _FolderLock(path)
+
+
 @contextlib.contextmanager
-def locked(path: str | os.PathLike[str]) -> Iterator[None]:
+def locked(path: str | os.PathLike[str], *, user_file: bool = False) -> Iterator[None]:
     """Hold ``path``'s lock (see the module's docstring) for the block.
 
-    :class:`LockTimeout` when another process holds it past :data:`LOCK_WAIT_SECONDS`; other
+    :class:`LockTimeout` when another process holds it past :data:`LOCK_WAIT_SECONDS`;
+    :class:`UnsafeTarget` when ``path`` is a link :func:`check_write_target` refuses; other
     ``OSError`` when the lock file cannot be created (a read-only folder: the write would fail too).
     """
-    from filelock import Timeout
-
-    lock = _file_lock(lock_path(path))
+    if not user_file:  # every lock is taken to write: refuse a planted link before anything is made
+        check_write_target(path)
+    where = lock_path(path)
+    lock = _file_lock(where)
     try:
-        lock.acquire()
-    except Timeout:
+        if isinstance(lock, _FolderLock):
+            lock.acquire(LOCK_WAIT_SECONDS)
+        else:
+            lock.acquire()
+    except (LockTimeout, TimeoutError):  # filelock's Timeout is a TimeoutError
         raise LockTimeout(f"{path}: another rubric-studio held its lock for over "
-                          f"{LOCK_WAIT_SECONDS:.0f} s ({lock.lock_file}); nothing written") from None
+                          f"{LOCK_WAIT_SECONDS:.0f} s ({where}); nothing written") from None
     try:
         yield
     finally:
@@ -340,6 +557,7 @@ def write_text_safely(
     expect: DiskState | None = None,
     encoding: str = "utf-8",
     lock: bool = False,
+    user_file: bool = False,
 ) -> DiskState:
     """Replace ``path`` with ``text`` atomically; returns the :class:`DiskState` written.
 
@@ -353,16 +571,22 @@ def write_text_safely(
     the file's lock (:func:`locked`); so does one with ``lock=True`` (a file several processes
     replace: a batch job's record). A report or export written once (``expect=None``) does not,
     and leaves no lock file beside it.
+
+    Every write is refused (:class:`UnsafeTarget`) through a link :func:`check_write_target`
+    refuses, except with ``user_file``: a file in the user's own folders (the trust store, batch
+    job records), where the folders and their links are the user's doing, not a repository's.
     """
     data = text.encode(encoding)
     if expect is None and not lock:
-        return _write(path, data, None)
-    with locked(path):
-        return _write(path, data, expect)
+        return _write(path, data, None, user_file)
+    with locked(path, user_file=user_file):
+        return _write(path, data, expect, user_file)
 
 
-def _write(path: str | os.PathLike[str], data: bytes, expect: DiskState | None) -> DiskState:
+def _write(path: str | os.PathLike[str], data: bytes, expect: DiskState | None, user_file: bool) -> DiskState:
     target, info = regular_target(path)
+    if not user_file:
+        check_write_target(path)
     remove_stale_temps(target)
     if expect is not None:
         _check_unchanged(target, expect)
@@ -392,10 +616,12 @@ def replacing_text(path: str | os.PathLike[str], *, encoding: str = "utf-8") -> 
     """A text file to write piece by piece that replaces ``path`` atomically, as
     :func:`write_text_safely` does, when the block ends normally; removed when it raises.
 
-    :class:`UnsafeTarget` for a target that is not a regular file; other ``OSError`` when the
-    temporary file cannot be created or put in place.
+    :class:`UnsafeTarget` for a target that is not a regular file or that
+    :func:`check_write_target` refuses; other ``OSError`` when the temporary file cannot be
+    created or put in place.
     """
     target, info = regular_target(path)
+    check_write_target(path)
     remove_stale_temps(target)
     mode = None if info is None else stat.S_IMODE(info.st_mode)
     fd, tmp = _create_temp(target, mode)
@@ -415,7 +641,8 @@ def replacing_text(path: str | os.PathLike[str], *, encoding: str = "utf-8") -> 
 
 
 def rewrite_safely(
-    path: str | os.PathLike[str], edit: Callable[[], tuple[str, DiskState] | None], *, attempts: int = 2
+    path: str | os.PathLike[str], edit: Callable[[], tuple[str, DiskState] | None], *, attempts: int = 2,
+    user_file: bool = False,
 ) -> bool:
     """Read-modify-write ``path`` over exactly the version read; True when something was written.
 
@@ -423,25 +650,26 @@ def rewrite_safely(
     (None: nothing to write). The file's lock is held from each read to its write, so no other
     rubric-studio process writes in between; when a writer that takes no lock (an editor)
     changes it between that read and the write, ``edit`` runs again on the new content, up to
-    ``attempts`` times in all; then :class:`ChangedOnDisk`.
+    ``attempts`` times in all; then :class:`ChangedOnDisk`. ``user_file`` as for
+    :func:`write_text_safely`.
     """
     for attempt in range(attempts):
-        with locked(path):
-            written = _rewrite_once(path, edit, last=attempt + 1 == attempts)
+        with locked(path, user_file=user_file):
+            written = _rewrite_once(path, edit, last=attempt + 1 == attempts, user_file=user_file)
         if written is not None:
             return written
     return False
 
 
 def _rewrite_once(path: str | os.PathLike[str], edit: Callable[[], tuple[str, DiskState] | None],
-                  *, last: bool) -> bool | None:
+                  *, last: bool, user_file: bool) -> bool | None:
     """One locked try of :func:`rewrite_safely`: True / False as it returns, None to try again."""
     planned = edit()
     if planned is None:
         return False
     text, state = planned
     try:
-        write_text_safely(path, text, expect=state)
+        write_text_safely(path, text, expect=state, user_file=user_file)
     except ChangedOnDisk:
         if last:
             raise

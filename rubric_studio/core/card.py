@@ -18,6 +18,8 @@ from __future__ import annotations
 import hashlib
 import json
 import math
+import os
+import re
 import statistics
 from collections.abc import Mapping, Sequence
 from pathlib import Path
@@ -25,6 +27,7 @@ from typing import Any
 
 from rubric_studio.core.agreement import MIN_CELL_LABELS, MIN_LABELS
 from rubric_studio.core.intervals import Z95, wilson_interval
+from rubric_studio.core.problems import Problem, RubricError
 from rubric_studio.core.rubric import Rubric
 
 #: The card format's version (``card_version`` in the file).
@@ -211,24 +214,83 @@ def consistency_section(flip_rates: Mapping[str, Mapping[str, Any]], repeat: int
 
 
 # -- reading and staleness ----------------------------------------------------
+class CardUnreadable(ValueError):
+    """A ``<stem>.card.yaml`` that cannot be read as a card; ``problem`` says where (line and column)
+    and why. ``validate`` reports it as an error; the studio shows the card as unreadable."""
+
+    def __init__(self, problem: Problem) -> None:
+        self.problem = problem
+        super().__init__(f"{problem.location()}: {problem.message}")
+
+
+#: What a card's readers rely on, each with what is expected there (checked before anything reads it).
+_CARD_SHAPE: tuple[tuple[tuple[str, ...], str], ...] = (
+    (("rubric",), "a mapping (the rubric's identity)"),
+    (("rubric", "hash"), "the rubric's hash (text)"),
+    (("rubric", "criteria"), "a mapping of criterion id -> fingerprint"),
+    (("rubric", "parts"), "a mapping of rubric setting -> hash"),
+)
+_REFRESH = "write it again with rubric-studio card"
+
+
+def _is_number(value: Any) -> bool:
+    return isinstance(value, int | float) and not isinstance(value, bool)
+
+
+def _figure_problem(value: Any) -> str | None:
+    """What is wrong with a ``{value, ci, n}`` figure read from a card (None: nothing)."""
+    if not isinstance(value, dict):
+        return "expected {value, ci, n}"
+    ci = value.get("ci")
+    if value.get("value") is not None and not _is_number(value.get("value")):
+        return "value: expected a number or null"
+    if ci is not None and not (isinstance(ci, list) and len(ci) == 2 and all(map(_is_number, ci))):
+        return "ci: expected [low, high] or null"
+    if not isinstance(value.get("n", 0), int) or isinstance(value.get("n"), bool):
+        return "n: expected a whole number"
+    return None
+
+
+def _shape_problem(data: Any) -> tuple[tuple[str, ...], str] | None:
+    """(where, what is wrong) when ``data`` is not shaped as a card's readers need; None when it is."""
+    if not isinstance(data, dict):
+        return (), f"not a card (expected a mapping with rubric, kappa, date ...); {_REFRESH}"
+    for path, expected in _CARD_SHAPE:
+        value: Any = data
+        for key in path:
+            value = value.get(key) if isinstance(value, dict) else None
+        kind = str if path[-1] == "hash" else dict
+        if not isinstance(value, kind):
+            return path, f"not a card: {'.'.join(path)}: expected {expected}; {_REFRESH}"
+    wrong = _figure_problem(data["kappa"]) if "kappa" in data else None
+    return (("kappa",), f"not a card: kappa: {wrong}; {_REFRESH}") if wrong else None
+
+
 def read_card(path: str | Path) -> dict[str, Any] | None:
-    """The card at ``path``; None when there is none. ValueError (a one-line reason) for a file that is not a card."""
-    import yaml
+    """The card at ``path``; None when there is none. :class:`CardUnreadable` (a ValueError with the
+    problem at its line and column) for a file that cannot be read as a card: not a regular file, not
+    UTF-8, not YAML, beyond the bounded reader's limits (nesting, aliases, 5,000-digit numbers) or not
+    shaped as a card."""
+    from rubric_studio.core.files import read_user_file
+    from rubric_studio.core.yamlpos import load_with_positions
 
     path = Path(path)
-    try:
-        text = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
+    if not os.path.lexists(path):
         return None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise ValueError(f"{path}: cannot read the card: {exc}") from exc
     try:
-        data = yaml.safe_load(text)
-    except yaml.YAMLError as exc:
-        raise ValueError(f"{path}: not a card: {str(exc).splitlines()[0]}") from exc
-    rubric = data.get("rubric") if isinstance(data, dict) else None
-    if not isinstance(rubric, dict) or not isinstance(rubric.get("criteria"), dict) or not isinstance(rubric.get("parts"), dict):
-        raise ValueError(f"{path}: not a card (no rubric.criteria / rubric.parts); write it again with rubric-studio card")
+        data, positions, problems = load_with_positions(read_user_file(path, "card"), str(path))
+    except RubricError as exc:
+        first = exc.problems[0] if exc.problems else Problem(str(path), None, None, "cannot be read")
+        raise CardUnreadable(Problem(first.file, first.line or 1, first.column or 1,
+                                     f"not a card: {first.message}")) from None
+    if problems:
+        raise CardUnreadable(Problem(problems[0].file, problems[0].line, problems[0].column,
+                                     f"not a card: {problems[0].message}"))
+    wrong = _shape_problem(data)
+    if wrong is not None:
+        where, message = wrong
+        problem = positions.problem(where, message)
+        raise CardUnreadable(Problem(problem.file, problem.line or 1, problem.column or 1, message))
     return data
 
 
@@ -271,14 +333,49 @@ def card_state(rubric: Rubric) -> tuple[str, str]:
 
 
 # -- writing ------------------------------------------------------------------
+#: Every line break a YAML reader of either version knows: each one would end a comment line.
+_LINE_BREAKS = re.compile("[\r\n\x85\u2028\u2029]")
+#: CR and the breaks only YAML 1.1 (PyYAML) knows: outside a double-quoted scalar, text holding
+#: one does not read back the same in YAML 1.1 and 1.2 readers.
+_UNSAFE_BREAKS = re.compile("[\r\x85\u2028\u2029]")
+
+
+def _card_dumper() -> type:
+    """A PyYAML dumper whose strings read back as the same strings in YAML 1.2 readers too (ruamel,
+    js-yaml): text 1.2 resolves to something else (``1e3``, ``0o17``) and text holding a line break
+    1.1 and 1.2 disagree on are double-quoted (PyYAML already quotes what 1.1 would misread)."""
+    import yaml
+    from ruamel.yaml.nodes import ScalarNode
+    from ruamel.yaml.resolver import VersionedResolver
+
+    resolver = VersionedResolver(version=(1, 2))
+    text_tag = "tag:yaml.org,2002:str"
+
+    class CardDumper(yaml.SafeDumper):
+        pass
+
+    def represent_text(dumper: yaml.SafeDumper, value: str) -> yaml.ScalarNode:
+        quoted = bool(_UNSAFE_BREAKS.search(value)) or resolver.resolve(ScalarNode, value, (True, False)) != text_tag
+        return dumper.represent_scalar(text_tag, value, style='"' if quoted else None)
+
+    CardDumper.add_representer(str, represent_text)
+    return CardDumper
+
+
+def _one_line(text: str) -> str:
+    """``text`` for a comment line: every line break a YAML reader knows becomes a space."""
+    return " ".join(_LINE_BREAKS.sub(" ", text).split()) or "?"
+
+
 def card_yaml(card: Mapping[str, Any]) -> str:
-    """The card as YAML, with a heading comment naming the rubric and the command that refreshes it."""
+    """The card as YAML, with a heading comment naming the rubric and the command that refreshes it.
+    It reads back as the same data in YAML 1.1 (PyYAML) and YAML 1.2 (ruamel, js-yaml) readers."""
     import yaml
 
-    path = card["rubric"].get("path") or "RUBRIC"
-    head = (f"# Rubric card of {card['rubric']['name']} ({path}), written by rubric-studio card.\n"
+    path = _one_line(str(card["rubric"].get("path") or "RUBRIC"))
+    head = (f"# Rubric card of {_one_line(str(card['rubric']['name']))} ({path}), written by rubric-studio card.\n"
             f"# Refresh it after editing the rubric: rubric-studio card {path}\n")
-    return head + yaml.safe_dump(dict(card), sort_keys=False, allow_unicode=True, width=100)
+    return head + yaml.dump(dict(card), Dumper=_card_dumper(), sort_keys=False, allow_unicode=True, width=100)
 
 
 def _value(fig: Mapping[str, Any], pct: bool = False, money: bool = False) -> tuple[str, str, str]:

@@ -25,7 +25,7 @@ CREDENTIAL_NAMES = frozenset({
 MAX_LINK_SCAN = 10_000
 
 
-def _links_elsewhere(target: Path, info: os.stat_result) -> bool:
+def hard_links_elsewhere(target: Path, info: os.stat_result) -> bool:
     """True when the regular file ``target`` has a hard link not in its own folder (or may have).
 
     A hard link is a second name of the same content; from one name there is no way to tell
@@ -79,14 +79,15 @@ def credentials_folder(target: Path) -> str | None:
     return next((str(home) for home in user_config_homes() if target.is_relative_to(home)), None)
 
 
-def outside_reason(target: Path, folder: Path, info: os.stat_result | None = None) -> str | None:
+def outside_reason(target: Path, folder: Path, info: os.stat_result | None = None, *,
+                   hard_links: bool = True) -> str | None:
     """Why the file ``target`` (symlinks resolved) does not count as inside ``folder`` (resolved), or None.
 
     Outside means: not under the folder; under a hidden (dot) folder or file below it
     (``.aws/credentials`` of a rubric saved in HOME, ``.git/config``); anywhere under a
     credentials folder (:func:`credentials_folder`); or a regular file with hard links
-    elsewhere (:func:`_links_elsewhere`). ``info`` is the file's stat (taken here when None;
-    a file that does not exist has no links).
+    elsewhere (:func:`hard_links_elsewhere`). ``info`` is the file's stat (taken here when None;
+    a file that does not exist has no links; ``hard_links=False`` leaves them out).
     """
     if not target.is_relative_to(folder):
         return "is outside the folder"
@@ -96,12 +97,14 @@ def outside_reason(target: Path, folder: Path, info: os.stat_result | None = Non
     secret = credentials_folder(target)
     if secret is not None:
         return f"is in {secret}, where credentials are kept"
+    if not hard_links:
+        return None
     if info is None:
         try:
             info = os.stat(target)
         except OSError:
             return None
-    if _links_elsewhere(target, info):
+    if hard_links_elsewhere(target, info):
         return f"has {info.st_nlink} names (hard links), not all in its folder: its content may come from anywhere"
     return None
 

@@ -40,7 +40,8 @@ STATUS_MARKS = {
 
 def cell_mark(kind: str, cell: CriterionResult | None) -> str:
     """A cell in a few characters: ``✓``, ``✗``, ``✓ 8`` (analytic 0–10), ``✗.29`` (a check's partial score), ``⚠``, ``⋯``, ``·``;
-    a judge panel's cell adds its split (``✓ 2–1``), and ``tie`` when the split was even (``✗ 1–1 tie``)."""
+    a judge panel's cell adds its split (``✓ 2–1``), ``tie`` when the split was even (``✗ 1–1 tie``), and
+    ``⚠1`` when members errored and the cell was pooled without them (``✓ 2–0 ⚠1``)."""
     if cell is None:
         return STATUS_MARKS[Status.PENDING]
     mark = STATUS_MARKS[cell.status]
@@ -53,6 +54,8 @@ def cell_mark(kind: str, cell: CriterionResult | None) -> str:
             mark += f" {cell.panel['agree']}–{cell.panel['disagree']}"
             if cell.tie:  # an even split, counted as unmet
                 mark += " tie"
+            if cell.panel.get("errors"):  # members that errored, left out of the pool: ``✓ 2–0 ⚠1``
+                mark += f" {STATUS_MARKS[Status.ERROR]}{cell.panel['errors']}"
     return mark
 
 

@@ -237,8 +237,8 @@ class Dispatcher:
 
         await self.ask_server_slots()
         outcome = None
-        sends = self.concurrency.ceiling.bit_length() + 2
-        for send in range(sends):
+        budget = _SendBudget(self.concurrency.ceiling)
+        while True:
             ticket = await self.concurrency.acquire()
             try:
                 if breaker.tripped:
@@ -250,7 +250,7 @@ class Dispatcher:
                 state.on_the_wire = True
                 outcome = _add_spent(outcome, await self._judge_once(ticket, ask, list(by_id), rubric, sample))
                 state.on_the_wire = False
-                again = send + 1 < sends and self._send_again(outcome, ticket, breaker)
+                again = self._send_again(outcome, ticket, breaker) and budget.allows(outcome.error)
                 if again:
                     breaker.queued(outcome.error)  # it may only have waited in the server's queue
                 else:
@@ -393,6 +393,28 @@ class Dispatcher:
         if self.judge is not None:
             with contextlib.suppress(Exception):
                 await self.judge.aclose()
+
+
+class _SendBudget:
+    """How many times one call may be sent again after an overload, per kind.
+
+    A timeout shared with ``peak`` calls lowers the limit's ceiling below ``peak`` (and the limit
+    in use with it), so a call that keeps timing out in company is sent again at most
+    ``ceiling - 1`` times before it is sent alone at a limit of 1: its budget is the ceiling, so
+    it is never given up while the limit could still come down. A 429 does not lower the ceiling;
+    it is sent again at most ``ceiling.bit_length() + 1`` times (the halvings from the ceiling down
+    to 1, and two more)."""
+
+    def __init__(self, ceiling: int):
+        self.left = {"timeout": ceiling, "rate_limit": ceiling.bit_length() + 1}
+
+    def allows(self, error: Any) -> bool:
+        """One more send after ``error`` (a timeout or a 429 the caller would send again)."""
+        kind = getattr(error, "kind", None)
+        if self.left.get(kind, 0) <= 0:
+            return False
+        self.left[kind] -= 1
+        return True
 
 
 def _add_spent(earlier: Any, outcome: Any) -> Any:

@@ -53,7 +53,9 @@ def parse_judges(text: str) -> list[str]:
 
 def parse_judge_base_urls(entries: Sequence[str], judges: Sequence[str]) -> dict[str, str]:
     """Each judge's own endpoint from ``JUDGE=URL`` entries (``--judge-base-url``), the judge as
-    written in ``judges``; ValueError naming a bad entry. A URL is http(s); a judge is named once."""
+    written in ``judges``: an entry, or a member of a panel entry ``A+B`` (that member's endpoint
+    wherever it is listed); ValueError naming a bad entry. A URL is http(s); a judge is named once."""
+    names = list(dict.fromkeys([*judges, *(member for judge in judges for member in judge.split("+"))]))
     found: dict[str, str] = {}
     for entry in entries:
         name, sep, url = entry.partition("=")
@@ -62,14 +64,26 @@ def parse_judge_base_urls(entries: Sequence[str], judges: Sequence[str]) -> dict
         if not sep or not name or not url:
             raise ValueError(f"--judge-base-url: {entry!r} is not JUDGE=URL; e.g. "
                              f"--judge-base-url '{judges[0] if judges else 'openai:gpt-4o-mini'}=http://127.0.0.1:8080/v1'")
-        if name not in judges:
+        if name not in names:
             raise ValueError(f"--judge-base-url: {name!r} is not one of the judges of --judges "
-                             f"({', '.join(judges)}); name it as written there")
+                             f"({', '.join(judges)}) nor a member of a panel there; name it as written there")
         if not url.lower().startswith(("http://", "https://")) or len(url.split("://", 1)[1].strip("/")) == 0:
             raise ValueError(f"--judge-base-url: {url!r} for {name} is not an http(s) URL, e.g. http://127.0.0.1:8080/v1")
         if name in found:
             raise ValueError(f"--judge-base-url: {name} is given two base URLs")
         found[name] = url
+    return found
+
+
+def member_base_urls(judge: str, base_urls: Mapping[str, str]) -> dict[str, str]:
+    """The endpoint of each member of entry ``judge`` (one judge, or a panel ``A+B``) that has one:
+    the member's own ``--judge-base-url``, else the one given to the whole entry."""
+    entry = base_urls.get(judge)
+    found = {}
+    for member in judge.split("+"):
+        url = base_urls.get(member, entry)
+        if url is not None:
+            found[member] = url
     return found
 
 
@@ -105,6 +119,10 @@ class JudgeFigures:
     cache_hits: int
     errors: int
     note: str | None = None  # why its cells were not judged, or why judging stopped
+    #: A judge panel's cells pooled without a member that errored on them (their verdict is the
+    #: other members'), and those members.
+    member_errors: int = 0
+    errored_members: tuple[str, ...] = ()
 
     @property
     def kappa(self) -> float | None:
@@ -120,11 +138,12 @@ class JudgeFigures:
 
     @property
     def usable(self) -> bool:
-        """Judged every labelled sample, no cell errored, and kappa measures something: it is
-        defined and the human verdicts hold both classes (with one, kappa is 0 or undefined
-        whatever the judge does)."""
+        """Judged every labelled sample, no cell errored (nor a panel member on one), and kappa
+        measures something: it is defined and the human verdicts hold both classes (with one, kappa
+        is 0 or undefined whatever the judge does)."""
         a = self.agreement
-        return self.errors == 0 and self.note is None and self.kappa_ci is not None and a.human_pass * a.human_fail > 0
+        whole = self.errors == 0 and self.member_errors == 0 and self.note is None
+        return whole and self.kappa_ci is not None and a.human_pass * a.human_fail > 0
 
     def to_dict(self) -> dict[str, Any]:
         full = self.agreement.to_dict()
@@ -144,6 +163,7 @@ class JudgeFigures:
             "judge_calls": self.judge_calls,
             "cache_hits": self.cache_hits,
             "errors": self.errors,
+            "member_errors": self.member_errors,
             "note": self.note,
         }
 
@@ -152,16 +172,26 @@ def _money(value: float | None) -> float | None:
     return None if value is None else round(value, 6)
 
 
+class CloudFallback(ValueError):
+    """An entry of ``--judges`` that would go to its provider's cloud endpoint while the user named
+    endpoints for other judges: refused before any call (the model name was likely meant for a
+    local server, and the samples would leave the machine)."""
+
+
 async def grade_each(rubric: Rubric, samples: Sequence[Sample], judges: Sequence[str], options: Mapping[str, Any],
                      base_urls: Mapping[str, str] | None = None) -> list[JudgeRun]:
     """Grade ``samples`` with each judge in turn; ``options`` as :func:`~rubric_studio.engine.api.make_grader`,
-    ``base_urls`` a judge's own endpoint (by the judge as written; the others use ``options``')."""
-    from rubric_studio.engine.api import make_grader
-
+    ``base_urls`` a judge's own endpoint, by the judge or panel member as written (the others use
+    ``options``'). Raises :class:`CloudFallback`, before any call, when ``base_urls`` names endpoints
+    and some judge or member without one would go to its provider's cloud endpoint."""
+    base_urls = base_urls or {}
+    if base_urls:
+        refusal = await cloud_fallback(rubric, judges, options, base_urls)
+        if refusal is not None:
+            raise CloudFallback(refusal)
     runs = []
     for judge in judges:
-        own = {"base_url": base_urls[judge]} if base_urls and judge in base_urls else {}
-        grader = make_grader(rubric, **{**options, "judge": judge, **own})
+        grader = entry_grader(rubric, judge, options, base_urls)
         grader.one_invocation()
         try:
             cached = _cached_cost(grader, rubric, samples)
@@ -170,6 +200,75 @@ async def grade_each(rubric: Rubric, samples: Sequence[Sample], judges: Sequence
             await grader.aclose()
         runs.append(JudgeRun(judge, report, cached))
     return runs
+
+
+def entry_grader(rubric: Rubric, judge: str, options: Mapping[str, Any], base_urls: Mapping[str, str]) -> Any:
+    """The grader of one entry of ``--judges``: one judge, or a panel ``A+B`` whose members each
+    get their own endpoint (:func:`member_base_urls`)."""
+    from rubric_studio.engine.api import make_grader
+
+    urls = member_base_urls(judge, base_urls)
+
+    def with_endpoint(member_rubric: Rubric, *, judge: str | None = None, **given: Any) -> Any:
+        own = urls.get(judge or "")
+        return make_grader(member_rubric, judge=judge, **{**given, **({"base_url": own} if own else {})})
+
+    members = judge.split("+")
+    settings = {key: value for key, value in options.items() if key != "judge"}
+    if len(members) == 1:
+        return with_endpoint(rubric, judge=judge, **settings)
+    from rubric_studio.engine.panel import make_panel_grader
+
+    return make_panel_grader(rubric, members, with_endpoint, judge=judge, **settings)
+
+
+async def cloud_fallback(rubric: Rubric, judges: Sequence[str], options: Mapping[str, Any],
+                         base_urls: Mapping[str, str]) -> str | None:
+    """Why one entry of ``judges`` cannot run as written, or None: with ``--judge-base-url`` given,
+    a judge or panel member that has no endpoint (nor ``--base-url``, ``judge.base_url``, the
+    provider's variable) would go to its provider's cloud default although it was meant for a
+    local server — a member of an entry the user named endpoints for, or a model the provider's
+    price table does not know (a local model's name). A known cloud model as an entry of its own
+    is compared where it lives. Resolves each judge; sends nothing."""
+    quiet = {**options, "use_cache": False}
+    for judge in judges:
+        grader = entry_grader(rubric, judge, quiet, base_urls)
+        named = bool(member_base_urls(judge, base_urls))
+        try:
+            members = getattr(grader, "members", None) or [(judge, grader)]
+            for _, member_grader in members:
+                default = _cloud_default(member_grader.config)
+                if default is not None and (named or not _known_cloud_model(member_grader.config)):
+                    return _fallback_text(judge, member_grader.config, default, base_urls)
+        finally:
+            await grader.aclose()
+    return None
+
+
+def _cloud_default(config: Any) -> str | None:
+    """The provider's own host a judge would be sent to for want of a base URL, or None."""
+    if config is None or config.base_url:
+        return None
+    from rubric_studio.core.providers import get
+
+    provider = get(config.provider)
+    return provider.official_url if provider is not None else None
+
+
+def _known_cloud_model(config: Any) -> bool:
+    """True when the provider's price table (built in, or the user's) knows the model: a cloud model."""
+    from rubric_studio.judges.pricing import price_for
+
+    return price_for(config.provider, config.model) is not None
+
+
+def _fallback_text(judge: str, config: Any, default: str, base_urls: Mapping[str, str]) -> str:
+    name = f"{config.alias or config.provider}:{config.model}"
+    where = f"--judges entry {judge}" + (f": its member {name}" if name != judge else "")
+    return (f"{where} has no --judge-base-url and would be sent to {config.provider}'s own endpoint {default}, "
+            f"while --judge-base-url names endpoints for {', '.join(base_urls)}; give it one "
+            f"(--judge-base-url '{name}=URL'), or name that endpoint to mean it "
+            f"(--judge-base-url '{name}={default}')")
 
 
 def cached_cost(grader: Any, rubric: Rubric, samples: Sequence[Sample]) -> float | None:
@@ -217,8 +316,17 @@ def figures(run: JudgeRun, labels: Mapping[str, Label], rubric: Rubric) -> tuple
         judge=run.judge, samples=samples, agreement=result.overall, flip_rate=flip_rate, cost_usd=spent,
         cost_per_100=None if total is None or not samples else total / samples * 100,
         wall_seconds=usage.wall_seconds, judge_calls=usage.judge_calls, cache_hits=usage.cache_hits,
-        errors=report.errored_cells, note=note,
+        errors=report.errored_cells, note=note, member_errors=pooled_without_members(report),
+        errored_members=tuple(usage.failed_members()),
     ), result  # fmt: skip
+
+
+def pooled_without_members(report: Report) -> int:
+    """A judge panel's cells that were pooled without a member that errored on them (0 for one judge)."""
+    from rubric_studio.core.results import Status
+
+    return sum(1 for sample in report.samples for cell in sample.criteria
+               if cell.panel and cell.panel.get("errors") and cell.status is not Status.ERROR)
 
 
 def _overlaps(a: tuple[float, float], b: tuple[float, float]) -> bool:
@@ -233,6 +341,8 @@ def _ci_text(f: JudgeFigures) -> str:
 def _why_not(f: JudgeFigures) -> str:
     if f.errors:
         return f"{f.judge}: {f.errors} errored cells"
+    if f.member_errors:
+        return f"{f.judge}: {f.member_errors} cells pooled without a panel member that errored ({', '.join(f.errored_members)})"
     if f.note:
         return f"{f.judge}: not judged ({f.note})"
     if not f.agreement.n:

@@ -70,8 +70,9 @@ class PanelGrader:
 
     @property
     def concurrency_text(self) -> str | None:
-        texts = [grader.concurrency_text for _, grader in self.members]
-        return " ".join(t for t in texts if t) or None
+        """Each limit in use (members on one server share one, said once): ``2/6 1/12``."""
+        shown = {id(grader.dispatch.concurrency): grader.concurrency_text for _, grader in self.members}
+        return " ".join(t for t in shown.values() if t) or None
 
     def trust(self, allow: bool = True) -> None:
         self.members[0][1].trust(allow)
@@ -126,17 +127,10 @@ class PanelGrader:
                 for index, (_, grader) in enumerate(self.members)
             )
         )
-        usage = Usage()
-        for label, report in zip(self.labels, reports, strict=True):
-            member = Usage()
-            member.merge(report.usage)
-            member.members = {}
-            _count_cells(member, rubric, report)
-            usage.merge(member)
-            usage.members[label] = member
+        usage = _members_usage(rubric, self.labels, reports)
         usage.wall_seconds = time.perf_counter() - started
         self.session_usage.merge(usage)
-        self.last_stopped = next((r.judge_stopped for r in reports if r.judge_stopped), None)
+        self.last_stopped = _panel_stopped(self.labels, reports)
         results = [self.pool(rubric, [r.samples[i] for r in reports]) for i in range(len(samples))]
         report = Report(
             rubric_name=rubric.name,
@@ -169,8 +163,43 @@ class PanelGrader:
                 if cell is not None:
                     votes.append((label, cell))
             if votes:
-                cells[criterion.key] = pool_cell(criterion, votes, self.rules)
+                cells[criterion.key] = _with_errored(pool_cell(criterion, votes, self.rules), votes)
         return SampleResult.from_outcome(first.id, score_sample(rubric, cells))
+
+
+def _with_errored(cell: CriterionResult, votes: list[tuple[str, CriterionResult]]) -> CriterionResult:
+    """``cell`` with ``panel.errored``: the members that errored on it, left out of the pool (beside
+    ``panel.errors``, how many), once every member has answered."""
+    if cell.panel is not None and "errors" in cell.panel:
+        cell.panel["errored"] = [label for label, vote in votes if vote.status is Status.ERROR]
+    return cell
+
+
+def _members_usage(rubric: Rubric, labels: list[str], reports: Sequence[Report]) -> Usage:
+    """The panel's usage: the members' totals, and each member's own (its cells judged and errored,
+    and why its judging stopped, when it did)."""
+    usage = Usage()
+    for label, report in zip(labels, reports, strict=True):
+        member = Usage()
+        member.merge(report.usage)
+        member.members = {}
+        _count_cells(member, rubric, report)
+        usage.merge(member)
+        member.stopped = report.judge_stopped  # the member's own, not the panel's
+        usage.members[label] = member
+    return usage
+
+
+def _panel_stopped(labels: list[str], reports: Sequence[Report]) -> str | None:
+    """Why the panel stopped judging: only when every member stopped (a deadline, every server
+    gone); a member that stopped while the others went on is said of that member
+    (``usage.members[label].stopped`` and :meth:`Usage.member_failures`)."""
+    if not reports or not all(report.judge_stopped for report in reports):
+        return None
+    reasons = list(dict.fromkeys(report.judge_stopped for report in reports))
+    if len(reasons) == 1:
+        return reasons[0]
+    return "; ".join(f"{label}: {report.judge_stopped}" for label, report in zip(labels, reports, strict=True))
 
 
 def _count_cells(usage: Usage, rubric: Rubric, report: Report) -> None:
@@ -286,6 +315,7 @@ def make_panel_grader(
             grader.trust(False)  # the first member runs the code checks; the others need not
             grader.cache = grader.dispatch.cache = graders[0][1].cache
         graders.append((_unique(member_label(grader.config), {label for label, _ in graders}), grader))
+    share_server_limits([grader for _, grader in graders])
     panel = PanelGrader(graders, rubric.judge.aggregate if rubric.judge else None)
     for _, grader in graders:
         panel.warnings.extend(grader.take_warnings())
@@ -295,6 +325,39 @@ def make_panel_grader(
         if note:
             panel.warnings.append(f"judge panel {panel.label}: {note}")
     return panel
+
+
+def share_server_limits(graders: Sequence[Grader]) -> None:
+    """Members whose judges are at the same endpoint the user named (a local server, a gateway)
+    share one adaptive limit, of the sum of their concurrencies: that server sees the calls of all
+    of them, so its limit must be able to come down to 1 call in all before a call timed out there
+    is given up — two members at 1 each would still send it 2 at once, and on a server where only
+    one call at a time fits every cell would be lost. Members at a provider's own host (its rate
+    limits are per model) keep their own limits."""
+    from rubric_studio.judges.concurrency import AdaptiveLimit
+
+    by_server: dict[str, list[Grader]] = {}
+    for grader in graders:
+        server = _named_server(grader.config)
+        if server is not None:
+            by_server.setdefault(server, []).append(grader)
+    for sharing in by_server.values():
+        if len(sharing) > 1:
+            limit = AdaptiveLimit(sum(grader.dispatch.concurrency.requested for grader in sharing))
+            for grader in sharing:
+                grader.dispatch.concurrency = limit
+
+
+def _named_server(config: Any) -> str | None:
+    """The endpoint a judge's calls go to when it is a server of the user's (None: the provider's own host)."""
+    url = (config.base_url or "").rstrip("/").lower() if config is not None else ""
+    if not url:
+        return None
+    from rubric_studio.core.providers import get
+
+    provider = get(config.provider)
+    official = (provider.official_url or "").rstrip("/").lower() if provider is not None else ""
+    return None if url == official else url
 
 
 def _unique(label: str, taken: set[str]) -> str:

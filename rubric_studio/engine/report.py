@@ -146,8 +146,8 @@ class Report:
         return sum(1 for s in self.samples for c in s.criteria if c.status is Status.ERROR)
 
     def exit_code(self) -> int:
-        """0 all pass, 1 some fail or not graded, 3 some cells errored or a panel member failed on
-        every cell it judged (the others' pooled verdicts do not hide a judge that never answered)."""
+        """0 all pass, 1 some fail or not graded, 3 some cells errored or a panel member errored on
+        some cell (the others' pooled verdicts do not hide a judge that did not answer)."""
         if self.errored_cells or self.usage.failed_members():
             return 3
         assert self.summary is not None

@@ -13,6 +13,7 @@ Textual-free: the CLI, the session and the studio's dialogs share it.
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 from rubric_studio.core.problems import Problem, RubricError
@@ -40,7 +41,9 @@ criteria:
 """The starter rubric; ``{name}`` is the rubric's name (a YAML scalar, see :func:`starter_text`)."""
 
 RUBRIC_SUFFIXES = (".yaml", ".yml")
-_YAML_SPECIAL = ":#{}[]&*!|>'\"%@`,?"
+#: A name that reads back as itself written plain in YAML 1.1 and 1.2 (unless 1.1 takes it for a
+#: boolean or null, see :func:`starter_text`): a letter or ``_`` first, then words, spaces, ``.`` and ``-``.
+_PLAIN_NAME = re.compile(r"[^\W\d][\w .-]*")
 
 
 def awaits_outcome(criterion: Criterion) -> bool:
@@ -50,9 +53,13 @@ def awaits_outcome(criterion: Criterion) -> bool:
 
 def starter_text(path: Path) -> str:
     """The starter rubric for ``path``, named after the file's stem."""
+    from rubric_studio.core.yamlpos import misread_by_yaml11
+
     name = path.stem or "rubric"
-    if any(ch in name for ch in _YAML_SPECIAL) or name != name.strip():
-        name = json.dumps(name)  # a JSON string is a valid YAML double-quoted scalar
+    if not _PLAIN_NAME.fullmatch(name) or name != name.strip() or misread_by_yaml11(name):
+        # a JSON string is a valid YAML double-quoted scalar; the line breaks only YAML 1.1 knows are escaped
+        name = json.dumps(name, ensure_ascii=False)
+        name = name.replace("\x85", "\\u0085").replace("\u2028", "\\u2028").replace("\u2029", "\\u2029")
     return STARTER_RUBRIC.format(name=name)
 
 

@@ -31,10 +31,12 @@ class Usage:
     #: A judge panel's usage per member (label -> Usage); empty for one judge.
     members: dict[str, Usage] = field(default_factory=dict)
     #: A panel member's cells: those it judged (a verdict or an error) and those that errored, with
-    #: the first error's reason. A member failing on every cell it judged fails the run (exit 3).
+    #: the first error's reason, and why its judging stopped (its server went away, ...) when it
+    #: did. A member that errored on any cell fails the run (exit 3), as an errored cell does.
     judged: int = 0
     errors: int = 0
     error_reason: str | None = None
+    stopped: str | None = None
 
     def add_call(self, cells: int, requests: int, input_tokens: int, output_tokens: int, cost: float | None,
                  cached_input_tokens: int = 0, cache_write_tokens: int = 0) -> None:
@@ -63,24 +65,32 @@ class Usage:
         self.judged += other.judged
         self.errors += other.errors
         self.error_reason = self.error_reason or other.error_reason
+        self.stopped = self.stopped or other.stopped
         for label, usage in other.members.items():
             self.members.setdefault(label, Usage()).merge(usage)
 
     def failed_members(self) -> dict[str, Usage]:
-        """The panel members that failed on every cell they judged (label -> usage)."""
-        return {label: usage for label, usage in self.members.items() if usage.judged and usage.errors == usage.judged}
+        """The panel members that errored on some cell they judged (label -> usage): the cells were
+        pooled over the other members, and the run exits 3 as it does for an errored cell."""
+        return {label: usage for label, usage in self.members.items() if usage.errors}
 
     def member_failures(self) -> list[tuple[str, bool]]:
-        """(what to say, whether it failed on every cell it judged) per panel member that failed on
-        some cells: on every one, the run fails (exit 3); on some, the others' verdicts were pooled."""
+        """(what to say, whether the member died) per panel member that errored: it failed on every
+        cell it judged (from the start), it stopped answering mid-run (its judging stopped after it
+        had answered some cells), or it failed on some cells and answered the others."""
         out = []
         for label, usage in self.members.items():
             if not usage.errors:
                 continue
-            reason = usage.error_reason or "error"
-            if usage.errors == usage.judged:
+            answered = usage.judged - usage.errors
+            reason = (usage.error_reason if not answered else usage.stopped) or usage.error_reason or "error"
+            if not answered:
                 out.append((f"judge panel member {label} failed on every cell it judged ({usage.errors} of "
                             f"{usage.judged}): {reason}", True))
+            elif usage.stopped:
+                out.append((f"judge panel member {label} stopped answering mid-run: failed on {usage.errors} of "
+                            f"{usage.judged} cells after answering {answered} (those cells pooled over the other "
+                            f"members): {reason}", True))
             else:
                 out.append((f"judge panel member {label} failed on {usage.errors} of {usage.judged} cells "
                             f"(pooled over the other members): {reason}", False))
@@ -112,7 +122,9 @@ class Usage:
     def to_dict(self) -> dict:
         data = self._totals()
         if self.members:
-            data["members"] = {label: {**usage._totals(), "errors": usage.errors} for label, usage in self.members.items()}
+            data["members"] = {label: {**usage._totals(), "errors": usage.errors,
+                                       **({"stopped": usage.stopped} if usage.stopped else {})}
+                               for label, usage in self.members.items()}
         return data
 
     def _totals(self) -> dict:

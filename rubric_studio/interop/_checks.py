@@ -4,10 +4,13 @@ Export keeps the *score* of a check, not just its pass/fail: a keywords check
 scores the fraction of words (1 − fraction present for ``forbidden``), so it
 becomes one ``icontains`` / ``not-icontains`` per word with weight w/n each —
 their weighted sum is exactly w × our score. Checks without a native assertion
-(length, keywords with whole words, regex flags promptfoo lacks, penalty checks)
-become a ``javascript`` assertion that computes our formula and starts with a
+(length, keywords with whole words, penalty checks, a regex whose JavaScript form needs
+a flag promptfoo's ``regex`` lacks or would not import back as written) become a
+``javascript`` assertion that computes our formula and starts with a
 ``// rubric-studio: {...}`` marker so that import restores the original check
-(that JavaScript is written by :mod:`._checks_js`).
+(that JavaScript is written by :mod:`._checks_js`). Patterns are translated to
+JavaScript's syntax and meaning by :mod:`._regex_js`; one JavaScript cannot express is
+not exported, and the warning names the construct.
 ``python`` / ``command`` checks run the author's code with our calling
 convention; they are never exported (a warning says so). Which exporter a check uses, or
 why it has none, comes from its type's registered definition (:mod:`rubric_studio.core.checks`).
@@ -28,17 +31,20 @@ from rubric_studio.core.problems import RubricError
 from rubric_studio.core.rubric import Criterion
 from rubric_studio.interop._checks_js import (
     MARKER,
+    JsRegex,
+    UntranslatableRegex,
     javascript_body,
     js_regex,
     keywords_js,
     length_js,
     python_regex,
     regex_js,
+    to_javascript,
 )
 from rubric_studio.interop._common import Warnings, num
 
 __all__ = ["MARKER", "CheckExport", "absorb_keywords", "export_check", "import_check", "joinable_keywords",
-           "js_regex"]
+           "js_regex", "to_javascript"]
 
 
 def _negated(kind: str, dialect: str, base: dict[str, Any]) -> dict[str, Any]:
@@ -74,19 +80,25 @@ def _keywords_assertions(criterion: Criterion, check: KeywordsCheck, dialect: st
     return out
 
 
-def _regex_assertions(criterion: Criterion, check: RegexCheck, dialect: str, warn: Warnings) -> list[dict[str, Any]]:
-    if "x" in check.flags:
-        warn.criterion(criterion.key, "regex with the x (verbose) flag has no JavaScript equivalent; not exported")
-        return []
-    pattern = js_regex(check.pattern, criterion.key, warn)
-    flags = "".join(f for f in check.flags if f in "ims")
-    if criterion.weight < 0 or (flags and dialect == "promptfoo"):
+def _reads_back(pattern: JsRegex, check: RegexCheck) -> bool:
+    """Does a native ``regex`` assertion of ``pattern`` import as ``check`` (same pattern, same flags)?"""
+    return python_regex(pattern.source, pattern.flags) == check.pattern and set(pattern.flags) == set(check.flags)
+
+
+def _regex_assertions(criterion: Criterion, check: RegexCheck, out: CheckExport) -> list[dict[str, Any]]:
+    """A native ``regex`` assertion when it takes the translated pattern's flags (promptfoo's takes none) and
+    imports back as the same check - or when no javascript assertion can run (AgentV 4); else a javascript
+    assertion, whose marker gives the check back. UntranslatableRegex: the pattern has no JavaScript form."""
+    pattern = to_javascript(check.pattern, check.flags)
+    native = (criterion.weight >= 0 and not (pattern.flags and out.dialect == "promptfoo")
+              and (_reads_back(pattern, check) or not out.javascript_ok))
+    if not native:
         return _javascript_assertion(criterion, regex_js(check, pattern))
-    base: dict[str, Any] = {"value": pattern}
-    if flags:
-        base["flags"] = flags
-    base["weight"] = num(abs(criterion.weight))
-    return [{"type": "regex", **base}] if check.expect_match else [_negated("regex", dialect, base)]
+    base: dict[str, Any] = {"value": pattern.source}
+    if pattern.flags:
+        base["flags"] = pattern.flags
+    base["weight"] = out.weight
+    return [{"type": "regex", **base}] if check.expect_match else [_negated("regex", out.dialect, base)]
 
 
 def _json_assertions(criterion: Criterion, check: JsonCheck, dialect: str, target: str,
@@ -115,6 +127,8 @@ class CheckExport:
     criterion: Criterion
     dialect: str  # "promptfoo" | "agentv"
     warn: Warnings
+    #: Can the target run a ``javascript`` assertion (AgentV 4 cannot: a native form is preferred there)?
+    javascript_ok: bool = True
 
     @property
     def target(self) -> str:
@@ -133,6 +147,8 @@ class CheckExport:
         return _javascript_assertion(self.criterion, body)
 
     def js_regex(self, pattern: str) -> str:
+        """``pattern`` for a ``RegExp`` built without flags that reads ``$`` as the very end; raises
+        UntranslatableRegex (the check is then not exported, and the warning says why)."""
         return js_regex(pattern, self.criterion.key, self.warn)
 
 
@@ -145,28 +161,35 @@ def keywords_export(out: CheckExport, check: KeywordsCheck) -> list[dict[str, An
 
 
 def regex_export(out: CheckExport, check: RegexCheck) -> list[dict[str, Any]]:
-    return _regex_assertions(out.criterion, check, out.dialect, out.warn)
+    return _regex_assertions(out.criterion, check, out)
 
 
 def json_export(out: CheckExport, check: JsonCheck) -> list[dict[str, Any]]:
     return _json_assertions(out.criterion, check, out.dialect, out.target, out.warn)
 
 
-def export_check(criterion: Criterion, dialect: str, warn: Warnings) -> list[dict[str, Any]]:
+def export_check(criterion: Criterion, dialect: str, warn: Warnings, *, javascript: bool = True) -> list[dict[str, Any]]:
     """Assertions for one check criterion, weights set; empty (with a warning) when not exportable.
 
     The check type's registered definition gives the exporter for ``dialect``, or the reason it
-    has none (which becomes the warning). Each assertion passes exactly when its part of the
-    check is met, so a required criterion can gate with them (one per word when split).
+    has none (which becomes the warning); a pattern with no JavaScript form is warned the same way,
+    naming the construct. Each assertion passes exactly when its part of the check is met, so a
+    required criterion can gate with them (one per word when split). ``javascript``: whether the
+    target runs ``javascript`` assertions.
     """
     check = criterion.check
     assert check is not None
-    out = CheckExport(criterion, dialect, warn)
+    out = CheckExport(criterion, dialect, warn, javascript_ok=javascript)
     exporter = definition_of(check).exporter(dialect)
     if isinstance(exporter, CannotExport):
         out.warning(exporter.reason.format(type=check.type, target=out.target))
         return []
-    return exporter(out, check)
+    try:
+        return exporter(out, check)
+    except UntranslatableRegex as exc:
+        gate = "; it was required, so samples that fail it can pass there" if criterion.required else ""
+        out.warning(f"the {check.type} check's pattern cannot run in {out.target}: {exc}; not exported{gate}")
+        return []
 
 
 # -- import ----------------------------------------------------------------------
@@ -219,7 +242,7 @@ def _pattern_check(kind: str, negated: bool, text: str, flags: Any, where: str,
                    warn: Warnings) -> tuple[dict[str, Any], float | None, bool] | None:
     """``regex`` / ``equals`` / ``starts-with`` as a regex check (None, warned, when we cannot compile it)."""
     if kind == "regex":
-        pattern = python_regex(text)
+        pattern = python_regex(text, flags if isinstance(flags, str) else "")
     elif kind == "equals":
         pattern = "^" + _escape_literal(text) + r"\Z"
     else:

@@ -1,5 +1,6 @@
-"""The JavaScript side of exported checks: our (Python) regex syntax translated to JavaScript and
-back, and ``javascript`` assertion bodies that compute a check's score by rubric-studio's formula.
+"""The JavaScript side of exported checks: ``javascript`` assertion bodies that compute a check's
+score by rubric-studio's formula, and our (Python) regex syntax in JavaScript's (the translation,
+both ways, is :mod:`._regex_js`).
 
 Each body starts with a :data:`MARKER` line holding the original check as JSON, so that import
 (:func:`._checks.import_check`) restores the check instead of running the code.
@@ -8,64 +9,28 @@ Each body starts with a :data:`MARKER` line holding the original check as JSON, 
 from __future__ import annotations
 
 import json
-import re
 from typing import Any
 
 from rubric_studio.core.checks import KeywordsCheck, LengthCheck, RegexCheck
 from rubric_studio.core.rubric import Criterion
 from rubric_studio.interop._common import Warnings, num
+from rubric_studio.interop._regex_js import JsRegex, UntranslatableRegex, python_regex, to_javascript
+
+__all__ = ["MARKER", "JsRegex", "UntranslatableRegex", "javascript_body", "js_regex", "keywords_js", "length_js",
+           "python_regex", "regex_js", "to_javascript"]
 
 MARKER = "// rubric-studio: "
-#: Python anchors with an exact JavaScript equivalent (lookarounds that hold only at the very
-#: start / end of the text, whatever the flags).
-_ANCHORS = {"A": "(?<![\\s\\S])", "Z": "(?![\\s\\S])"}
-_PY_ONLY = {
-    "(?#": "(?#...) comments",
-    "(?>": "atomic groups",
-    "*+": "possessive quantifiers",
-    "++": "possessive quantifiers",
-}
-_INLINE_FLAGS = re.compile(r"\(\?[aiLmsux]+\)")
-
-
-def _translate_anchors(pattern: str) -> str:
-    r"""``\A`` / ``\Z`` outside character classes as JavaScript lookarounds; an escaped backslash
-    (``\\A``, a literal backslash then A) is left alone."""
-    out: list[str] = []
-    i, in_class = 0, False
-    while i < len(pattern):
-        char = pattern[i]
-        if char == "\\" and i + 1 < len(pattern):
-            pair = pattern[i:i + 2]
-            out.append(_ANCHORS.get(pair[1], pair) if not in_class else pair)
-            i += 2
-            continue
-        if char == "[" and not in_class:
-            in_class = True
-            # A "]" first in a Python class is literal; in JavaScript "[]" is an empty class.
-            opener = "[^]" if pattern.startswith("[^]", i) else "[]" if pattern.startswith("[]", i) else "["
-            out.append(opener[:-1] + "\\]" if opener.endswith("]") else opener)
-            i += len(opener)
-            continue
-        elif char == "]" and in_class:
-            in_class = False
-        out.append(char)
-        i += 1
-    return "".join(out)
 
 
 def js_regex(pattern: str, criterion_id: str, warn: Warnings) -> str:
-    """Our (Python ``regex``) pattern in JavaScript syntax, warning about what differs."""
-    converted = _translate_anchors(pattern)
-    converted = re.sub(r"\(\?P<([A-Za-z_]\w*)>", r"(?<\1>", converted)
-    converted = re.sub(r"\(\?P=([A-Za-z_]\w*)\)", r"\\k<\1>", converted)
-    found = sorted({label for token, label in _PY_ONLY.items() if token in converted})
-    if _INLINE_FLAGS.search(converted):
-        found.append("inline flags such as (?i)")
-    if found:
-        warn.criterion(criterion_id, f"regex uses Python syntax JavaScript lacks ({', '.join(found)}); "
-                                     "check that the exported pattern still matches what you expect")
-    return converted
+    """Our (Python ``regex``) ``pattern`` for a ``RegExp`` built without flags, whose ``$`` the check already
+    reads as the very end (a json_path ``matches``; see :mod:`._regex_js`). Raises
+    :class:`UntranslatableRegex` (reported by :func:`._checks.export_check`) when it has no such form.
+    ``criterion_id`` and ``warn`` are kept for check-type plugins that call it."""
+    translated = to_javascript(pattern, dollar_is_end=True)
+    if translated.flags:
+        raise UntranslatableRegex("(?i) needs the RegExp i flag, which this assertion's RegExp is built without")
+    return translated.source
 
 
 def javascript_body(criterion: Criterion, body: str, *, penalty: bool) -> str:
@@ -135,19 +100,11 @@ def keywords_js(spec: KeywordsCheck) -> str:
     ])
 
 
-def regex_js(spec: RegexCheck, pattern: str) -> str:
-    flags = "".join(f for f in spec.flags if f in "ims")
+def regex_js(spec: RegexCheck, pattern: JsRegex) -> str:
+    """A regex check's body: ``pattern`` is its translation (:func:`._regex_js.to_javascript`)."""
+    source = json.dumps(pattern.source, ensure_ascii=False)
     return "\n".join([
-        f"const matched = new RegExp({json.dumps(pattern, ensure_ascii=False)}, {json.dumps(flags)}).test(text);",
+        f"const matched = new RegExp({source}, {json.dumps(pattern.flags)}).test(text);",
         f"const score = matched === {'true' if spec.expect_match else 'false'} ? 1 : 0;",
         "const reason = matched ? 'pattern matched' : 'no match';",
     ])
-
-
-def python_regex(pattern: str) -> str:
-    """A JavaScript pattern in Python syntax (named groups; the exported text anchors back to
-    ``\\A`` / ``\\Z``)."""
-    for letter, lookaround in _ANCHORS.items():
-        pattern = pattern.replace(lookaround, "\\" + letter)
-    pattern = re.sub(r"\(\?<([A-Za-z_]\w*)>", r"(?P<\1>", pattern)
-    return re.sub(r"\\k<([A-Za-z_]\w*)>", r"(?P=\1)", pattern)

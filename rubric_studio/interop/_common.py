@@ -19,6 +19,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
+from rubric_studio.core.files import parse_user_json
 from rubric_studio.core.problems import Problem, RubricError
 from rubric_studio.core.rubric import ID_PATTERN, Criterion, JudgeSettings, PanelAggregate, Rubric
 from rubric_studio.core.trust import NO_TRUST, Trust
@@ -45,15 +46,32 @@ class ExportRefused(Exception):
 
 
 def refuse_without_judged(rubric: Rubric, target: str, hint: str = "") -> None:
-    """Raise :class:`ExportRefused` when ``rubric`` has no judged criterion and ``target`` (a phrase naming
-    what the export writes) holds judge criteria only: the file would grade nothing. ``hint`` says where
-    the checks could go instead."""
-    if any(c.is_judged for c in rubric.criteria):
+    """Raise :class:`ExportRefused` when ``target`` (a phrase naming what the export writes) holds judge
+    criteria only and ``rubric`` has none that can score: no judged criterion (the file would grade
+    nothing), or only judged penalties (nothing to earn: no rubric, here or there, is penalties alone).
+    ``hint`` says where the checks could go instead."""
+    if any(c.is_judged and c.weight > 0 for c in rubric.criteria):
         return
     checks = ", ".join(c.key for c in rubric.criteria if c.check is not None) or "none"
+    if any(c.is_judged for c in rubric.criteria):
+        penalties = ", ".join(c.key for c in rubric.criteria if c.is_judged)
+        raise ExportRefused(f"rubric {rubric.name!r} has no judged criterion with a positive weight: {target} holds "
+                            f"judge criteria only, deterministic checks ({checks}) have no form there{hint}, and the "
+                            f"judged penalties ({penalties}) alone cannot score; nothing is written")
     raise ExportRefused(f"rubric {rubric.name!r} has no judged criteria: {target} holds judge criteria only, and "
                         f"deterministic checks ({checks}) have no form there{hint}; the file would grade nothing, so "
                         "nothing is written")
+
+
+def refuse_unscored(rubric: Rubric, target: str, warn: Warnings, penalties: Iterable[str] = ()) -> None:
+    """Raise :class:`ExportRefused`: no criterion with a positive weight has a ``target`` form (the
+    warnings say why, each naming its criterion), so the file would grade nothing - or only the
+    ``penalties``, which cannot score alone."""
+    left = ", ".join(penalties)
+    what = f"only penalties ({left}) would be left, and penalties alone cannot score" if left \
+        else "the file would grade nothing"
+    raise ExportRefused(f"no criterion of rubric {rubric.name!r} with a positive weight has a {target} form ("
+                        + "; ".join(warn.items) + f"): {what}, so nothing is written")
 
 
 # -- numbers -----------------------------------------------------------------
@@ -249,11 +267,23 @@ def threshold_with_negations(threshold: float, positive: float, negated: float) 
 
 
 def threshold_from_negations(threshold: float, positive: float, negated: float) -> float:
-    """Inverse of :func:`threshold_with_negations` (rounded to 6 places, clipped to 0–1)."""
+    """Inverse of :func:`threshold_with_negations` (clipped to 0–1). The restated threshold was
+    rounded down to 6 places and nudged by :data:`BOUNDARY_EPSILON`; this inverse multiplies that
+    error by (P + W) / P, so it is undone by :func:`tidy` within that much."""
     if negated <= 0 or positive <= 0 or threshold <= 0:
         return threshold
     value = (threshold * (positive + negated) - negated) / positive
-    return min(1.0, max(0.0, snap(value)))
+    return min(1.0, max(0.0, tidy(value, 2 * BOUNDARY_EPSILON * (positive + negated) / positive)))
+
+
+def tidy(value: float, tolerance: float) -> float:
+    """``value`` with the fewest decimals (up to 6) that stay within ``tolerance`` of it: a threshold
+    computed back from a restated one (0.499994 → 0.5 when the restatement can be off by 1.3e-5)."""
+    for digits in range(7):
+        rounded = round(value, digits)
+        if abs(rounded - value) <= tolerance + 1e-12:
+            return rounded
+    return round(value, 6)
 
 
 # -- foreign files ------------------------------------------------------------------
@@ -334,9 +364,9 @@ def split_examples(text: str) -> tuple[str, list[dict[str, Any]]]:
     examples = []
     for line in text[at + len(head):].strip().split("\n"):
         line = line.strip()
-        try:
-            value = json.loads(line[2:]) if line.startswith("- {") else None
-        except ValueError:
+        try:  # bounded: a line nested 5,000 deep or with a 5,000-digit number is text, not an example
+            value = parse_user_json(line[2:], "<examples>") if line.startswith("- {") else None
+        except RubricError:
             value = None
         if not isinstance(value, dict) or not isinstance(value.get("sample"), str):
             return text, []

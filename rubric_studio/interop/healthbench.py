@@ -15,7 +15,6 @@ the first words of their text.
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 from rubric_studio.core.files import parse_user_json
@@ -33,6 +32,7 @@ from rubric_studio.interop._common import (
     slugify,
 )
 from rubric_studio.interop._formats import ExportResult
+from rubric_studio.interop._output import jsonl_line
 
 CONTRADICTION = "Does not contradict the following (not mentioning it at all is fine): "
 CORRECTNESS = "Positively states the following: "
@@ -69,10 +69,10 @@ def export(rubric: Rubric) -> ExportResult:
             warn.criterion(criterion.key, f"{len(criterion.examples)} graded example(s) dropped: HealthBench items "
                                           "are one statement each")
         if criterion.score_ranges:
-            warn.criterion(criterion.key, "score_ranges dropped: HealthBench items are met or not met (met here "
-                                          f"when the 0-10 score reaches {num(criterion.effective_min_score * 10)})")
-        lines.append(json.dumps({"criterion": text, "points": num(criterion.weight), "tags": list(criterion.tags)},
-                                ensure_ascii=False))
+            warn.criterion(criterion.key, "score_ranges and min_score dropped: HealthBench items are met or not "
+                                          "met (met here when the 0-10 score reaches "
+                                          f"{num(criterion.effective_min_score * 10)})")
+        lines.append(jsonl_line({"criterion": text, "points": num(criterion.weight), "tags": list(criterion.tags)}))
     warn.add("criterion ids are not part of HealthBench items; import names criteria after their text")
     return ExportResult("\n".join(lines) + "\n", warn.items)
 

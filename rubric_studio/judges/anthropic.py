@@ -43,7 +43,8 @@ class AnthropicJudge(SDKJudge):
 
     def new_client(self, sdk: Any) -> Any:
         return sdk.AsyncAnthropic(
-            api_key=self.config.api_key or "not-needed", base_url=self.base_url, max_retries=0, timeout=self.config.timeout
+            api_key=self.config.api_key or "not-needed", base_url=self.base_url, max_retries=0, timeout=self.config.timeout,
+            http_client=self.http_client(sdk)
         )
 
     def body(self, request: JudgeRequest) -> dict[str, Any]:

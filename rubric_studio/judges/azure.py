@@ -50,6 +50,7 @@ class AzureJudge(OpenAIJudge):
         return sdk.AsyncAzureOpenAI(
             api_key=self.config.api_key, azure_endpoint=self.base_url, api_version=self.config.setting("api_version"),
             max_retries=0, timeout=self.config.timeout,
+            http_client=self.http_client(sdk),
         )  # fmt: skip
 
     @property

@@ -9,7 +9,11 @@ slots answers the first two and lets the others time out. The run's limit theref
 * a timeout of a call that shared the server with ``peak`` calls also lowers the ceiling to
   ``peak - 1``: a server that could not answer that many at once within the timeout (its
   slots queue or share one compute, and it may publish no slot count) is not sent that many
-  again, so the limit does not climb back into the same timeouts;
+  again, so the limit does not climb back into the same timeouts; the limit in use never
+  stays above the ceiling. Each timeout of a call in company thus brings the ceiling below the
+  number of calls it shared the server with: a call that keeps timing out in company goes
+  alone, at a limit of 1, after at most ``ceiling - 1`` such timeouts (the
+  :class:`~rubric_studio.engine.dispatch.Dispatcher` sends it again until then);
 * every ``current`` answers in a row add one, back up to the ceiling (the user's
   ``--concurrency``, or a local server's slot count when it publishes one).
 
@@ -123,14 +127,21 @@ class AdaptiveLimit:
         if kind == "timeout" and ticket.shared:
             self.ceiling = max(1, min(self.ceiling, ticket.peak - 1))
         if ticket.window != self.window or self.current == 1:
+            if self.current > self.ceiling:  # the ceiling came down below the limit in use
+                self._lower_to(self.ceiling)
+                return True
             return False
-        self.current = max(1, self.current // 2)
+        self._lower_to(min(self.ceiling, max(1, self.current // 2)))
+        return True
+
+    def _lower_to(self, current: int) -> None:
+        """The limit in use falls to ``current``: a new window begins, the listeners hear of it."""
+        self.current = current
         self.lowest = min(self.lowest, self.current)
         self.window += 1
         self._answers = 0
         for listener in list(self.listeners):
             listener()
-        return True
 
     def answered(self) -> None:
         """A call was answered: after ``current`` answers in a row, one more call may fly."""

@@ -66,7 +66,8 @@ class OpenAIJudge(SDKJudge):
 
     def new_client(self, sdk: Any) -> Any:
         return sdk.AsyncOpenAI(
-            api_key=self.config.api_key or "not-needed", base_url=self.base_url, max_retries=0, timeout=self.config.timeout
+            api_key=self.config.api_key or "not-needed", base_url=self.base_url, max_retries=0, timeout=self.config.timeout,
+            http_client=self.http_client(sdk)
         )
 
     def reply_type(self, sdk: Any) -> Any:

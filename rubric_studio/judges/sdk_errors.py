@@ -66,6 +66,15 @@ def _kind_for(status: int) -> str:
     return "request"
 
 
+def _redirect_error(status: int, headers: dict[str, str], where: str) -> JudgeError:
+    """A 3xx answer: never followed (the request carries the key), the same for every call."""
+    location = next((value for name, value in headers.items() if name.lower() == "location"), None)
+    to = f"redirects to {_one_line(location, 120)}" if location else "answers with a redirect"
+    return JudgeError("request", f"{status} from {where}: the server {to}; a request that carries the key is never "
+                                 "sent on to another address (set the base URL to it if you trust it)",
+                      status=status, stops_run=True)
+
+
 def map_sdk_error(exc: Exception, sdk: ModuleType, where: str, timeout: float, key_var: str = "the API key") -> JudgeError:
     """A JudgeError for ``exc`` raised while calling ``where`` (the base URL)."""
     if isinstance(exc, JudgeError):
@@ -81,6 +90,8 @@ def map_sdk_error(exc: Exception, sdk: ModuleType, where: str, timeout: float, k
         status = exc.status_code
         message = _server_message(exc.body) or exc.message
         headers = dict(exc.response.headers) if getattr(exc, "response", None) is not None else {}
+        if 300 <= status < 400:
+            return _redirect_error(status, headers, where)
         hint = ""
         if status == 401:
             hint = f" (check {key_var})"

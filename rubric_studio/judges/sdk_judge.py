@@ -36,6 +36,15 @@ class SDKJudge(Judge):
     def new_client(self, sdk: Any) -> Any:
         """The SDK's async client for this judge (SDK retries off, timeout set)."""
 
+    @staticmethod
+    def http_client(sdk: Any) -> Any:
+        """The HTTP client every SDK client of a judge is given: the SDK's own defaults (connection
+        limits, timeout) but **no redirect is followed**. A request carries the key (an
+        ``Authorization``, ``x-api-key`` or ``api-key`` header, and the SDKs keep the last two on a
+        redirect to another host), so a server answering 3xx gets an error naming where it pointed,
+        never the key sent on (docs/concepts/trust.md)."""
+        return sdk.DefaultAsyncHttpxClient(follow_redirects=False)
+
     @abstractmethod
     def body(self, request: JudgeRequest) -> dict[str, Any]:
         """The request body as sent (no key)."""

@@ -132,11 +132,11 @@ def test_validate_says_when_the_judge_changed_since_the_card(support, server, ca
     assert "card is stale: judge changed since" in err and "tone" not in err
 
 
-def test_an_unreadable_card_is_a_warning_not_a_traceback(support, capsys):
+def test_an_unreadable_card_is_an_error_at_its_place_not_a_traceback(support, capsys):
     support.with_name("support_reply.card.yaml").write_text("just: [a, list\n")
-    assert main(["validate", str(support)]) == 0
+    assert main(["validate", str(support)]) == 2
     err = capsys.readouterr().err
-    assert "support_reply.card.yaml: warning: not a card" in err and "Traceback" not in err
+    assert "support_reply.card.yaml:2:1: not a card" in err and "Traceback" not in err
 
 
 def test_three_labels_cannot_tell_kappa(tmp_path, server, capsys):

@@ -97,6 +97,8 @@ def test_a_plugin_type_validates_grades_shows_in_the_editor_and_exports_with_a_w
     assert ("word_count", "ed-c-at_most") in rows
     assert CHECK_SPECS["at_most"].kind == "int" and CHECK_SPECS["at_most"].minimum == 0
 
+    # beside a criterion the target can run (a file of nothing exportable is refused)
+    rubric = parse_rubric(RUBRIC + "  - Is polite\n", "r.yaml")
     promptfoo = export_rubric(rubric, "promptfoo")
     assert "criterion 'short': word_count check has no promptfoo form; not exported" in promptfoo.warnings
     agentv = export_rubric(rubric, "agentv")

@@ -233,3 +233,32 @@ async def test_a_server_that_answers_no_call_even_alone_is_still_stopped(provide
     # six at once, three at once, then one alone: the breaker stops the run at the lone call
     assert server.calls() == 6 + 3 + 1
     assert all(s.criteria[0].status is Status.ERROR for s in report.samples)
+
+
+# -- one call at a time fits: no cell is given up before the limit has come down to 1 ------------
+
+
+def _on_one_server(server: FakeLLM, tmp_path: Path, rubric, judges: str):
+    return make_grader(rubric, judge=judges, base_url=server.base_url_openai, env={"OPENAI_API_KEY": "k"},
+                       cache_path=tmp_path / "c.sqlite")
+
+
+@pytest.mark.parametrize(("judges", "samples_n"), [
+    ("openai:gpt-4o-mini", 24),
+    ("openai:judge-a,openai:judge-b", 12),  # a panel whose two members share the one server
+])
+async def test_no_cell_is_lost_where_one_call_at_a_time_fits(tmp_path, judges, samples_n):
+    # 2 slots sharing one compute, no slot count published: a lone call 0.2 s, two at once 0.4 s each,
+    # a third waits; the 0.32 s timeout fits one call at a time and never two. 24 cells at --concurrency 6.
+    with FakeLLM(slots=2, shared_compute=True, publish_slots=False, latency=0.2) as server:
+        rubric = rubric_with("concurrency: 6, timeout: 0.32", criteria=1)
+        grader = _on_one_server(server, tmp_path, rubric, judges)
+        report = await grade(grader, rubric, samples(samples_n))
+    members = [member for _, member in getattr(grader, "members", [(None, grader)])]
+    cells = [c for s in report.samples for c in s.criteria]
+    assert sum(c.status is Status.ERROR for c in cells) == 0 and report.judge_stopped is None
+    assert all(not (c.panel or {}).get("errors") for c in cells)  # no member lost a cell either
+    assert statuses(report) == expected(samples_n)
+    limits = {id(member.dispatch.concurrency): member.dispatch.concurrency for member in members}
+    assert len(limits) == 1  # the members of a panel on one server hold one limit between them
+    assert next(iter(limits.values())).lowest == 1

@@ -97,7 +97,8 @@ CLEAN = frozenset({
 class HostileFile:
     """One file of the corpus.
 
-    ``kind`` is "rubric" or "samples"; ``special`` is "fifo", "link:<target>" or "folder" for
+    ``kind`` is "rubric", "samples", "labels" or "card" (written beside a copy of the normal rubric);
+    ``special`` is "fifo", "link:<target>" or "folder" for
     files that are not plain bytes. ``valid`` means the rubric should validate cleanly.
     ``graded`` lists the sample ids that must still be graded (empty: the whole file is rejected).
     ``samples`` names the samples file a rubric is graded with (default: the normal one).
@@ -304,9 +305,67 @@ def _samples() -> list[HostileFile]:
     ]
 
 
+def _ls_export(*annotations: object, sample_id: object = "n1") -> bytes:
+    """A Label Studio JSON export of one task holding ``annotations``."""
+    return json.dumps([{"id": 1, "data": {"sample_id": sample_id}, "annotations": list(annotations)}]).encode()
+
+
+#: Labels files that import (``labels import``: exit 0; what cannot be used is a named warning).
+LABELS_CLEAN = frozenset({"l_cr_note.csv", "l_semicolons.csv", "l_long_annotator.json"})
+
+
+def _labels() -> list[HostileFile]:
+    """Files for ``labels import normal.yaml FILE --samples normal.jsonl`` (and one rubric whose samples
+    are a link out of its folder, for ``labels export``): each refused with its place, never a traceback."""
+    lab = HostileFile
+    return [
+        lab("l_deep.jsonl", "labels", "labels", _jsonl({"id": "n1", "verdict": "pass"})
+            + b'{"id": "n2", "note": ' + flow_nesting(100_000).encode() + b"}\n"),
+        lab("l_deep.json", "labels", "labels", flow_nesting(100_000).encode()),
+        lab("l_deep_annotator.json", "labels", "labels", _ls_export({"completed_by": {"id": "@DEEP@"}})
+            .replace(b'"@DEEP@"', flow_nesting(100_000).encode())),
+        lab("l_long_annotator.json", "labels", "labels", _ls_export({"completed_by": "x" * 100_000 + ":"})),
+        lab("l_bigint.jsonl", "labels", "labels", b'{"id": "n1", "score": ' + BIG.encode() + b"}\n"),
+        lab("l_bigint.json", "labels", "labels", b'[{"id": ' + BIG.encode() + b', "data": {"sample_id": "n1"}}]'),
+        lab("l_bool.jsonl", "labels", "labels", _jsonl({"id": "n1", "short": True})),
+        lab("l_note_object.jsonl", "labels", "labels", _jsonl({"id": "n1", "note": {}})),
+        lab("l_unknown_id.jsonl", "labels", "labels", _jsonl({"id": "n1", "verdict": "pass"}, {"id": "n9", "verdict": "fail"})),
+        lab("l_unknown_id.json", "labels", "labels", _ls_export({"id": 2, "completed_by": 1, "result": []}, sample_id="n9")),
+        lab("l_short_row.csv", "labels", "labels", b"id,annotator,verdict,note\r\nn1,al\r\n"),
+        lab("l_wide_row.csv", "labels", "labels", b"id,annotator,verdict\nn1,al,pass" + b",x" * 200_000 + b"\n"),
+        lab("l_wide_header.csv", "labels", "labels", b"id" + b",id" * 200_000 + b"\n"),
+        lab("l_unclosed.csv", "labels", "labels", b'id,annotator,note\nn1,al,"never closed\n' + b"x" * 100_000),
+        lab("l_latin1.csv", "labels", "labels", "id,annotator,note\nn1,al,caf\xe9\n".encode("latin-1")),
+        lab("l_escape.csv", "labels", "labels", b"id,annotator,note\nn1,al,\x1b[2J\n"),
+        lab("l_cr_note.csv", "labels", "labels", b'id,annotator,note\r\nn1,al,"one\rtwo\r\nthree"\r\n'),
+        lab("l_semicolons.csv", "labels", "labels", b'id;annotator;verdict;note\nn1;al;pass;"a; b, c"\n'),
+        lab("l_fifo.csv", "labels", "labels", special="fifo"),
+        lab("l_zero.jsonl", "labels", "labels", special="link:/dev/zero"),
+        lab("l_linked.yaml", "labels", "labels", NORMAL_RUBRIC.encode()),
+        lab("l_linked.samples.jsonl", "labels", "labels", special="link:/etc/passwd"),
+    ]
+
+
+def _cards() -> list[HostileFile]:
+    """Rubric cards (``<stem>.card.yaml``), each beside a copy of the normal rubric named ``<stem>.yaml``:
+    ``validate`` reads the card (exit 2 at its place), ``export`` heads its file with a fresh card's figures."""
+    k = HostileFile
+    return [
+        k("k_nesting_5000.card.yaml", "card", "cards", f"card_version: 1\nrubric: {flow_nesting(5000)}\n".encode()),
+        k("k_nesting_5000_map.card.yaml", "card", "cards",
+          ("card_version: 1\nrubric: " + "{a: " * 5000 + "1" + "}" * 5000 + "\n").encode()),
+        k("k_bigint.card.yaml", "card", "cards", f"card_version: 1\nsamples: {BIG}\nrubric: {{}}\n".encode()),
+        k("k_alias_bomb.card.yaml", "card", "cards", (alias_bomb() + "rubric: *l8\n").encode()),
+        k("k_syntax.card.yaml", "card", "cards", b"card_version: 1\nrubric: [a, list\n"),
+        k("k_shape.card.yaml", "card", "cards", b"rubric: {hash: [1], criteria: x, parts: {}}\nkappa: [1, 2]\n"),
+        k("k_latin1.card.yaml", "card", "cards", "rubric: caf\xe9\n".encode("latin-1")),
+        k("k_fifo.card.yaml", "card", "cards", special="fifo"),
+    ]
+
+
 def hostile_files() -> list[HostileFile]:
     """Every file of the corpus."""
-    return _rubrics() + _samples()
+    return _rubrics() + _samples() + _labels() + _cards()
 
 
 def _write_folder(path: Path, spec: str) -> None:
@@ -336,6 +395,8 @@ def write_corpus(root: Path) -> None:
             target.symlink_to(hostile.special.removeprefix("link:"))
         else:
             target.write_bytes(hostile.content.replace(b"@ROOT@", str(root).encode()))
+        if hostile.kind == "card":  # the rubric the card is beside
+            (root / hostile.name.replace(".card.yaml", ".yaml")).write_text(NORMAL_RUBRIC)
 
 
 # ---------------------------------------------------------------------------- runs
@@ -387,6 +448,31 @@ def _samples_cases(root: Path, hostile: HostileFile) -> list[Case]:
                  named=str(root / hostile.name), named_in_stderr=not hostile.clean) for fmt in fmts]
 
 
+def _labels_cases(root: Path, hostile: HostileFile) -> list[Case]:
+    """``labels import`` of a labels file (``labels export`` of the rubric whose samples are linked out)."""
+    path = str(root / hostile.name)
+    if hostile.name.endswith(".samples.jsonl"):
+        return []
+    if hostile.name.endswith(".yaml"):
+        argv = ("labels", "export", path, "--to", "label-studio", "-o", str(root / "l_ls"))
+        return [Case(f"labels export {hostile.name}", hostile.group, argv, INVALID,
+                     named=str(root / hostile.name.replace(".yaml", ".samples.jsonl")), named_in_stderr=True)]
+    clean = hostile.name in LABELS_CLEAN
+    argv = ("labels", "import", str(root / "normal.yaml"), path, "--samples", str(root / "normal.jsonl"),
+            "--labels", str(root / "l_out.labels.yaml"))
+    return [Case(f"labels import {hostile.name}", hostile.group, argv, frozenset({0}) if clean else INVALID,
+                 named=path, named_in_stderr=None if clean else True)]
+
+
+def _card_cases(root: Path, hostile: HostileFile) -> list[Case]:
+    """``validate`` refuses the card at its place; ``export`` leaves an unreadable card out of its header."""
+    rubric, card = str(root / hostile.name.replace(".card.yaml", ".yaml")), str(root / hostile.name)
+    exports = [Case(f"export beside {hostile.name} --to {target}", hostile.group, ("export", rubric, "--to", target),
+                    frozenset({0}), named=card, named_in_stderr=False) for target in ("promptfoo", "agentv")]
+    return [Case(f"validate beside {hostile.name}", hostile.group, ("validate", rubric), INVALID, named=card,
+                 named_in_stderr=True), *exports]
+
+
 def cases(root: Path) -> list[Case]:
     """Every run to try, in a stable order."""
     normal, samples = str(root / "normal.yaml"), str(root / "normal.jsonl")
@@ -396,6 +482,12 @@ def cases(root: Path) -> list[Case]:
         Case("grade normal.yaml /dev/zero", "devices", ("grade", normal, "/dev/zero"), INVALID, named="/dev/zero", named_in_stderr=True),
     ]
     for hostile in hostile_files():
+        if hostile.kind == "labels":
+            found.extend(_labels_cases(root, hostile))
+            continue
+        if hostile.kind == "card":
+            found.extend(_card_cases(root, hostile))
+            continue
         found.extend(_rubric_cases(root, hostile) if hostile.kind == "rubric" else _samples_cases(root, hostile))
     return found
 

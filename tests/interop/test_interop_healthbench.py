@@ -26,7 +26,7 @@ def test_export_items_and_negative_points(support_reply):
     assert items[3]["criterion"].startswith("Asks the customer to send their password")
     assert items[0]["tags"] == ["axis:completeness"]
     assert items[1]["criterion"].startswith("Does not contradict the following")
-    for expected in ("'resolves-issue': required", "'tone': score_ranges dropped", "'short': deterministic",
+    for expected in ("'resolves-issue': required", "'tone': score_ranges and min_score dropped", "'short': deterministic",
                      "ids are not part"):
         assert any(expected in w for w in result.warnings), expected
 

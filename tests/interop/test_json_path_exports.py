@@ -15,7 +15,7 @@ import yaml
 
 from rubric_studio.cli import main
 from rubric_studio.core.loading import parse_rubric
-from rubric_studio.interop import export_rubric
+from rubric_studio.interop import ExportRefused, export_rubric
 from tests._timing import scaled
 
 RUBRIC = """\
@@ -85,10 +85,12 @@ def test_formats_that_cannot_run_checks_warn_naming_the_criterion(target, says):
     assert any(w.startswith("criterion 'done': " + says) for w in warnings), warnings
 
 
-def test_agentv4_cannot_run_javascript_and_says_so():
-    rubric = parse_rubric(RUBRIC, "status.yaml")
-    warnings = export_rubric(rubric, "agentv", agentv_version=4).warnings
-    assert any(w.startswith("criterion 'done': AgentV 4 has no inline javascript assertion") for w in warnings)
+def test_agentv4_cannot_run_javascript_and_refuses_saying_why():
+    rubric = parse_rubric(RUBRIC, "status.yaml")  # every criterion is a javascript assertion there
+    with pytest.raises(ExportRefused) as refused:
+        export_rubric(rubric, "agentv", agentv_version=4)
+    assert "criterion 'done': AgentV 4 has no inline javascript assertion" in str(refused.value)
+    assert "nothing is written" in str(refused.value)
 
 
 def test_markdown_lists_the_pointer_and_the_assertion():

@@ -121,3 +121,14 @@ async def test_a_limit_that_grows_lets_a_waiting_call_go_at_once():
     await asyncio.wait_for(waiting, 5)
     held.append(waiting.result())
     assert limit.in_use == 3
+
+
+async def test_a_lowered_ceiling_also_bounds_the_limit_in_use():
+    """A call that timed out while 3 were in flight lowers the ceiling to 2: the limit in use, halved
+    from 6 to 3, must come down to it too (3 at once would queue on the server again)."""
+    limit = AdaptiveLimit(6)
+    tickets = [await limit.acquire() for _ in range(3)]
+    assert limit.overloaded(tickets[0], "timeout")
+    assert limit.ceiling == 2 and limit.current == 2
+    for ticket in tickets:
+        limit.release(ticket)

@@ -146,12 +146,20 @@ def test_a_member_failing_on_every_cell_exits_3_with_one_line_naming_it(project,
         assert f"{member(DOWN)}: {N} calls, 0 cache hits, {N} of {N} errored" in " ".join(captured.out.split())
 
 
-def test_a_member_failing_on_some_cells_is_counted_and_the_run_is_not_failed_for_it(project, server, capsys):
+def test_a_member_failing_on_some_cells_is_counted_marked_and_fails_the_run(project, server, capsys):
     # judge-flaky answers 500 on tickets 0, 4, 8, ... (10 of 40) and the truth on the others
-    code, data = grade(project, capsys, [FLAKY, RIGHT, LONG])
+    code = main(["grade", str(project / "r.yaml"), str(project / "s.jsonl"), "--format", "json", "--judge",
+                 ",".join(member(m) for m in (FLAKY, RIGHT, LONG)), "--cache-path", str(project / "c.sqlite")])
+    captured = capsys.readouterr()
+    data = json.loads(captured.out)
     assert data["usage"]["members"][member(FLAKY)]["errors"] == 10
     assert data["usage"]["members"][member(RIGHT)]["errors"] == 0
-    assert code == 1 and "error:" not in capsys.readouterr().err
+    marked = {s["id"] for s in data["samples"] if s["criteria"][0]["panel"]["errored"] == [member(FLAKY)]}
+    assert marked == {f"s{i:02d}" for i in range(0, N, 4)}
+    assert code == 3  # as for an errored cell: the pooled verdicts came from fewer members
+    (line,) = captured.err.strip().splitlines()
+    assert line.startswith(f"error: judge panel member {member(FLAKY)} failed on 10 of 40 cells (pooled over the "
+                           "other members): 500 ")
     main(["grade", str(project / "r.yaml"), str(project / "s.jsonl"), "--judge",
           ",".join(member(m) for m in (FLAKY, RIGHT, LONG)), "--cache-path", str(project / "c.sqlite")])
     # the errored cells were not cached: asked again (and failed again), the 30 answers came from the cache
@@ -281,3 +289,18 @@ def test_a_pooled_sample_score_of_exactly_the_threshold_passes_end_to_end(tmp_pa
     sample = data["samples"][0]
     assert sample["score"] == 0.75 and sample["verdict"] == "pass" and code == 0
     assert {c["id"]: c["raw_score"] for c in sample["criteria"]} == {"x": 2.0, "y": pytest.approx(28 / 3)}
+
+
+def test_calibrate_never_recommends_a_panel_whose_member_errored_and_exits_3(project, server, capsys):
+    panel = "+".join(member(m) for m in (RIGHT, LONG, DOWN))
+    code = main(["calibrate", str(project / "r.yaml"), str(project / "s.jsonl"), "--format", "json", "--judges",
+                 f"{member(LONG)},{panel}", "--cache-path", str(project / "c.sqlite")])
+    captured = capsys.readouterr()
+    data = json.loads(captured.out)
+    entry = {e["judge"]: e for e in data["judges"]}[panel]
+    assert entry["errors"] == 0 and entry["member_errors"] == N  # no cell in error, every one pooled without it
+    assert data["recommended"] != panel and f"{panel}: {N} cells pooled without a panel member that errored" in (
+        data["recommendation"])
+    assert code == 3  # a gate never passes or fails on verdicts a member was missing from
+    (line,) = captured.err.strip().splitlines()
+    assert line.startswith(f"error: judge panel member {member(DOWN)} failed on every cell it judged ({N} of {N})")

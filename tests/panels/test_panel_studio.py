@@ -113,4 +113,29 @@ async def test_the_studio_marks_ties_and_says_when_a_member_never_answers(tmp_pa
                 toasts[0].message)
             matrix = app.query_one(ResultsMatrix)
             rows = [matrix._row_strip(n).text for n in range(4)]
-            assert ["1–1 tie" in row for row in rows] == [False, True, True, False]
+            # judge-down errored on every cell: each ends in its mark, which a narrow column keeps
+            # whole at the tie's expense ("✗1–1 t…⚠"; the inspector says the rest)
+            assert ["1–1 t" in row for row in rows] == [False, True, True, False], rows
+            assert all(row.rstrip().endswith(("⚠1", "⚠")) for row in rows), rows
+
+
+async def test_a_cell_pooled_without_an_errored_member_is_marked_and_the_inspector_names_it(tmp_path: Path):
+    with FakeLLM(brain=Judges()) as server:
+        app = studio(tmp_path, server, (LONG, RIGHT, DOWN), range(4))
+        async with app.run_test(size=(160, 45)) as pilot:
+            await until(lambda: graded(app))
+            await pilot.pause()
+            matrix = app.query_one(ResultsMatrix)
+            rows = [matrix._row_strip(n).text for n in range(4)]
+            # "✓ 2–0⚠1": one member errored and was left out; beside a tie only "⚠" fits ("✗1–1 tie⚠")
+            assert ["⚠1" in row for row in rows] == [True, False, False, True], rows
+            assert all("⚠" in row.split("│")[1] for row in rows), rows
+            matrix.focus()
+            matrix.select_sample("s00")
+            matrix.select_criterion("timeline")
+            await pilot.press("enter")
+            inspector = app.query_one(Inspector)
+            await until(lambda: "s00" in str(inspector.query_one("#insp-head").render()),
+                        what="the inspector on the selected cell")
+            head = str(inspector.query_one("#insp-head").render())
+            assert f"pooled without {member(DOWN)} (errored)" in head

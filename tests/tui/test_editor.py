@@ -16,7 +16,7 @@ import pytest
 from textual.app import App, ComposeResult
 from textual.widgets import Button, Footer, Input, OptionList, Select, TextArea
 
-from rubric_studio.core.atomic import LOCK_NAME
+from rubric_studio.core.atomic import STATE_FOLDER
 from rubric_studio.core.document import RubricDocument
 from rubric_studio.tui.editor import (
     CRITERION_SPECS,
@@ -120,7 +120,7 @@ async def test_editing_the_weight_posts_changed_updates_yaml_and_saves(app: Host
         assert saved == app.document.text and not app.document.dirty
         assert '    weight: -3        # penalty: "met" means the reply does the bad thing' in saved
         assert comment_lines(saved) == comment_lines(SUPPORT.read_text(encoding="utf-8"))
-        assert [p.name for p in rubric.parent.iterdir() if p.name != LOCK_NAME] == [rubric.name]  # no temp file left
+        assert [p.name for p in rubric.parent.iterdir() if p.name != STATE_FOLDER] == [rubric.name]  # no temp file left
 
 
 async def test_invalid_values_show_inline_and_undo_redo_restore(app: Host):

@@ -97,15 +97,24 @@ def _footer_lines(report: Report, labels=None) -> list[tuple[str, str]]:
         lines.append((f"consistency over {report.repeat} repeats:", "bold"))
         lines += [(f"  {line}", "") for line in flip_lines(report)]
     lines += [(line, "") for line in error_lines(report)]
-    legend = LEGEND
-    if report.judge and report.judge.get("provider") == "panel":
-        legend += "  ✓ 2–1 panel members agreeing–disagreeing  ✗ 1–1 tie an even split, counted as unmet"
-    lines.append((legend, "dim"))
+    lines.append((LEGEND + panel_legend(report), "dim"))
     if labels is not None and any(label.verdict_tied for label in labels.values()):
         lines.append((f"human {TIE_TEXT}: annotators split evenly on the verdict (not adjudicated)", "dim"))
     if report.judge_note:
         lines.append((f"note: judge criteria unjudged — {report.judge_note}", "yellow"))
     return lines
+
+
+def panel_legend(report: Report) -> str:
+    """What a judge panel's marks mean, for the legend ("" without a panel); the mark of a cell
+    pooled without an errored member only when there is one."""
+    if not report.judge or report.judge.get("provider") != "panel":
+        return ""
+    legend = "  ✓ 2–1 panel members agreeing–disagreeing  ✗ 1–1 tie an even split, counted as unmet"
+    if any(cell.panel and cell.panel.get("errors") and cell.status in (Status.MET, Status.UNMET)
+           for sample in report.samples for cell in sample.criteria):
+        legend += "  ✓ 2–0 ⚠1 pooled without 1 panel member that errored (named in --format json: panel.errored)"
+    return legend
 
 
 MADE_UP_MARK = "?"

@@ -25,6 +25,7 @@ from rubric_studio.cli.report._formats import (
     LEGEND,
     error_lines,
     flip_lines,
+    panel_legend,
     report_mark,
     sample_score,
     summary_line,
@@ -130,6 +131,7 @@ def _summary(report) -> list[str]:
     out.append("</tbody></table>")
     notes = [f"judge criteria unjudged: {report.judge_note}"] if report.judge_note else []
     notes += [f"judging stopped: {report.judge_stopped}"] if report.judge_stopped else []
+    notes += [line for line, _ in report.usage.member_failures()]  # a panel member that errored, named
     notes += [*error_lines(report), *report.problems]
     if report.repeat > 1:
         notes += [f"consistency over {report.repeat} repeats: {line}" for line in flip_lines(report)]
@@ -168,8 +170,8 @@ def _matrix(report, rubric, labels, agreement) -> list[str]:
         if labels is not None:
             row.append(_human_cell(labels.get(sample.id), sample, agreement))
         out.append(f"<tr>{''.join(row)}</tr>")
-    legend = LEGEND + (f"  outlined: the human label disagrees  {TIE_TEXT}: annotators split evenly, not adjudicated"
-                       if labels is not None else "")
+    people = f"  outlined: the human label disagrees  {TIE_TEXT}: annotators split evenly, not adjudicated"
+    legend = LEGEND + panel_legend(report) + (people if labels is not None else "")
     return [*out, "</tbody></table></div>", f'<p class="note legend">{esc(legend)}</p>', "</section>"]
 
 

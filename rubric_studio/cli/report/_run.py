@@ -36,10 +36,11 @@ def say_stopped(reason: str | None) -> None:
 
 
 def say_member_failures(usage) -> None:
-    """On stderr, one line per judge panel member that failed on every cell it judged."""
-    for line, every_cell in usage.member_failures() if usage is not None else []:
-        if every_cell:
-            echo(f"error: {line}", sys.stderr)
+    """On stderr, one line per judge panel member that errored (from the start, mid-run or on some
+    cells): the member, how many cells it failed, why. Its cells were pooled over the other members,
+    so the verdicts alone would not show it; the run exits 3."""
+    for line, _ in usage.member_failures() if usage is not None else []:
+        echo(f"error: {line}", sys.stderr)
 
 
 async def report_run(args: Namespace, grader, rubric, sample_set, labels) -> int:

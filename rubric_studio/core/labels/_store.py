@@ -27,7 +27,7 @@ from typing import Any
 from ruamel.yaml import YAML
 from ruamel.yaml.comments import CommentedMap
 from ruamel.yaml.error import CommentMark, YAMLError
-from ruamel.yaml.scalarstring import FoldedScalarString, LiteralScalarString
+from ruamel.yaml.scalarstring import DoubleQuotedScalarString, FoldedScalarString, LiteralScalarString
 from ruamel.yaml.tokens import CommentToken
 
 from rubric_studio.core.atomic import (
@@ -49,7 +49,7 @@ from rubric_studio.core.labels._labels import (
     parse_label,
 )
 from rubric_studio.core.problems import RubricError
-from rubric_studio.core.yamlpos import load_with_positions
+from rubric_studio.core.yamlpos import load_with_positions, misread_by_yaml11
 
 HEADER = (
     "# Human labels: sample id -> {verdict: pass|fail, score: 0-10, criteria: {id: met|unmet}, note}.\n"
@@ -60,6 +60,18 @@ _BLANK_BEFORE_KEY = re.compile(r"\n[ \t]*\n[^\s#-]")
 _KEY_LINE = re.compile(r"^( *)[^\s#-][^:#]*:\s*(#.*)?$")
 _EntryEdit = Callable[[CommentedMap, list[str]], None]  # edits one sample's entry (comment lines to carry)
 _ATTEMPTS = 5  # tries when a writer without the lock (a hand edit) keeps changing the file
+#: CR and the line breaks only YAML 1.1 knows: only a double-quoted scalar keeps them as written.
+_UNSAFE_BREAKS = re.compile("[\r\x85\u2028\u2029]")
+
+
+def _written_text(value: str) -> str:
+    """A key or value this module adds, double-quoted when YAML 1.1 (how the sidecar is read) would
+    read it plain as something else (``yes``, ``1:20``; a long text that starts like a number may be one)
+    or a line break would not read back."""
+    long_number = len(value) > 64 and value[:1] in "+-.0123456789"
+    if misread_by_yaml11(value) or long_number or _UNSAFE_BREAKS.search(value):
+        return DoubleQuotedScalarString(value)
+    return value
 
 
 def round_trip_yaml(text: str = "") -> YAML:
@@ -306,7 +318,7 @@ def for_annotator(change: _EntryEdit, annotator: str | None) -> _EntryEdit:
         owner = _owner(entry)
         if owner == annotator or (owner is None and not mine):
             if annotator != UNNAMED:
-                _put(entry, "annotator", annotator, LABEL_KEYS + ENTRY_KEYS)
+                _put(entry, "annotator", _written_text(annotator), LABEL_KEYS + ENTRY_KEYS)
             change(entry, carry)
             if _owner(entry) is None and "annotator" in entry:
                 carry.append(_delete(entry, "annotator"))
@@ -317,9 +329,9 @@ def for_annotator(change: _EntryEdit, annotator: str | None) -> _EntryEdit:
             if not label:
                 return
             if isinstance(others, CommentedMap):
-                _put(others, annotator, label)
+                _put(others, _written_text(annotator), label)
             else:
-                _put(entry, "annotators", CommentedMap({annotator: label}), LABEL_KEYS + ENTRY_KEYS)
+                _put(entry, "annotators", CommentedMap({_written_text(annotator): label}), LABEL_KEYS + ENTRY_KEYS)
             return
         key = next(k for k in others if str(k) == annotator)
         if not isinstance(others[key], CommentedMap):
@@ -351,9 +363,12 @@ def _score_value(score: float | None) -> int | float | None:
 
 
 def _note_value(note: str | None) -> Any:
+    """A note exactly as given (a note of only spaces is none): a ``|`` block when it has several lines that
+    a block keeps as they are (no space at either end, nothing unprintable), else a quoted string."""
     if note is None or not note.strip():
         return None
-    return LiteralScalarString(note.strip()) if "\n" in note.strip() else note.strip()
+    block = "\n" in note and note == note.strip() and note.replace("\n", "").replace("\t", "").isprintable()
+    return LiteralScalarString(note) if block and not _UNSAFE_BREAKS.search(note) else _written_text(note)
 
 
 def _check_verdict(verdict: str | None) -> None:
@@ -369,7 +384,7 @@ def _set_cells(entry: CommentedMap, carry: list[str], cells: dict[str, str | Non
     if not isinstance(criteria, CommentedMap):
         if all(state is None for state in cells.values()):
             return
-        criteria = CommentedMap({k: v for k, v in cells.items() if v is not None})
+        criteria = CommentedMap({_written_text(k): v for k, v in cells.items() if v is not None})
         _put(entry, "criteria", criteria, LABEL_KEYS)  # filled first: comments below it stay below it
     _update_nested(entry, "criteria", criteria, cells, carry)
 
@@ -379,7 +394,7 @@ def _update_nested(entry: CommentedMap, name: str, nested: CommentedMap, values:
     """Set each of ``values`` in ``entry[name]`` (``nested``), or remove it (None); the mapping goes
     when left empty, its comment lines carried."""
     for item_id, value in values.items():
-        key = next((k for k in nested if str(k) == item_id), item_id)
+        key = next((k for k in nested if str(k) == item_id), _written_text(item_id))
         if value is None:
             if key in nested:
                 carry.append(_delete(nested, key))
@@ -538,7 +553,7 @@ def _set_criterion_scores(entry: CommentedMap, carry: list[str], scores: dict[st
     if not isinstance(current, CommentedMap):
         if isinstance(current, dict):  # a flow mapping written by hand
             current = CommentedMap(current)
-        wanted = {k: v for k, v in scores.items() if v is not None}
+        wanted = {_written_text(k): v for k, v in scores.items() if v is not None}
         if wanted:
             _put(entry, "criterion_scores", CommentedMap(wanted), LABEL_KEYS)
         elif "criterion_scores" in entry:
@@ -580,7 +595,7 @@ def _dumped(data: CommentedMap, yaml: YAML, text: str, prefix: str, orphans: str
 def _entry(data: CommentedMap, sample_id: str) -> tuple[Any, CommentedMap | None]:
     """The key of a sample's entry and the entry (None when absent); a short form (``s1: pass``)
     is turned into a mapping in place, its comments kept."""
-    key = next((k for k in data if str(k) == sample_id), sample_id)
+    key = next((k for k in data if str(k) == sample_id), _written_text(sample_id))
     entry = data.get(key)
     if entry is not None and not isinstance(entry, CommentedMap):
         following = _take_following(data, key)

@@ -105,4 +105,4 @@ def remember(rubric_path: str | os.PathLike[str], gates: Iterable[Gate]) -> None
         pairs.extend(pair for pair in new if pair not in pairs)
         return json.dumps({"version": VERSION, "rubrics": rubrics}, indent=1, ensure_ascii=False) + "\n", state
 
-    rewrite_safely(path, edit, attempts=MAX_ATTEMPTS)  # ChangedOnDisk (an OSError) if it never settles
+    rewrite_safely(path, edit, attempts=MAX_ATTEMPTS, user_file=True)  # ChangedOnDisk (an OSError) if it never settles

@@ -252,7 +252,7 @@ class JobStore:
 
         self.folder.mkdir(parents=True, exist_ok=True)
         write_text_safely(self.path(job.id), json.dumps(job.to_dict(), ensure_ascii=False, indent=1) + "\n",
-                          lock=True)  # `jobs cancel` in another process writes it too
+                          lock=True, user_file=True)  # `jobs cancel` in another process writes it too
 
     def load(self, job_id: str) -> Job:
         """The job ``job_id``; raises JobFileError with a message a user can act on."""

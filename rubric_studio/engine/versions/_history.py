@@ -37,6 +37,7 @@ from rubric_studio.core.atomic import (
     ABSENT,
     ChangedOnDisk,
     DiskState,
+    check_write_target,
     locked,
     read_bytes,
     regular_target,
@@ -219,7 +220,8 @@ class RunHistory:
     def _append_line(self, line: bytes) -> int:
         """Append one line with a single write; the file's size after it."""
         self.path.parent.mkdir(parents=True, exist_ok=True)
-        with locked(self.path):  # never between a compaction's read and its rename
+        check_write_target(self.path, trusted=self.path.parent)  # the cache folder is the user's; the file is ours
+        with locked(self.path, user_file=True):  # never between a compaction's read and its rename
             return self._append_locked(line)
 
     def _append_locked(self, line: bytes) -> int:
@@ -229,6 +231,9 @@ class RunHistory:
             info = os.fstat(fd)
             if not stat.S_ISREG(info.st_mode):
                 raise OSError(f"{self.path} is not a regular file")
+            if info.st_nlink > 1:
+                raise OSError(f"{self.path} has {info.st_nlink} names (hard links): an append would change "
+                              "a file elsewhere; not recorded")
             torn = info.st_size > 0 and os.pread(fd, 1, info.st_size - 1) != b"\n"
             data = (b"\n" if torn else b"") + line + b"\n"
             view = memoryview(data)
@@ -242,7 +247,8 @@ class RunHistory:
         """Rewrite the file with only the last version of each number, the last ``max_versions``,
         within ``max_bytes``; atomically and never over a line appended meanwhile. True when written."""
         for _attempt in range(2):
-            with locked(self.path):
+            check_write_target(self.path, trusted=self.path.parent)
+            with locked(self.path, user_file=True):
                 compacted = self._compact_locked()
             if compacted is not None:
                 return compacted
@@ -258,7 +264,8 @@ class RunHistory:
         while len(kept) > 1 and sum(len(line) + 1 for line in kept) > self.max_bytes * 3 // 4:
             kept.pop(0)
         try:
-            write_text_safely(self.path, b"".join(line + b"\n" for line in kept).decode(), expect=state)
+            write_text_safely(self.path, b"".join(line + b"\n" for line in kept).decode(), expect=state,
+                              user_file=True)  # checked by compact() against the history folder
         except ChangedOnDisk:
             return None  # another writer appended: read again
         except (OSError, UnicodeDecodeError) as exc:

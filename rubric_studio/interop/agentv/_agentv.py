@@ -49,6 +49,7 @@ from rubric_studio.interop._common import (
     common_export_warnings,
     num,
     outcome_with_examples,
+    refuse_unscored,
     slugify,
     threshold_with_negations,
 )
@@ -139,7 +140,7 @@ def _group_criteria(rubric: Rubric, warn: Warnings, *, panel: bool = False) -> _
 
 def _check_entries(criterion: Criterion, agentv_version: int, warn: Warnings) -> list[dict[str, Any]]:
     """The deterministic assertions of a check criterion (none when this AgentV version cannot run it)."""
-    parts = _checks.export_check(criterion, "agentv", warn)
+    parts = _checks.export_check(criterion, "agentv", warn, javascript=agentv_version != 4)
     if agentv_version == 4 and any(part.get("type") == "javascript" for part in parts):
         warn.criterion(criterion.key, "AgentV 4 has no inline javascript assertion (only a code-grader script "
                                       "file); not exported, and left out of weights and threshold - use "
@@ -208,6 +209,12 @@ def _assertions(rubric: Rubric, agentv_version: int, warn: Warnings,
     return asserts, exported
 
 
+def _refuse_without_scoring(rubric: Rubric, exported: list[Criterion], version: int, warn: Warnings) -> None:
+    """Refuse an export in which no criterion with a positive weight has an AgentV ``version`` form."""
+    if not any(c.weight > 0 for c in exported):
+        refuse_unscored(rubric, f"AgentV {version}", warn, [c.key for c in exported])
+
+
 def _threshold(rubric: Rubric, exported: list[Criterion], warn: Warnings) -> int | float:
     """The test threshold, restated for the negated penalty assertions and nudged below the boundary."""
     positive = sum(c.weight for c in exported if c.weight > 0)
@@ -235,6 +242,7 @@ def export(rubric: Rubric, *, agentv_version: int = 5, samples: list[Sample] | N
     if panel is not None:
         version_notes(panel, agentv_version, warn)
     asserts, exported = _assertions(rubric, agentv_version, warn, panel)
+    _refuse_without_scoring(rubric, exported, agentv_version, warn)
     suite = slugify(rubric.name)
     data: dict[str, Any] = {"name": suite}
     if rubric.description.strip():

@@ -109,7 +109,9 @@ def _check_member(source: Source, entry: dict[str, Any], evaluator: Evaluator, k
         return
     spec, min_score, penalty = found
     label = f"{entry['type']}-{slugify(str(entry.get('value') or ''), max_words=4, fallback='')}".strip("-")
-    criterion = {"_default_id": label, "id": entry.get("metric") or entry.get("name"), "check": spec, "weight": 1.0}
+    # the assertion's weight is its one criterion's (it counts alone in the test's weighted mean)
+    criterion = {"_default_id": label, "id": entry.get("metric") or entry.get("name"), "check": spec,
+                 "weight": evaluator.weight}
     if min_score is not None:
         criterion["min_score"] = min_score
     if kind != "javascript" and len(spec.get("required", spec.get("forbidden")) or []) > 1:
@@ -185,7 +187,7 @@ def _merge_split_keywords(evaluators: list[Evaluator]) -> list[Evaluator]:
         if previous is not None and _joins(previous, evaluator, parts.get(id(previous))):
             _checks.absorb_keywords(previous.members[0][0]["check"], evaluator.members[0][0]["check"])
             parts.setdefault(id(previous), [previous.weight]).append(evaluator.weight)
-            previous.weight = snap(math.fsum(parts[id(previous)]))
+            previous.weight = previous.members[0][0]["weight"] = snap(math.fsum(parts[id(previous)]))
             continue
         out.append(evaluator)
     return out

@@ -4,7 +4,8 @@ and the grader provider its ``default_test`` names.
 A tests file is read only when it lies inside the eval's folder (an eval may come from
 anyone, and what is read ends up in judge requests) and through the bounded readers:
 YAML holding a list of tests (or ``tests:``), or JSONL with one test a line, as AgentV reads
-them. Anything else is not read, and the caller says so.
+them. Anything else is not read, and the caller says so; a tests file that is there but cannot be
+read is an error at its line and column.
 """
 
 from __future__ import annotations
@@ -13,7 +14,6 @@ import os
 from typing import Any
 
 from rubric_studio.core.files import parse_user_json, read_user_file
-from rubric_studio.core.problems import RubricError
 from rubric_studio.core.trust import resolve_prompt_path
 from rubric_studio.interop._common import Source, Warnings
 from rubric_studio.interop.agentv._judge import OLLAMA_URL, imported_judge
@@ -33,7 +33,9 @@ class TestsFile:
 
 
 def load_tests(source: Source, ref: str) -> TestsFile:
-    """The tests of ``tests: <ref>`` (``file://`` or a plain relative path), read if it is beside the eval."""
+    """The tests of ``tests: <ref>`` (``file://`` or a plain relative path), read if it is beside the eval.
+    RubricError, with the tests file's line and column, when it is there but cannot be read (not UTF-8,
+    not YAML / JSON, nested or sized past the bounded readers' limits)."""
     path = ref.strip().removeprefix("file://")
     folder = os.path.dirname(source.file) if not source.file.startswith("<") else ""
     found = TestsFile(ref, os.path.normpath(os.path.join(folder, path)) if path else ref)
@@ -50,23 +52,20 @@ def load_tests(source: Source, ref: str) -> TestsFile:
         found.error = "only .yaml, .yml and .jsonl test files are read"
     if found.error:
         return found
-    try:
-        text = read_user_file(target, "AgentV tests")
-        if suffix == ".jsonl":
-            found.source = Source(text, found.label)
-            found.tests = [parse_user_json(line, found.label, line=number)
-                           for number, line in enumerate(text.split("\n"), 1) if line.strip()]
-        else:
-            found.source = Source.parse_yaml(text, found.label, target.parent)
-            data = found.source.data
-            if isinstance(data, dict) and isinstance(data.get("tests"), list):
-                found.tests, found.prefix = data["tests"], ("tests",)
-            elif isinstance(data, list):
-                found.tests = data
-            else:
-                found.error = "it holds no list of tests"
-    except RubricError as exc:
-        found.error = f"it cannot be read ({exc.problems[0].message if exc.problems else 'unreadable'})"
+    text = read_user_file(target, "AgentV tests")
+    if suffix == ".jsonl":
+        found.source = Source(text, found.label)
+        found.tests = [parse_user_json(line, found.label, line=number)
+                       for number, line in enumerate(text.split("\n"), 1) if line.strip()]
+        return found
+    found.source = Source.parse_yaml(text, found.label, target.parent)
+    data = found.source.data
+    if isinstance(data, dict) and isinstance(data.get("tests"), list):
+        found.tests, found.prefix = data["tests"], ("tests",)
+    elif isinstance(data, list):
+        found.tests = data
+    else:
+        found.error = "it holds no list of tests"
     return found
 
 

@@ -1,6 +1,8 @@
 """AgentV ``llm-rubric`` values → criteria: rubric text, items with their weights, operators,
 item-level ``required`` / ``min_score`` and ``score_ranges`` (list or map form), read with
-AgentV's defaults (an item is required unless it says otherwise; a 0-10 item passes at 7)."""
+AgentV's defaults (an item is required unless it says otherwise; a 0-10 item passes at 7, which is
+rubric-studio's default too). An item's ``min_score`` is kept as written: it is the pass mark of
+the item, as ``min_score`` is the pass mark of a criterion."""
 
 from __future__ import annotations
 
@@ -92,11 +94,14 @@ def _mapping_item(source: Source, item: Any, item_path: tuple[Any, ...], default
             warn.add(f"{source.at((*item_path, 'operator'))}: unknown operator {item['operator']!r} ignored "
                      "(AgentV ignores it too)")
     min_score = _item_min_score(item)
-    criterion["_item_required"] = item.get("required", True) is not False or min_score is not None
+    # An item is required unless it says otherwise; its min_score is its own pass mark either way.
+    criterion["_item_required"] = item.get("required", True) is not False
+    if min_score is None and "score_ranges" in item:
+        min_score = ANALYTIC_PASS_MARK  # AgentV's default pass mark, written out
+    if min_score is not None:
+        criterion["min_score"] = min_score
     if "score_ranges" in item:
         criterion["score_ranges"] = _score_ranges(source, item["score_ranges"], (*item_path, "score_ranges"))
-        criterion["min_score"] = max(min_score, ANALYTIC_PASS_MARK) if min_score is not None \
-            else ANALYTIC_PASS_MARK
         if not isinstance(outcome, str) or not outcome.strip():
             label = str(item.get("id") or default_id)
             outcome = label.replace("_", " ").replace("-", " ")

@@ -55,6 +55,10 @@ def _apply_gate(source: Source, evaluator: Evaluator, threshold: float, warn: Wa
         if (criterion.get("check") is not None and not criterion.get("_pass_fail") or criterion.get("score_ranges")) \
                 and (own is None or abs(own - gate) > 10 * BOUNDARY_EPSILON):
             criterion["min_score"] = gate
+            if own is not None:
+                warn.add(f"{source.at(evaluator.path)}: criterion {ids!r}: min_score {num(own)} (its own pass mark) "
+                         f"imported as {num(gate)}, the gate of its required assertion, so that it fails a sample "
+                         "where AgentV fails the test")
         return
     total = sum(abs(c.get("weight", 1.0)) for c in members)
     decisive = [c for c in members if not c.get("score_ranges")
@@ -193,7 +197,8 @@ def _rescaling(evaluators: list[Evaluator]) -> tuple[dict[str | None, bool], dic
 
 class _Criteria:
     """The rubric's criteria as the evaluators' members are added: final weights and ids, exact
-    duplicates (one suite assertion seen by several tests) merged, and what to warn about."""
+    duplicates in different tests (one assertion each test repeats) merged - within one test, or
+    the suite, each copy counts, as in AgentV - and what to warn about."""
 
     def __init__(self, source: Source, evaluators: list[Evaluator]):
         self.source = source
@@ -204,7 +209,8 @@ class _Criteria:
         self.positive = self.negated = 0.0
         self.restated: list[tuple[dict[str, Any], float]] = []
         self.not_gating: list[str] = []
-        self._seen: dict[str, int] = {}
+        self._seen: dict[str, list[int]] = {}
+        self._contexts: dict[int, set[str | None]] = {}  # per criterion: the tests (None: the suite) it stands for
 
     def add_evaluator(self, evaluator: Evaluator, warn: Warnings) -> None:
         total = sum(abs(c.get("weight", 1.0)) for c, _ in evaluator.members)
@@ -239,11 +245,14 @@ class _Criteria:
         if item_required:
             self.not_gating.append(criterion["id"])
         key = repr(sorted((k, v) for k, v in criterion.items() if k not in ("id", "tags")))
-        if key in self._seen:
-            existing = self.criteria[self._seen[key]]
+        copy_of = next((at for at in self._seen.get(key, []) if evaluator.context not in self._contexts[at]), None)
+        if copy_of is not None:
+            self._contexts[copy_of].add(evaluator.context)
+            existing = self.criteria[copy_of]
             existing.setdefault("tags", []).extend(t for t in criterion.get("tags", []) if t not in existing.get("tags", []))
             return
-        self._seen[key] = len(self.criteria)
+        self._seen.setdefault(key, []).append(len(self.criteria))
+        self._contexts[len(self.criteria)] = {evaluator.context}
         if evaluator.source is self.source:  # positions of a separate tests file are not known to the rubric
             self.origins[len(self.criteria)] = path
         self.criteria.append({k: v for k, v in criterion.items() if v is not None})
@@ -271,7 +280,7 @@ def _assemble(source: Source, data: dict[str, Any], evaluators: list[Evaluator],
         original = threshold
         threshold = threshold_from_negations(threshold, found.positive, found.negated)
         warn.add(f"negated llm-rubric items imported as penalties; threshold {num(original)} restated as "
-                 f"{num(threshold)} on rubric-studio's scale (same verdicts)")
+                 f"pass_threshold {num(threshold)} on rubric-studio's scale (same verdicts)")
     name = data.get("name") or source.stem("agentv-eval")
     rubric_data: dict[str, Any] = {"name": str(name), "pass_threshold": snap(threshold), "criteria": found.criteria}
     if isinstance(data.get("description"), str) and data["description"].strip():

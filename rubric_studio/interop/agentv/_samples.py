@@ -17,10 +17,10 @@ relative path.
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 from rubric_studio.core.samples import Sample
+from rubric_studio.interop._output import jsonl_line
 
 #: The target (AgentV 4) / provider label (AgentV 5) that replays the samples' outputs.
 SAMPLES_TARGET = "rubric-samples"
@@ -44,7 +44,7 @@ def fixtures(samples: list[Sample], suite: str) -> str:
     for sample in samples:
         record = {"schema_version": FIXTURE_SCHEMA, "suite": suite, "test_id": sample.id,
                   "source_target": SAMPLES_TARGET, "output": [{"role": "assistant", "content": sample.output}]}
-        lines.append(json.dumps(record, ensure_ascii=False))
+        lines.append(jsonl_line(record))
     return "\n".join(lines) + "\n"
 
 

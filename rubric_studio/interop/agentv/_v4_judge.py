@@ -6,8 +6,9 @@ and key are ``${{ VARIABLE }}`` references that AgentV fills from the environmen
 ``.env`` file beside the eval. rubric-studio's AgentV 4 export prints that target and the ``.env``
 line in its header instead (:mod:`._v4`). Import reads, in order: ``.agentv/targets.yaml`` and
 ``.env`` in the eval's own folder (never above it: an eval may come from anyone), then the
-header an export of ours wrote. A judge it cannot read is warned, naming what it looked for,
-rather than left to rubric-studio's default judge silently.
+header an export of ours wrote. A judge it cannot find is warned, naming what it looked for,
+rather than left to rubric-studio's default judge silently; a ``targets.yaml`` that cannot be read
+(not YAML, nested or sized past the bounded reader's limits) is an error at its line and column.
 """
 
 from __future__ import annotations
@@ -15,8 +16,8 @@ from __future__ import annotations
 import re
 from typing import Any
 
-import yaml
-
+from rubric_studio.core.problems import RubricError
+from rubric_studio.core.yamlpos import safe_load
 from rubric_studio.interop._common import Source, Warnings
 from rubric_studio.interop.agentv._judge import imported_judge
 
@@ -55,7 +56,7 @@ def _header(source: Source) -> tuple[list[dict[str, Any]], dict[str, str]]:
             in_targets = True
             continue
         if in_targets and line.startswith("  "):
-            entry = yaml.safe_load(line.strip().removeprefix("- ") + "\n") if ":" in line else None
+            entry = _header_entry(line) if ":" in line else None
             if isinstance(entry, dict):
                 if line.lstrip().startswith("- "):
                     targets.append({})
@@ -69,32 +70,35 @@ def _header(source: Source) -> tuple[list[dict[str, Any]], dict[str, str]]:
     return targets, dotenv
 
 
-def _folder_files(source: Source) -> tuple[list[dict[str, Any]], dict[str, str], str | None]:
-    """(the targets of ``.agentv/targets.yaml``, the ``.env`` values, why the targets were not read)
-    from the eval's own folder."""
+def _header_entry(line: str) -> Any:
+    """One ``key: value`` line of the header's targets (None when it is not YAML the bounded reader takes)."""
+    try:
+        return safe_load(line.strip().removeprefix("- ") + "\n", "<header>")
+    except RubricError:
+        return None
+
+
+def _folder_files(source: Source) -> tuple[list[dict[str, Any]], dict[str, str]]:
+    """(the targets of ``.agentv/targets.yaml``, the ``.env`` values) from the eval's own folder.
+    RubricError, with the position, when ``targets.yaml`` cannot be read."""
     if source.base_dir is None:
-        return [], {}, None
+        return [], {}
     from rubric_studio.core.files import read_user_file
-    from rubric_studio.core.problems import RubricError
 
     targets: list[dict[str, Any]] = []
     dotenv: dict[str, str] = {}
-    problem = None
     path = source.base_dir / ".agentv" / "targets.yaml"
     if path.is_file():
-        try:
-            data = yaml.safe_load(read_user_file(path, "AgentV targets"))
-            found = data.get("targets") if isinstance(data, dict) else data
-            targets = [t for t in found if isinstance(t, dict)] if isinstance(found, list) else []
-        except (RubricError, yaml.YAMLError, OSError) as exc:
-            problem = f"{path} cannot be read ({getattr(exc, 'problems', None) and exc.problems[0].message or exc})"
+        data = Source.parse_yaml(read_user_file(path, "AgentV targets"), str(path)).data
+        found = data.get("targets") if isinstance(data, dict) else data
+        targets = [t for t in found if isinstance(t, dict)] if isinstance(found, list) else []
     env_path = source.base_dir / ".env"
     if env_path.is_file():
         try:
             dotenv = _dotenv(read_user_file(env_path, ".env"))
         except (RubricError, OSError):
             pass
-    return targets, dotenv, problem
+    return targets, dotenv
 
 
 def _grader_name(data: dict[str, Any], targets: list[dict[str, Any]]) -> str:
@@ -118,7 +122,7 @@ def _resolve(value: Any, dotenv: dict[str, str]) -> tuple[Any, str | None]:
 
 def judge_v4(source: Source, data: dict[str, Any], warn: Warnings) -> dict[str, Any] | None:
     """The rubric's judge from an AgentV 4 eval's grader target (None, warned, when not found)."""
-    targets, dotenv, problem = _folder_files(source)
+    targets, dotenv = _folder_files(source)
     header_targets, header_env = _header(source)
     where = ".agentv/targets.yaml beside the eval"
     name = _grader_name(data, targets)
@@ -129,9 +133,8 @@ def judge_v4(source: Source, data: dict[str, Any], warn: Warnings) -> dict[str, 
         where = "the file's header"
     dotenv = {**header_env, **dotenv}
     if target is None:
-        why = f" ({problem})" if problem else ""
         warn.add(f"AgentV 4 keeps the judge in .agentv/targets.yaml (the grader_target of the target it runs); "
-                 f"no grader target {name!r} was found beside this file{why}, so the judge was not imported: "
+                 f"no grader target {name!r} was found beside this file, so the judge was not imported: "
                  "rubric-studio's default judge applies; set judge.model to the judge you grade with")
         return None
     config: dict[str, Any] = {}

@@ -4,17 +4,22 @@ Columns: ``id, annotator, verdict, score, note``, then one per criterion id of t
 (``met`` / ``unmet``; an analytic criterion's 0-10 score when the label has one). An empty cell is
 no label for that field; importing sets every field the file has a column for (an empty cell clears
 it) for the (sample, annotator) of each row, and leaves other annotators' labels and other columns
-alone. A row with nothing filled in is skipped (an export of unlabelled samples to fill in).
-Free text that a spreadsheet would run as a formula (``=``, ``+``, ``-``, ``@`` first) is written
-after a ``'``, taken off again on import.
+alone. A row with nothing filled in is skipped (an export of unlabelled samples to fill in), and
+said so in the summary.
+
+CSV is written with ``,`` and ``\n`` line ends; a cell holding ``,``, ``"``, a line break or
+spaces at either end is quoted. Free text that a spreadsheet would run as a formula (``=``, ``+``,
+``-``, ``@``, a tab or a carriage return first) is written after a ``'``, taken off again on import
+(:func:`~rubric_studio.interop.labels._common.defuse`), so notes come back byte for byte. A file
+separated by ``;`` or tabs is read too (the header line decides). JSON Lines keeps every text as it
+is (no quote added or taken off).
 """
 
 from __future__ import annotations
 
-import csv
 import difflib
-import io
 import json
+import re
 from collections.abc import Iterator, Mapping
 from typing import Any
 
@@ -24,17 +29,26 @@ from rubric_studio.core.rubric import Rubric
 from rubric_studio.interop.labels._common import (
     FIXED,
     ImportedLabels,
+    SampleIds,
     annotator_name,
     cell_changes,
     cell_value,
     defuse,
+    described,
+    enough,
+    json_kind,
     number_in,
     plain_number,
+    read_json,
     restore,
     row_changes,
+    text_or_none,
 )
 
 TABLE_FORMATS = ("csv", "jsonl")
+#: Separators a CSV file may use, as a message names them.
+SEPARATORS = {",": "','", ";": "';'", "\t": "tab"}
+_NEEDS_QUOTES = re.compile(r'[,"\r\n]|^\s|\s$')
 
 
 def export_table(rubric: Rubric, by_sample: Mapping[str, Mapping[str, Label]], fmt: str,
@@ -44,12 +58,15 @@ def export_table(rubric: Rubric, by_sample: Mapping[str, Mapping[str, Label]], f
     rows = list(_rows(rubric, by_sample, sample_ids))
     if fmt == "jsonl":
         return "".join(json.dumps(row, ensure_ascii=False) + "\n" for row in rows)
-    out = io.StringIO()
-    writer = csv.writer(out, lineterminator="\n")
-    writer.writerow([*FIXED, *(c.key for c in rubric.criteria)])
-    for row in rows:
-        writer.writerow([_csv_cell(name, value) for name, value in row.items()])
-    return out.getvalue()
+    lines = [_csv_line([*FIXED, *(c.key for c in rubric.criteria)])]
+    lines += [_csv_line([_csv_cell(name, value) for name, value in row.items()]) for row in rows]
+    return "".join(lines)
+
+
+def _csv_line(cells: list[str]) -> str:
+    """One CSV record: a cell holding ``,``, ``"``, CR, LF or spaces at either end is quoted (``"`` doubled);
+    Python's own writer leaves a lone CR unquoted, which splits the row in every reader."""
+    return ",".join('"' + cell.replace('"', '""') + '"' if _NEEDS_QUOTES.search(cell) else cell for cell in cells) + "\n"
 
 
 def _rows(rubric: Rubric, by_sample: Mapping[str, Mapping[str, Label]],
@@ -73,34 +90,67 @@ def _csv_cell(name: str, value: Any) -> str:
 
 
 # -- reading ----------------------------------------------------------------------------------
-def read_table(text: str, path: str, rubric: Rubric, fmt: str, default_annotator: str) -> ImportedLabels:
+def read_table(text: str, path: str, rubric: Rubric, fmt: str, default_annotator: str,
+               known: SampleIds | None = None) -> ImportedLabels:
     """The label changes in a CSV / JSON Lines table; RubricError (every problem, with line and column)
-    when anything in it cannot be read — then nothing should be written."""
+    when anything in it cannot be read — then nothing should be written. CSV ``text`` is the file as
+    stored (line ends and all: a note's CR is kept); ``known``: the sample ids a label may name."""
+    found = ImportedLabels()
     try:
-        names, cells = _csv_table(text) if fmt == "csv" else _jsonl_table(text)
-        _check_names(names, rubric, table=fmt == "csv")
+        if fmt == "csv":
+            names, cells = _csv_table(text, rubric, found)
+        else:
+            names, cells = _jsonl_table(text, path)
+            _check_names(names, rubric, table=False)
     except _CellError as exc:
         raise RubricError([Problem(path, exc.line, exc.column, exc.message)]) from None
-    found, problems = ImportedLabels(), []
+    problems = _read_rows(cells, rubric, default_annotator, found, (path, fmt, known))
+    if problems:
+        raise RubricError(problems)
+    return found
+
+
+def _read_rows(cells: Iterator[_Row] | list[_Row], rubric: Rubric, default_annotator: str, found: ImportedLabels,
+               source: tuple[str, str, SampleIds | None]) -> list[Problem]:
+    """Read every row into ``found``; the problems of those that cannot be read."""
+    path, fmt, known = source
+    problems: list[Problem] = []
     seen: dict[tuple[str, str], int] = {}
-    for row in cells:
+    empty = 0
+    for row in _until_broken(cells, path, problems):
+        if enough(problems, path):
+            break
         try:
-            sample_id, annotator, fields = _row(rubric, row, default_annotator)
+            sample_id, annotator, fields = _row(rubric, row, default_annotator, csv=fmt == "csv")
         except _CellError as exc:
             problems.append(Problem(path, exc.line, exc.column, exc.message))
             continue
         if sample_id is None:
+            empty += 1
             continue
-        line = next(iter(row.values()))[1]
+        _, line, column = row.get("id", (None, next(iter(row.values()))[1], 1))
         if (sample_id, annotator) in seen:
-            problems.append(Problem(path, line, 1, f"a second row for sample {sample_id!r} by {annotator!r} "
-                                                   f"(the first is on line {seen[sample_id, annotator]})"))
+            problems.append(Problem(path, line, column, f"a second row for sample {sample_id!r} by {annotator!r} "
+                                                        f"(the first is on line {seen[sample_id, annotator]})"))
             continue
         seen[sample_id, annotator] = line
-        found.add(sample_id, annotator, row_changes(rubric, fields))
-    if problems:
-        raise RubricError(problems)
-    return found
+        unknown = known.unknown(sample_id, len(problems)) if known is not None else None
+        if unknown is not None:
+            problems.append(Problem(path, line, column, unknown))
+        else:
+            found.add(sample_id, annotator, row_changes(rubric, fields))
+    if empty:
+        found.remarks.append(f"{empty} row{'s' if empty != 1 else ''} with no label skipped")
+    return problems
+
+
+def _until_broken(rows: Iterator[_Row], path: str, problems: list[Problem]) -> Iterator[_Row]:
+    """The rows, until one cannot be split into cells (a quote never closed, too few or too many cells):
+    that problem is added to ``problems`` and reading stops there."""
+    try:
+        yield from rows
+    except _CellError as exc:
+        problems.append(Problem(path, exc.line, exc.column, exc.message))
 
 
 class _CellError(Exception):
@@ -113,54 +163,62 @@ class _CellError(Exception):
 _Row = dict[str, tuple[Any, int, int]]
 
 
-def _row(rubric: Rubric, row: _Row, default_annotator: str) -> tuple[str | None, str, dict[str, Any]]:
-    """(sample id, annotator, field -> value or changes) of one row; sample id None: a row with no label."""
+def _row(rubric: Rubric, row: _Row, default_annotator: str, csv: bool) -> tuple[str | None, str, dict[str, Any]]:
+    """(sample id, annotator, field -> value or changes) of one row; sample id None: a row with no label.
+    ``csv``: text cells lose the ``'`` the export put before a formula."""
     ids = {c.key: c for c in rubric.criteria}
     fields: dict[str, Any] = {}
     for name, (value, line, column) in row.items():
         if name in ("id", "annotator"):
             continue
         try:
-            fields[name] = _field(name, value, ids)
+            fields[name] = _field(name, value, ids, csv)
         except ValueError as exc:
             raise _CellError(line, column, f"{name}: {exc}") from None
     if all(_blank(value) for name, (value, _, _) in row.items() if name not in ("id", "annotator")):
         return None, "", {}
     value, line, column = row.get("id", (None, next(iter(row.values()))[1], 1))
-    if _blank(value) or not isinstance(value, str | int):
-        raise _CellError(line, column, "id: expected the sample's id")
-    sample_id = restore(str(value).strip())
+    if _blank(value) or isinstance(value, bool) or not isinstance(value, str | int):
+        raise _CellError(line, column, f"id: expected the sample's id, got {described(value)}")
+    sample_id = _text(str(value).strip(), csv)
     given, line, column = row.get("annotator", (None, line, 1))
     try:
-        annotator = annotator_name(restore(str(given))) if not _blank(given) else default_annotator
+        if not _blank(given) and not isinstance(given, str):
+            raise ValueError(f"expected a name, got {json_kind(given)}")
+        annotator = annotator_name(_text(given, csv)) if not _blank(given) else default_annotator
     except ValueError as exc:
         raise _CellError(line, column, f"annotator: {exc}") from None
     return sample_id, annotator, fields
+
+
+def _text(value: str, csv: bool) -> str:
+    return restore(value) if csv else value
 
 
 def _blank(value: Any) -> bool:
     return value is None or (isinstance(value, str) and not value.strip())
 
 
-def _field(name: str, value: Any, criteria: dict) -> Any:
+def _field(name: str, value: Any, criteria: dict, csv: bool) -> Any:
     """One field's value (a criterion's: its label changes); ValueError says what was expected."""
     if name == "verdict":
         if _blank(value):
             return None
         if not isinstance(value, str) or value.strip().lower() not in ("pass", "fail"):
-            raise ValueError(f"expected pass, fail or nothing, got {value!r}")
+            raise ValueError(f"expected pass, fail or nothing, got {described(value)}")
         return value.strip().lower()
     if name == "score":
         number = None if _blank(value) else number_in(value)
         if number is None and not _blank(value):
-            raise ValueError(f"expected a number from 0 to 10 or nothing, got {value!r}")
+            raise ValueError(f"expected a number from 0 to 10 or nothing, got {described(value)}")
         return number
     if name == "note":
-        return None if _blank(value) else restore(str(value))
+        note = text_or_none(value)
+        return None if note is None else _text(note, csv)
     return cell_changes(criteria[name], None if _blank(value) else value)
 
 
-def _check_names(names: list[tuple[str, int, int]], rubric: Rubric, table: bool) -> None:
+def _check_names(names: list[tuple[str, int, int]], rubric: Rubric, table: bool, separator: str = ",") -> None:
     """Every column is one of :data:`FIXED` or a criterion id (in a CSV header: once each, ``id`` among them)."""
     known = [*FIXED, *(c.key for c in rubric.criteria)]
     seen: set[str] = set()
@@ -168,86 +226,135 @@ def _check_names(names: list[tuple[str, int, int]], rubric: Rubric, table: bool)
         if name not in known:
             close = difflib.get_close_matches(name, known, n=1)
             hint = f"did you mean {close[0]!r}? " if close else ""
-            raise _CellError(line, column, f"unknown column {name!r}: not a criterion of {rubric.name} "
+            raise _CellError(line, column, f"unknown column {described(name)}: not a criterion of {rubric.name} "
                                            f"({hint}expected {', '.join(known)})")
         if table and name in seen:
             raise _CellError(line, column, f"column {name!r} appears twice")
         seen.add(name)
     if table and "id" not in seen:
-        raise _CellError(1, 1, f"expected an id column (the sample's id); the header is {', '.join(n for n, _, _ in names)}")
+        raise _CellError(1, 1, f"expected an id column (the sample's id); the header is "
+                               f"{SEPARATORS[separator].strip(chr(39))}-separated: {', '.join(n for n, _, _ in names)}")
 
 
-def _csv_table(text: str) -> tuple[list[tuple[str, int, int]], list[_Row]]:
-    """(the header's names with their positions, the rows) of a CSV text."""
-    records = list(_csv_records(text.lstrip("\ufeff").replace("\r\n", "\n").replace("\r", "\n")))
-    if not records:
+# -- CSV ----------------------------------------------------------------------------------------
+def _csv_table(text: str, rubric: Rubric, found: ImportedLabels) -> tuple[list[tuple[str, int, int]], Iterator[_Row]]:
+    """(the header's names with their positions, its rows, read lazily) of a CSV text; the header is
+    checked first, and a row with more cells than it is refused at the first cell too many."""
+    text = text.removeprefix("\ufeff")
+    reader = _CsvReader(text, _separator(text), limit=(len(FIXED) + len(rubric.criteria)) * 2 + 8)
+    if reader.separator != ",":
+        found.remarks.append(f"read as {SEPARATORS[reader.separator]}-separated")
+    records = reader.records()
+    first = next(records, None)
+    if first is None:
         raise _CellError(1, 1, f"expected a header row: {', '.join(FIXED)}, then criterion ids")
-    header = [(value.strip(), line, column) for value, line, column in records[0]]
-    rows: list[_Row] = []
-    for record in records[1:]:
-        if len(record) > len(header):
-            _, line, column = record[len(header)]
-            raise _CellError(line, column, f"expected {len(header)} cells as in the header, got {len(record)}")
-        rows.append({name: record[i] if i < len(record) else ("", record[0][1], record[-1][2])
-                     for i, (name, _, _) in enumerate(header)})
-    return header, rows
+    header = [(value.strip(), line, column) for value, line, column in first]
+    _check_names(header, rubric, table=True, separator=reader.separator)
+    reader.limit, reader.header_read = len(header), True
+    return header, _csv_rows(records, header)
 
 
-def _csv_records(text: str) -> Iterator[list[tuple[str, int, int]]]:
-    """The records of a CSV text (RFC 4180: ``,``, ``"`` quotes, ``""`` inside them), each cell with its
-    line and column; blank lines are skipped."""
-    i, line, column, size = 0, 1, 1, len(text)
-    record: list[tuple[str, int, int]] = []
-    while i <= size:
-        start = (line, column)
-        if i < size and text[i] == '"':
-            value, i, line, column = _quoted(text, i, line, column)
-            if i < size and text[i] not in ",\n":
-                raise _CellError(line, column, "expected , or the end of the line after a quoted cell")
-        else:
-            end = i
-            while end < size and text[end] not in ",\n":
-                end += 1
-            value, column, i = text[i:end], column + end - i, end
-        record.append((value, *start))
-        if i < size and text[i] == ",":
-            i, column = i + 1, column + 1
-            continue
-        if any(cell[0] for cell in record) or len(record) > 1:
-            yield record
-        record, i, line, column = [], i + 1, line + 1, 1
+def _csv_rows(records: Iterator[list[tuple[str, int, int]]], header: list[tuple[str, int, int]]) -> Iterator[_Row]:
+    for record in records:
+        if len(record) < len(header):
+            _, line, column = record[-1]
+            raise _CellError(line, column, f"expected {len(header)} cells as in the header, got {len(record)}; "
+                                           "write an empty cell for each field left blank")
+        yield {name: record[i] for i, (name, _, _) in enumerate(header)}
 
 
-def _quoted(text: str, i: int, line: int, column: int) -> tuple[str, int, int, int]:
-    """A quoted cell starting at ``text[i]``: (its value, the index, line and column after it)."""
-    start, parts = (line, column), []
-    i, column = i + 1, column + 1
-    while True:
-        if i >= len(text):
-            raise _CellError(*start, "a quoted cell is never closed (expected a closing \")")
-        char = text[i]
-        if char == '"':
-            if text.startswith('""', i):
-                parts.append('"')
-                i, column = i + 2, column + 2
+def _separator(text: str) -> str:
+    """The separator of a CSV text: the first of ``,``, ``;`` and tab found in its header line."""
+    header = _LINE_BREAK.split(text.lstrip("\r\n"), maxsplit=1)[0]
+    return next((sep for sep in SEPARATORS if sep in header), ",")
+
+
+_LINE_BREAK = re.compile(r"\r\n|\r|\n")
+
+
+class _CsvReader:
+    """The records of a CSV text (RFC 4180 with ``separator``: ``"`` quotes, ``""`` inside them; CR LF,
+    LF or CR ends a record and is kept as written inside quotes), each cell with its line and column.
+    A record longer than ``limit`` cells is refused at its first cell too many, before the rest of
+    the line is read (the caller lowers ``limit`` to the header's width once it has the header)."""
+
+    def __init__(self, text: str, separator: str, limit: int) -> None:
+        self.text, self.separator, self.limit = text, separator, limit
+        self.header_read = False
+        self._unquoted = re.compile(f"[^{re.escape(separator)}\r\n]*")
+
+    def records(self) -> Iterator[list[tuple[str, int, int]]]:
+        """Every record with something in it, in order (blank lines are skipped)."""
+        text, size = self.text, len(self.text)
+        i, line, column = 0, 1, 1
+        record: list[tuple[str, int, int]] = []
+        while True:
+            value, (i, end_line, end_column) = self._cell(i, line, column)
+            record.append((value, line, column))
+            if len(record) > self.limit:
+                raise _CellError(line, column, self._too_long(len(record)))
+            line, column = end_line, end_column
+            if i < size and text[i] == self.separator:
+                i, column = i + 1, column + 1
                 continue
-            return "".join(parts), i + 1, line, column + 1
-        parts.append(char)
-        i += 1
-        line, column = (line + 1, 1) if char == "\n" else (line, column + 1)
+            if len(record) > 1 or record[0][0].strip():
+                yield record
+            if i >= size:
+                return
+            i, record, line, column = _LINE_BREAK.match(text, i).end(), [], line + 1, 1  # type: ignore[union-attr]
+
+    def _too_long(self, cells: int) -> str:
+        if self.header_read:
+            return f"expected {self.limit} cells as in the header; this is cell {cells}"
+        return (f"expected a header of at most {self.limit} columns ({', '.join(FIXED)} and the criterion ids); "
+                f"this is column {cells}")
+
+    def _cell(self, i: int, line: int, column: int) -> tuple[str, tuple[int, int, int]]:
+        """The cell starting at ``text[i]`` and (index, line, column) just after it."""
+        text = self.text
+        if not text.startswith('"', i):
+            end = self._unquoted.match(text, i).end()  # type: ignore[union-attr]
+            return text[i:end], (end, line, column + end - i)
+        value, end = _quoted(text, i, line, column)
+        lines = _LINE_BREAK.findall(text, i, end)
+        if lines:
+            line, column = line + len(lines), end - max(text.rfind("\n", i, end), text.rfind("\r", i, end))
+        else:
+            column += end - i
+        if end < len(text) and text[end] not in self.separator + "\r\n":
+            raise _CellError(line, column, f"expected {SEPARATORS[self.separator]} or the end of the line "
+                                           "after a quoted cell")
+        return value, (end, line, column)
 
 
-def _jsonl_table(text: str) -> tuple[list[tuple[str, int, int]], list[_Row]]:
-    """(every key with its position, the rows) of a JSON Lines text."""
+def _quoted(text: str, i: int, line: int, column: int) -> tuple[str, int]:
+    """The quoted cell starting at ``text[i]`` (at ``line``:``column``): its value and the index after it."""
+    parts, i = [], i + 1
+    while True:
+        close = text.find('"', i)
+        if close < 0:
+            raise _CellError(line, column, "a quoted cell is never closed (expected a closing \")")
+        parts.append(text[i:close])
+        if not text.startswith('""', close):
+            return "".join(parts), close + 1
+        parts.append('"')
+        i = close + 2
+
+
+# -- JSON Lines ---------------------------------------------------------------------------------
+def _jsonl_table(text: str, path: str) -> tuple[list[tuple[str, int, int]], list[_Row]]:
+    """(every key with its position, the rows) of a JSON Lines text (lines end at LF only: a JSON
+    string may hold U+2028 or NEL as they are)."""
     names: list[tuple[str, int, int]] = []
     rows: list[_Row] = []
-    for number, raw in enumerate(text.lstrip("\ufeff").splitlines(), start=1):
+    for number, raw in enumerate(text.removeprefix("\ufeff").split("\n"), start=1):
         if not raw.strip():
             continue
         try:
-            record = json.loads(raw)
-        except json.JSONDecodeError as exc:
-            raise _CellError(number, exc.colno, f"not valid JSON: {exc.msg}") from None
+            record = read_json(raw, path, line=number)
+        except RubricError as exc:
+            problem = exc.problems[0]
+            raise _CellError(problem.line or number, problem.column or 1, problem.message) from None
         if not isinstance(record, dict):
             raise _CellError(number, 1, "expected an object {id, annotator, verdict, score, note, <criterion id>...}")
         row: _Row = {}

@@ -5,7 +5,9 @@ Assertions become criteria by the rules in :mod:`.promptfoo`'s docstring. Severa
 assertions merge into one rubric (a rubric applies every criterion to every sample):
 
 * an assertion repeated in several tests (same check or text, same weight) is one
-  criterion carrying each test's tag;
+  criterion carrying each test's tag; repeated within one test it counts as often as it is
+  written there (each copy is a criterion), unless the copies share a ``metric`` name
+  (promptfoo reports them as one score: how a judge panel's members are written);
 * one-word keyword assertions under one ``metric`` with equal weights - how the export
   splits a keywords check - join back into one check, which gives the same scores and
   verdicts; nothing else joins (``icontains-any`` passes on one word of several, which a
@@ -22,6 +24,7 @@ from typing import Any
 from rubric_studio.core.rubric import Rubric
 from rubric_studio.interop import _checks
 from rubric_studio.interop._common import (
+    BOUNDARY_EPSILON,
     IdAllocator,
     Source,
     Warnings,
@@ -31,6 +34,7 @@ from rubric_studio.interop._common import (
     read_threshold,
     slugify,
     snap,
+    tidy,
 )
 from rubric_studio.interop.promptfoo._judge import imported_judge
 
@@ -105,14 +109,28 @@ class _Criteria:
         self.items: list[dict[str, Any]] = []
         self.origins: dict[int, tuple[Any, ...]] = {}
         self.renamed: dict[str, list[str]] = {}
-        self._seen: dict[str, int] = {}
+        self._seen: dict[str, list[int]] = {}
+        #: Per criterion, the (test, metric) of each assertion folded into it.
+        self._sources: dict[int, set[tuple[Any, Any]]] = {}
+
+    def _copy_of(self, key: str, scope: Any, metric: Any) -> int | None:
+        """The criterion an equal assertion is a copy of: another test's, or one of this test's under
+        the same metric name (None: this one counts on its own)."""
+        for at in self._seen.get(key, []):
+            sources = self._sources[at]
+            if scope not in {test for test, _ in sources} or (metric is not None and (scope, metric) in sources):
+                sources.add((scope, metric))
+                return at
+        return None
 
     def add(self, entry: Entry, criterion: dict[str, Any]) -> bool:
-        """Add ``criterion``; False when an equal one (another test's copy) is there already (tags merged)."""
+        """Add ``criterion``; False when an equal one (a copy, see :meth:`_copy_of`) is there already (tags merged)."""
         slug_from = criterion.pop("_slug_from", None)  # the text an id is made from when there is no metric
         key = repr(sorted((k, repr(v)) for k, v in criterion.items() if k not in ("id", "tags") and v is not None))
-        if key in self._seen:
-            existing = self.items[self._seen[key]]
+        scope = entry.path[:2] if entry.path[:1] == ("tests",) else entry.path[:1]
+        at = self._copy_of(key, scope, criterion.get("id"))
+        if at is not None:
+            existing = self.items[at]
             existing.setdefault("tags", []).extend(t for t in entry.tags if t not in existing.get("tags", []))
             return False
         metric = criterion.get("id")
@@ -125,7 +143,8 @@ class _Criteria:
                 self.renamed.setdefault(str(metric), []).append(criterion["id"])
         if entry.tags:
             criterion["tags"] = list(entry.tags)
-        self._seen[key] = len(self.items)
+        self._seen.setdefault(key, []).append(len(self.items))
+        self._sources[len(self.items)] = {(scope, metric)}
         self.origins[len(self.items)] = entry.path
         self.items.append({k: v for k, v in criterion.items() if v is not None})
         return True
@@ -164,7 +183,8 @@ def assemble(source: Source, data: dict[str, Any], gates: list[Entry], scored: l
     sums = _Sums()
     duplicated: set[int] = set()
     for gate in gates:
-        twin = next((s for s in scored if _same(s, gate) and id(s) not in duplicated), None)
+        twin = next((s for s in scored if _same(s, gate) and s.criterion.get("id") == gate.criterion.get("id")
+                     and id(s) not in duplicated), None)
         if twin is not None:  # the export's gate copy of a graded required criterion
             duplicated.add(id(twin))
             twin.criterion["required"] = True
@@ -196,7 +216,8 @@ def assemble(source: Source, data: dict[str, Any], gates: list[Entry], scored: l
         raise source.error((), f"no rubric criteria found: {why}")
     criteria.warn_renamed(warn)
     rubric_data = _names(source, data)
-    rubric_data["pass_threshold"] = _pass_threshold(threshold, sums, warn)
+    carried = carried_pass_threshold(data, warn) if threshold is None else None
+    rubric_data["pass_threshold"] = _pass_threshold(threshold, sums, warn, carried)
     rubric_data["criteria"] = criteria.items
     judge = _judge(data, warn)
     if judge:
@@ -204,18 +225,42 @@ def assemble(source: Source, data: dict[str, Any], gates: list[Entry], scored: l
     return build_rubric(rubric_data, source, criteria.origins)
 
 
-def _pass_threshold(threshold: float | None, sums: _Sums, warn: Warnings) -> float:
+#: Where the promptfoo export keeps the pass_threshold of a rubric whose criteria are all gates, which
+#: no assert-set threshold holds then: ``defaultTest.metadata`` (promptfoo files it with the results).
+PASS_THRESHOLD_KEY = "rubric_studio_pass_threshold"
+
+
+def carried_pass_threshold(data: dict[str, Any], warn: Warnings) -> float | None:
+    """The pass_threshold an export of ours kept in ``defaultTest.metadata`` (None when there is none)."""
+    default_test = data.get("defaultTest")
+    metadata = default_test.get("metadata") if isinstance(default_test, dict) else None
+    if not isinstance(metadata, dict) or PASS_THRESHOLD_KEY not in metadata:
+        return None
+    value = metadata[PASS_THRESHOLD_KEY]
+    if isinstance(value, int | float) and not isinstance(value, bool) and 0 <= value <= 1:
+        return float(value)
+    warn.add(f"defaultTest.metadata.{PASS_THRESHOLD_KEY} {value!r} is not a pass_threshold from 0 to 1; not used")
+    return None
+
+
+def _pass_threshold(threshold: float | None, sums: _Sums, warn: Warnings, carried: float | None = None) -> float:
     if threshold is None:
+        if carried is not None:
+            return carried
         if sums.graded_gates:
             warn.add("the promptfoo test has no score threshold (it passes when every assertion passes); "
                      "pass_threshold set to 0 so only the required criteria decide")
             return 0.0
+        warn.add("the promptfoo test has no score threshold (it passes when every assertion passes), so every "
+                 "criterion is imported as required; pass_threshold set to 0.8, rubric-studio's default, which "
+                 "decides no verdict while every criterion is required")
         return 0.8
     if not sums.scored:
         return snap(threshold)
     threshold = read_threshold(threshold)
     value = (threshold * sums.scored + sums.gate - sums.penalties) / sums.positive if sums.positive else threshold
-    pass_threshold = min(1.0, max(0.0, snap(value)))
+    error = 2 * BOUNDARY_EPSILON * sums.scored / sums.positive if sums.positive else 5e-6  # how far a restatement is off
+    pass_threshold = min(1.0, max(0.0, tidy(value, max(error, 5e-6))))
     if abs(pass_threshold - snap(threshold)) > 1e-9:
         warn.add(f"threshold {num(snap(threshold))} restated as pass_threshold {num(pass_threshold)} on "
                  "rubric-studio's scale (required criteria and penalties count differently; same verdicts)")

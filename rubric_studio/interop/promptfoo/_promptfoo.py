@@ -19,7 +19,10 @@ provider, prompt ``{{output}}``) with ``defaultTest`` holding the rubric:
   with min_score < 1) appears twice: as the gate and inside the set (promptfoo's
   cache answers the second judge call);
 * analytic criteria carry their bands on promptfoo's 0.0–1.0 scale and
-  ``threshold: min_score``; operators are spelled out in the rubric text.
+  ``threshold: min_score``; operators are spelled out in the rubric text;
+* a rubric whose criteria are all gates has no assert-set, so no threshold holds its
+  pass_threshold (which decides no verdict then): it is kept in
+  ``defaultTest.metadata.rubric_studio_pass_threshold`` for import to give back.
 
 Import (:mod:`._promptfoo_read`) reads that structure back, and foreign configs by
 the same rules: with a test threshold every assertion is scored, without one every
@@ -45,6 +48,7 @@ from rubric_studio.interop._common import (
     floor6,
     num,
     outcome_with_examples,
+    refuse_unscored,
     slugify,
 )
 from rubric_studio.interop._formats import ExportResult
@@ -56,7 +60,13 @@ from rubric_studio.interop._panel import (
     panel_rules,
     verdict_share,
 )
-from rubric_studio.interop.promptfoo._build import BANDS_INTRO, CONTRADICTION, CORRECTNESS, GRADING_PROMPT
+from rubric_studio.interop.promptfoo._build import (
+    BANDS_INTRO,
+    CONTRADICTION,
+    CORRECTNESS,
+    GRADING_PROMPT,
+    PASS_THRESHOLD_KEY,
+)
 from rubric_studio.interop.promptfoo._judge import grader_provider
 from rubric_studio.interop.promptfoo._read import import_
 
@@ -252,12 +262,17 @@ def export(rubric: Rubric, *, samples: list[Sample] | None = None) -> ExportResu
     if any(c.tags for c in rubric.criteria):
         warn.add("criterion tags have no promptfoo equivalent; not exported ("
                  + ", ".join(c.key for c in rubric.criteria if c.tags) + ")")
-    assertions = _assertions(rubric, _place_criteria(rubric, warn), warn)
+    placement = _place_criteria(rubric, warn)
+    if placement.total_positive <= 0:
+        refuse_unscored(rubric, "promptfoo", warn, [c.key for c in rubric.criteria if c.weight < 0])
+    default_test = _default_test(rubric, _assertions(rubric, placement, warn), warn)
+    if not placement.scored:  # every criterion is a gate: no assert-set threshold holds the pass_threshold
+        default_test["metadata"] = {PASS_THRESHOLD_KEY: num(rubric.pass_threshold)}
     data: dict[str, Any] = {
         "description": f"{rubric.name}: {rubric.description.strip()}" if rubric.description.strip() else rubric.name,
         "prompts": ["{{output}}"],
         "providers": ["echo"],
-        "defaultTest": _default_test(rubric, assertions, warn),
+        "defaultTest": default_test,
         "tests": _tests(samples),
     }
     if rubric.judge is not None and "concurrency" in rubric.judge.model_fields_set:

@@ -307,6 +307,9 @@ class Inspector(VerticalScroll, can_focus=True):
             out.append(f"  score {cell.score:.2f}")
         if has_made_up_quote(cell):
             out.append(f"  {MADE_UP} made-up quote", style=MADE_UP_STYLE)
+        errored = (cell.panel or {}).get("errored") if cell is not None and cell.status is not Status.ERROR else None
+        if errored:  # a judge panel's members that errored: the verdict is the others'
+            out.append(terminal_safe(f"  pooled without {', '.join(errored)} (errored)"), style="bold yellow")
         human = label.criteria.get(criterion.key) if label else None
         if human:
             differs = cell is not None and cell.status in (Status.MET, Status.UNMET) and str(cell.status) != human

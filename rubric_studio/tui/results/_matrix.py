@@ -50,6 +50,7 @@ from textual.reactive import reactive
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
+from rubric_studio.core.results import CriterionResult
 from rubric_studio.core.safe_text import terminal_safe
 from rubric_studio.session.labels import next_unlabelled
 from rubric_studio.session.results_model import (
@@ -697,9 +698,27 @@ class ResultsMatrix(ScrollView, can_focus=True):
                 style, text = "disagree", text + "≠"
             marks = [(MADE_UP, "made-up")] if has_made_up_quote(cell) else []
             marks += paint.flip_mark(flips.get(key, 0))
+            text, marks = _errored_last(text, cell, column.width, marks)
             paint.cell(text, style, column.width, marks, at_cursor=on_row and self.cursor_col == index + 1)
             paint.add(" " * GAP, "id")
         return Strip(paint.segments)
+
+
+def _errored_last(text: str, cell: CriterionResult | None, width: int,
+                  marks: list[tuple[str, str]]) -> tuple[str, list[tuple[str, str]]]:
+    """A judge panel's cell pooled without members that errored ends in ``⚠1``
+    (:func:`~rubric_studio.core.results.cell_mark`): that part becomes the last mark, kept whole
+    after the squeezed rest (``✓ 2–0⚠1``), or ``⚠`` alone where the rest would not fit beside
+    it (``✗1–1 tie⚠``; the inspector names the members)."""
+    errors = (cell.panel or {}).get("errors") if cell is not None else None
+    mark = f"⚠{errors}" if errors else ""
+    if not mark or f" {mark}" not in text:
+        return text, marks
+    text = text.replace(f" {mark}", "", 1)
+    room = width - sum(cell_len(m) for m, _ in marks) - cell_len(mark)
+    if cell_len(squeeze(text, room)) > room:
+        mark = mark[0]
+    return text, [*marks, (mark, "error")]
 
 
 class RowPaint:
@@ -728,15 +747,15 @@ class RowPaint:
     def cell(self, text: str, name: str, width: int, marks: list[tuple[str, str]], *, at_cursor: bool = False) -> None:
         """``text`` in ``width`` cells, squeezed to leave a cell for each mark after it (the
         made-up ``?`` gives way first when even the squeezed text needs the room)."""
-        room = width - len(marks)
+        room = width - sum(cell_len(mark) for mark, _ in marks)
         if len(marks) > 1 and cell_len(squeeze(text, room)) > room:
+            room += cell_len(marks[0][0])
             marks = marks[1:]
-            room += 1
         text = squeeze(text, room)
         shown = text if cell_len(text) <= room else fit(text, room)
         self.add(shown, name, at_cursor=at_cursor)
         for mark, style in marks:
             self.add(mark, style, at_cursor=at_cursor)
-        rest = width - cell_len(shown) - len(marks)
+        rest = width - cell_len(shown) - sum(cell_len(mark) for mark, _ in marks)
         if rest > 0:
             self.add(" " * rest, name, at_cursor=at_cursor)
