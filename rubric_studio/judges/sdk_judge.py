@@ -39,10 +39,11 @@ class SDKJudge(Judge):
     @staticmethod
     def http_client(sdk: Any) -> Any:
         """The HTTP client every SDK client of a judge is given: the SDK's own defaults (connection
-        limits, timeout) but **no redirect is followed**. A request carries the key (an
-        ``Authorization``, ``x-api-key`` or ``api-key`` header, and the SDKs keep the last two on a
-        redirect to another host), so a server answering 3xx gets an error naming where it pointed,
-        never the key sent on (docs/concepts/trust.md)."""
+        limits, timeout) but **no redirect is followed**. The SDKs follow one to any host (dropping
+        the key headers on the way, but resending the request — on 307/308 its body, the sample and
+        the rubric — with every other header), so a server answering 3xx gets an error naming
+        where it pointed and nothing reaches an address the user did not name
+        (docs/concepts/trust.md)."""
         return sdk.DefaultAsyncHttpxClient(follow_redirects=False)
 
     @abstractmethod

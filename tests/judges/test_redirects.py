@@ -1,9 +1,9 @@
-"""A judge's key stays with its server: a redirect is never followed, whatever the provider or API.
+"""A judge's requests stay with its server: a redirect is never followed, whatever the provider or API.
 
 A first server on 127.0.0.1 answers every request with 301, 302, 307 or 308 to a second server,
-which records what reaches it: it must see no request at all (the SDKs keep ``x-api-key`` and
-``api-key`` headers on a redirect to another host, so not following is the only safe answer). The
-cell is an error naming where the redirect pointed, never a verdict. See docs/concepts/trust.md.
+which records what reaches it: it must see no request at all (the SDKs on their own follow to any
+host and resend the request, on 307/308 with the samples in its body). The cell is an error naming
+where the redirect pointed, never a verdict. See docs/concepts/trust.md.
 """
 
 from __future__ import annotations
