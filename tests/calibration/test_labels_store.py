@@ -211,3 +211,14 @@ def test_a_change_to_a_sample_without_a_label_is_undone_by_removing_the_entry(si
     assert sidecar.read_text().rstrip("\n") == before_text.rstrip("\n")
     with pytest.raises(ValueError):
         store.LabelChange("cell", "met")  # a cell change names its criterion
+
+
+def test_one_analytic_cell_score_written_through_apply_change_reads_back(tmp_path):
+    """``apply_change`` with a ``cell_score`` change writes it where a label's analytic scores live
+    (``criterion_scores:``), as ``apply_changes`` does — not as an unknown ``cell_score`` key."""
+    from rubric_studio.core.labels import LabelChange, apply_change, load_labels
+
+    path = tmp_path / "r.labels.yaml"
+    apply_change(path, "s0", LabelChange("cell_score", 7, criterion="tone"))
+    assert "cell_score" not in path.read_text()
+    assert load_labels(path).labels["s0"].criterion_scores == {"tone": 7}

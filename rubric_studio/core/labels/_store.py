@@ -420,9 +420,8 @@ def apply_change(path: str | Path, sample_id: str, change: LabelChange,
     if field == "label":  # the whole label
         _check_verdict(value.verdict if value is not None else None)
         return _edit(path, sample_id, _whole_label(value), annotator, check)
-    if field == "cell":
-        return _edit(path, sample_id, lambda entry, carry: _set_cells(entry, carry, {change.criterion: value}),
-                     annotator, check)
+    if field in ("cell", "cell_score"):  # a criterion's met / unmet, or an analytic cell's 0-10 score
+        return _edit(path, sample_id, _entry_edit(change), annotator, check)
     _check_verdict(value if field == "verdict" else None)
     value = _score_value(value) if field == "score" else _note_value(value) if field == "note" else value
     return _edit(path, sample_id, lambda entry, carry: _set_field(entry, carry, field, value), annotator, check)
