@@ -97,3 +97,13 @@ def test_unnamed_labels_beside_a_named_person_are_never_claimed(tmp_path: Path):
     assert {sid: set(v) for sid, v in load_labels(path).by_annotator.items()} == {"a": {"alice"}, "b": {"alice"}}
     assert unclaim(path, ["a", "b"], "alice") == ["a", "b"]
     assert {sid: set(v) for sid, v in load_labels(path).by_annotator.items()} == {"a": {UNNAMED}, "b": {UNNAMED}}
+
+
+def test_a_claimed_name_that_yaml_reads_as_something_else_stays_a_name(tmp_path: Path):
+    path = tmp_path / "r.labels.yaml"
+    path.write_text("a: pass\n")
+    assert claim_unnamed(path, "yes") == ["a"]
+    import yaml
+
+    assert yaml.safe_load(path.read_text())["a"]["annotator"] == "yes"
+    assert unclaim(path, ["a"], "yes") == ["a"]

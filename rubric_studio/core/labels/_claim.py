@@ -28,6 +28,7 @@ from rubric_studio.core.labels._store import (
     _put,
     _read,
     _take_following,
+    _written_text,
     round_trip_yaml,
 )
 from rubric_studio.core.problems import RubricError
@@ -95,7 +96,7 @@ def claim_unnamed(path: str | Path, annotator: str, only: Iterable[str] | None =
                 following = _take_following(data, key)
                 data[key] = entry = CommentedMap(parse_label(entry, where=str(key)).to_yaml_data())
                 _give_following(data, key, following)
-            _put(entry, "annotator", name, LABEL_KEYS + ENTRY_KEYS)
+            _put(entry, "annotator", _written_text(name), LABEL_KEYS + ENTRY_KEYS)  # ``yes`` stays a name
             ids.append(str(key))
         return ids
 
