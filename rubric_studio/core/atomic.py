@@ -168,50 +168,31 @@ def regular_target(path: str | os.PathLike[str]) -> tuple[Path, os.stat_result |
 
 
 # -- where a write may go ---------------------------------------------------------------
-def _first_link(lexical: Path, below: Path | None = None) -> Path | None:
-    """The first component of the absolute path ``lexical`` that is a symbolic link (None: none is),
-    looking only below the folder ``below`` (absolute) when given."""
-    start = below if below is not None and lexical.is_relative_to(below) else Path(lexical.anchor)
-    current = start
-    for part in lexical.parts[len(start.parts):]:
-        current = current / part
-        try:
-            if stat.S_ISLNK(os.lstat(current).st_mode):
-                return current
-        except OSError:
-            return None  # the rest does not exist yet: no link on the way
-    return None
-
-
-def write_refusal(path: str | os.PathLike[str], trusted: str | os.PathLike[str] | None = None) -> str | None:
+def write_refusal(path: str | os.PathLike[str]) -> str | None:
     """Why writing ``path`` would change a file that is not the one its folder shows, or None.
 
     The folder a file is written in is the one its path names — the rubric's folder, or the
     folder of an ``-o`` path — and the links on the way to it are the user's. What that folder
-    holds may have been shipped by someone else, so a symbolic link *in* it (the file itself, or a
-    folder below ``trusted`` when that is given higher up) may lead only to a place inside the
-    folder: not outside it, not into a hidden folder below it that the path does not name, not
-    into a credentials folder. Wherever the links are, a write never lands in a credentials folder
-    (:func:`rubric_studio.core.folders.credentials_folder`) that the path does not name, and never
-    replaces a regular file with hard links in other folders (its content is shared with a file
-    from anywhere). Only ``lstat``/``stat`` calls: nothing is opened.
+    holds may have been shipped by someone else, so when the file itself is a symbolic link it
+    may lead only to a place inside that folder: not outside it, not into a hidden folder below it
+    that the path does not name. Wherever the links are, a write never lands in a credentials
+    folder (:func:`rubric_studio.core.folders.credentials_folder`) that the path does not name, and
+    never replaces a regular file with hard links in other folders (its content is shared with a
+    file from anywhere). Only ``lstat``/``stat`` calls: nothing is opened.
     """
     from rubric_studio.core.folders import credentials_folder, hard_links_elsewhere, outside_reason
 
     lexical = Path(os.path.abspath(path))
-    folder = Path(os.path.abspath(trusted)) if trusted is not None else lexical.parent
-    link = _first_link(lexical, folder)
     real = Path(os.path.realpath(lexical))
-    if link is not None:
-        bound = Path(os.path.realpath(link.parent))
-        reason = outside_reason(real, bound, _stat_or_none(real), hard_links=False)
-        if reason is not None and not _named_as_is(lexical, real, link.parent, reason):
-            shown = "a symbolic link" if link == lexical else f"reached through the symbolic link {link}"
-            return f"is {shown} to {real}, which {reason.replace('the folder', f'the folder {bound}')}"
+    info = _stat_or_none(real)
+    if stat.S_ISLNK(_lstat_mode(lexical)):
+        bound = Path(os.path.realpath(lexical.parent))
+        reason = outside_reason(real, bound, info, hard_links=False)
+        if reason is not None and not _hidden_but_named(lexical, real, bound, reason):
+            return f"is a symbolic link to {real}, which {reason.replace('the folder', f'the folder {bound}')}"
     secret = credentials_folder(real)
     if secret is not None and credentials_folder(lexical) is None:
         return f"leads through a symbolic link to {real}, in {secret}, where credentials are kept"
-    info = _stat_or_none(real)
     if info is not None and hard_links_elsewhere(real, info):
         return (f"has {info.st_nlink} names (hard links), not all in its folder: writing it would "
                 f"change a file elsewhere")
@@ -225,23 +206,26 @@ def _stat_or_none(path: Path) -> os.stat_result | None:
         return None
 
 
-def _named_as_is(lexical: Path, real: Path, folder: Path, reason: str) -> bool:
-    """True when the place a link leads to is one the path names itself (``.cache/x`` reached
-    through ``.cache -> .cache-real`` in the same folder): the hidden-folder rule only refuses a
-    hidden folder the path does not show."""
+def _lstat_mode(path: Path) -> int:
+    try:
+        return os.lstat(path).st_mode
+    except OSError:
+        return 0
+
+
+def _hidden_but_named(lexical: Path, real: Path, bound: Path, reason: str) -> bool:
+    """True when the hidden folder a link leads into is one the path names itself (``.cache/x``
+    a link to ``.cache/y``): the hidden-folder rule only refuses a hidden folder the path does not show."""
     if not reason.startswith("is in the hidden"):
         return False
-    named = {part for part in lexical.relative_to(folder).parts if part.startswith(".")}
-    try:
-        shown = {part for part in real.relative_to(os.path.realpath(folder)).parts if part.startswith(".")}
-    except ValueError:
-        return False
+    named = {part for part in lexical.parent.parts if part.startswith(".")}
+    shown = {part for part in real.relative_to(bound).parts if part.startswith(".")}
     return shown <= named
 
 
-def check_write_target(path: str | os.PathLike[str], trusted: str | os.PathLike[str] | None = None) -> None:
+def check_write_target(path: str | os.PathLike[str]) -> None:
     """Raise :class:`UnsafeTarget` when :func:`write_refusal` refuses ``path``; nothing is written."""
-    reason = write_refusal(path, trusted)
+    reason = write_refusal(path)
     if reason is not None:
         raise UnsafeTarget(path, f"{reason}; nothing written")
 
@@ -456,13 +440,6 @@ def _open_lock_file(path: Path) -> int:
     return fd
 
 
-def _lstat_mode(path: Path) -> int:
-    try:
-        return os.lstat(path).st_mode
-    except OSError:
-        return 0
-
-
 def _hold_os_lock(path: Path, deadline: float) -> int:
     """A descriptor of ``path`` holding its exclusive ``flock``, polled until ``deadline``."""
     import fcntl
@@ -578,14 +555,16 @@ def write_text_safely(
     """
     data = text.encode(encoding)
     if expect is None and not lock:
-        return _write(path, data, None, user_file)
-    with locked(path, user_file=user_file):
-        return _write(path, data, expect, user_file)
+        return _write(path, data, None, check=not user_file)
+    with locked(path, user_file=user_file):  # checks the target before it makes the lock
+        return _write(path, data, expect, check=False)
 
 
-def _write(path: str | os.PathLike[str], data: bytes, expect: DiskState | None, user_file: bool) -> DiskState:
+def _write(path: str | os.PathLike[str], data: bytes, expect: DiskState | None, *, check: bool) -> DiskState:
+    """The atomic replace of :func:`write_text_safely`; ``check``: refuse a planted link first
+    (:func:`check_write_target`; a caller holding :func:`locked` has)."""
     target, info = regular_target(path)
-    if not user_file:
+    if check:
         check_write_target(path)
     remove_stale_temps(target)
     if expect is not None:
@@ -655,21 +634,22 @@ def rewrite_safely(
     """
     for attempt in range(attempts):
         with locked(path, user_file=user_file):
-            written = _rewrite_once(path, edit, last=attempt + 1 == attempts, user_file=user_file)
+            written = _rewrite_once(path, edit, last=attempt + 1 == attempts)
         if written is not None:
             return written
     return False
 
 
 def _rewrite_once(path: str | os.PathLike[str], edit: Callable[[], tuple[str, DiskState] | None],
-                  *, last: bool, user_file: bool) -> bool | None:
-    """One locked try of :func:`rewrite_safely`: True / False as it returns, None to try again."""
+                  *, last: bool) -> bool | None:
+    """One try of :func:`rewrite_safely` under the lock it holds: True / False as it returns, None
+    to try again."""
     planned = edit()
     if planned is None:
         return False
     text, state = planned
     try:
-        write_text_safely(path, text, expect=state, user_file=user_file)
+        _write(path, text.encode("utf-8"), state, check=False)  # checked when the lock was taken
     except ChangedOnDisk:
         if last:
             raise

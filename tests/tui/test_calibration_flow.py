@@ -514,3 +514,27 @@ async def test_a_missing_sidecar_is_created_a_broken_one_is_a_notification_own_w
         await until(lambda: any(n.title == "Label not saved" for n in app._notifications))
         assert LABELS.read_text() == "cancel-subscription: [unclosed\n"
         assert app.is_running
+
+
+async def test_a_label_through_a_planted_sidecar_link_is_refused_naming_the_file(tmp_path, monkeypatch):
+    """A repository that ships its labels sidecar as a link to a file elsewhere gets the label
+    refused, one notification naming the sidecar and where it leads, and the file elsewhere untouched."""
+    copy_bundled(tmp_path, monkeypatch)
+    decoy = tmp_path / "elsewhere.yaml"
+    sidecar = RUBRIC.with_name("support_reply.labels.yaml")
+    decoy.write_text(sidecar.read_text())
+    sidecar.unlink()
+    sidecar.symlink_to(decoy)
+    before = decoy.read_bytes()
+    app = StudioApp(RUBRIC, watch=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await until(lambda: graded(app))
+        matrix = app.query_one(ResultsMatrix)
+        matrix.focus()
+        matrix.select_sample("cancel-subscription")
+        await pilot.press("p")
+        await until(lambda: any(n.title == "Label not saved" for n in app._notifications))
+        (note,) = [n for n in app._notifications if n.title == "Label not saved"]
+        assert f"support_reply.labels.yaml: is a symbolic link to {decoy}" in note.message
+        assert "nothing written" in note.message
+    assert decoy.read_bytes() == before

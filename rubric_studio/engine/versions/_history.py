@@ -37,7 +37,6 @@ from rubric_studio.core.atomic import (
     ABSENT,
     ChangedOnDisk,
     DiskState,
-    check_write_target,
     locked,
     read_bytes,
     regular_target,
@@ -220,8 +219,7 @@ class RunHistory:
     def _append_line(self, line: bytes) -> int:
         """Append one line with a single write; the file's size after it."""
         self.path.parent.mkdir(parents=True, exist_ok=True)
-        check_write_target(self.path, trusted=self.path.parent)  # the cache folder is the user's; the file is ours
-        with locked(self.path, user_file=True):  # never between a compaction's read and its rename
+        with locked(self.path):  # never between a compaction's read and its rename; refuses a planted link
             return self._append_locked(line)
 
     def _append_locked(self, line: bytes) -> int:
@@ -247,8 +245,7 @@ class RunHistory:
         """Rewrite the file with only the last version of each number, the last ``max_versions``,
         within ``max_bytes``; atomically and never over a line appended meanwhile. True when written."""
         for _attempt in range(2):
-            check_write_target(self.path, trusted=self.path.parent)
-            with locked(self.path, user_file=True):
+            with locked(self.path):
                 compacted = self._compact_locked()
             if compacted is not None:
                 return compacted
@@ -264,8 +261,7 @@ class RunHistory:
         while len(kept) > 1 and sum(len(line) + 1 for line in kept) > self.max_bytes * 3 // 4:
             kept.pop(0)
         try:
-            write_text_safely(self.path, b"".join(line + b"\n" for line in kept).decode(), expect=state,
-                              user_file=True)  # checked by compact() against the history folder
+            write_text_safely(self.path, b"".join(line + b"\n" for line in kept).decode(), expect=state)
         except ChangedOnDisk:
             return None  # another writer appended: read again
         except (OSError, UnicodeDecodeError) as exc:

@@ -68,7 +68,7 @@ class Labeler:
             step = await writer.apply(sample_id, change)
         except Exception as exc:  # bad YAML in the sidecar, permissions, a full disk ...
             self._claimed(writer.claimed)
-            self.app.post_message(LabelWriteFailed(sample_id, str(exc) or type(exc).__name__))
+            self.app.post_message(LabelWriteFailed(sample_id, _why(exc)))
             return
         self._claimed(writer.claimed)
         self.app.post_message(LabelWritten(sample_id, step.after, step.annotator))
@@ -121,7 +121,7 @@ class Labeler:
         try:
             result = await run()
         except Exception as exc:
-            self.app.post_message(LabelWriteFailed(step.sample_id if step else "", str(exc) or type(exc).__name__))
+            self.app.post_message(LabelWriteFailed(step.sample_id if step else "", _why(exc)))
             return None
         if result is None:
             self.app.notify(f"No label change to {verb}.", timeout=3)
@@ -233,3 +233,13 @@ def commands(app: StudioHost) -> Iterable[SystemCommand]:
                         lambda: labeler.step_disagreement(1))
     yield SystemCommand("Previous disagreement", "Jump to the previous disagreeing sample ([)",
                         lambda: labeler.step_disagreement(-1))
+
+
+def _why(exc: Exception) -> str:
+    """A failed label write in one line; a file that is not safe to write is named when its message
+    does not name it ("r.labels.yaml: is a symbolic link to …")."""
+    from rubric_studio.core.atomic import UnsafeTarget
+
+    text = str(exc) or type(exc).__name__
+    named = not isinstance(exc, UnsafeTarget) or str(exc.path) in text
+    return text if named else f"{exc.path.name}: {text}"
