@@ -19,10 +19,10 @@ through :func:`replacing_text`):
   ``stat`` and reads open with ``O_NONBLOCK``, so a FIFO never blocks. A symbolic link to a
   regular file is written through (the link stays a link) only while it leads to a file in its
   own folder (:func:`check_write_target`).
-* **Writes stay in the folder.** A write never follows a symbolic link — of the file or of a
-  folder on its way — to a file outside the folder the link is in, into a hidden folder below it
-  or into a credentials folder (``~/.ssh`` …), and never replaces a file that has hard links
-  elsewhere: a shared repository that ships ``r.card.yaml -> ~/.bashrc`` gets one clear refusal
+* **Writes stay in the folder.** A write never follows the file's own symbolic link to a file
+  outside its folder or into a hidden folder below it, never lands in a credentials folder
+  (``~/.ssh`` …) the path does not name, and never replaces a file that has hard links
+  elsewhere (:func:`write_refusal`): a shared repository that ships ``r.card.yaml -> ~/.bashrc`` gets one clear refusal
   (:class:`UnsafeTarget`), and nothing is written. See docs/concepts/trust.md.
 * **Permissions.** A new file is created with mode ``0o666`` and the kernel applies the
   user's umask (no process-wide ``os.umask`` juggling); a replaced file keeps its mode.
@@ -73,7 +73,8 @@ _NAME_BYTES = 120  # the target's name is shortened in temp names so they stay u
 
 
 class UnsafeTarget(OSError):
-    """The path exists but is not a regular file (or a link to one): it is neither read nor written."""
+    """The path exists but is not a regular file (or a link to one), or is a link a write must not
+    follow (:func:`write_refusal`): nothing is read or written. ``path`` is the file refused."""
 
     def __init__(self, path: str | os.PathLike[str], message: str) -> None:
         super().__init__(message)
@@ -340,10 +341,9 @@ class LockTimeout(OSError):
 
 
 STATE_FOLDER = ".rubric-studio"
-"""The working folder rubric-studio keeps beside the files it writes (the write lock, the labels
-journal): hidden, with a ``.gitignore`` of ``*`` so none of it shows in ``git status``."""
+"""The working folder rubric-studio keeps beside the files it writes (the write lock): hidden, with a ``.gitignore`` of ``*`` so none of it shows in ``git status``."""
 LOCK_NAME = "lock"
-_STATE_GITIGNORE = "# rubric-studio's working files (write lock, labels journal): not for version control\n*\n"
+_STATE_GITIGNORE = "# rubric-studio's working files (the write lock): not for version control\n*\n"
 
 
 def state_folder(path: str | os.PathLike[str], *, create: bool = True) -> Path:
