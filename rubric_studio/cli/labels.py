@@ -147,23 +147,16 @@ def _samples_source(rubric_path: str, named: str | None) -> Path | None:
     """The samples of a rubric, guarded as ``grade`` guards them: named ones are read (with a warning
     when they are a link into a hidden or credentials folder), found ones only when they really are in
     the rubric's folder (:func:`rubric_studio.core.discovery.refuse_found_elsewhere` raises otherwise)."""
-    from dataclasses import replace
-
     from rubric_studio.cli.common import echo
     from rubric_studio.core.discovery import find_samples_for, named_link_warning, refuse_found_elsewhere
-    from rubric_studio.core.problems import RubricError
 
     if named:
         if (link := named_link_warning(named)) is not None:
             echo(f"warning: {link}", sys.stderr)
         return Path(named)
     found = find_samples_for(rubric_path)
-    if found is not None:
-        try:
-            refuse_found_elsewhere(rubric_path, found)
-        except RubricError as exc:  # labels has no --allow-code: naming the samples is the way to take them
-            raise RubricError([replace(p, message=p.message.replace(", pass --allow-code to trust them for this run", ""))
-                               for p in exc.problems]) from None
+    if found is not None:  # labels has no --allow-code: naming the samples is the way to take them
+        refuse_found_elsewhere(rubric_path, found, allow_code=False)
     return found
 
 
@@ -172,10 +165,12 @@ def _users(args: Namespace) -> dict[str, str] | None:
     (never showing the token)."""
     from rubric_studio.cli.common import fail_usage
     from rubric_studio.core.files import read_user_file
-    from rubric_studio.interop.labels import ServerError, read_users, server_users
+    from rubric_studio.interop.labels import read_users
 
     users: dict[str, str] = {}
     if args.label_studio_url:
+        from rubric_studio.interop.labels import ServerError, server_users  # urllib, ssl: this path only
+
         token = os.environ.get(TOKEN_ENV, "").strip()
         problem = _token_problem(token)
         if problem is not None:

@@ -35,13 +35,14 @@ def find_samples_for(rubric_path: str | Path) -> Path | None:
     return None
 
 
-def refuse_found_elsewhere(rubric_path: str | Path, source: Path) -> None:
+def refuse_found_elsewhere(rubric_path: str | Path, source: Path, *, allow_code: bool = True) -> None:
     """Raise RubricError when the samples found beside a rubric are really somewhere else.
 
     The user named only the rubric, so the folder decides what is graded: a ``samples``
     folder or ``foo.samples.jsonl`` that is a link to another place (``samples -> ~/Documents``),
     a hard link, or a file where credentials are kept would put that content into the judge
-    requests unasked. Naming the source on the command line, or ``--allow-code``, takes it.
+    requests unasked. Naming the source on the command line, or ``--allow-code``, takes it
+    (``allow_code``: whether the command has that option, so the message offers it).
     """
     from rubric_studio.core.folders import outside_reason
     from rubric_studio.core.problems import Problem, RubricError
@@ -49,9 +50,10 @@ def refuse_found_elsewhere(rubric_path: str | Path, source: Path) -> None:
     folder = Path(rubric_path).resolve().parent
     reason = outside_reason(source.resolve(), folder)
     if reason is not None:
+        trust = ", pass --allow-code to trust them for this run" if allow_code else ""
         raise RubricError([Problem(str(source), None, None, (
             f"not read: the samples found beside the rubric {reason} ({source.resolve()}); name them on the "
-            "command line, pass --allow-code to trust them for this run, or copy them into the folder"))])
+            f"command line{trust}, or copy them into the folder"))])
 
 
 def named_link_warning(named: str | Path) -> str | None:

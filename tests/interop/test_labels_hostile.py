@@ -251,5 +251,6 @@ def test_export_refuses_samples_linked_out_of_the_rubric_folder(project, tmp_pat
     assert main(["labels", "export", str(project), "--to", fmt, "-o", str(out / "x.csv" if fmt == "csv" else out)]) == 2
     err = capsys.readouterr().err
     assert "is outside the folder" in err and "Traceback" not in err
+    assert "--allow-code" not in err  # labels has no such option: naming the samples is the way
     written = [p.read_text(encoding="utf-8") for p in out.rglob("*") if p.is_file()] if out.exists() else []
     assert not any("DECOY" in text for text in written)

@@ -7,6 +7,8 @@ from __future__ import annotations
 import json
 import shutil
 import socketserver
+import subprocess
+import sys
 import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -204,3 +206,23 @@ def test_a_token_that_cannot_be_a_header_is_refused_without_showing_it(project, 
     err = _failed(project, capsys, "$LABEL_STUDIO_API_KEY")
     assert token.strip() not in err and "abc" not in err
     assert server.requests == []
+
+
+_LOADED = """
+import sys
+from rubric_studio.cli import main
+code = main(["labels", "import", sys.argv[1], sys.argv[2], "--labels", sys.argv[3]])
+print(code, sorted(m for m in ("urllib.request", "http.client", "ssl") if m in sys.modules))
+"""
+
+
+@pytest.mark.parametrize("name", ["sheet.csv", "export.json"])
+def test_only_the_server_path_loads_an_http_client(project, name):
+    source = project.with_name(name)
+    if name == "export.json":
+        shutil.copyfile(EXPORT, source)
+    else:
+        source.write_text("id,annotator,verdict\nrefund-within-window,bob,pass\n", encoding="utf-8")
+    run = subprocess.run([sys.executable, "-c", _LOADED, str(project), str(source), str(project.with_name("x.yaml"))],
+                         capture_output=True, text=True, check=False)
+    assert run.stdout.strip() == "0 []", run.stdout + run.stderr

@@ -1,17 +1,39 @@
 """Human labels in and out of the tools teams label with: CSV / JSON Lines tables (:mod:`._table`)
 and Label Studio (:mod:`._label_studio`; its server's user e-mails: :mod:`._server`). Reading gives
 label changes to write with :func:`rubric_studio.core.labels.apply_changes`; bad input raises
-RubricError with line and column.
+RubricError with line and column. Each module is imported on first use (:mod:`._server` brings
+urllib and ssl, which only ``--label-studio-url`` needs).
 """
 
 from __future__ import annotations
 
-from rubric_studio._lazy import public_dir
-from rubric_studio.interop.labels._common import FIXED, ImportedLabels, SampleIds
-from rubric_studio.interop.labels._label_studio import labeling_config, read_export, read_users, tasks
-from rubric_studio.interop.labels._server import ServerError, check_server_url, check_token, server_users
-from rubric_studio.interop.labels._table import TABLE_FORMATS, export_table, read_table
+from typing import TYPE_CHECKING
 
+from rubric_studio._lazy import lazy_exports
+
+if TYPE_CHECKING:
+    from rubric_studio.interop.labels._common import FIXED, ImportedLabels, SampleIds
+    from rubric_studio.interop.labels._label_studio import labeling_config, read_export, read_users, tasks
+    from rubric_studio.interop.labels._server import ServerError, check_server_url, check_token, server_users
+    from rubric_studio.interop.labels._table import TABLE_FORMATS, export_table, read_table
+
+#: Public name -> the private module that defines it.
+_EXPORTS = {
+    "FIXED": "_common",
+    "ImportedLabels": "_common",
+    "SampleIds": "_common",
+    "labeling_config": "_label_studio",
+    "read_export": "_label_studio",
+    "read_users": "_label_studio",
+    "tasks": "_label_studio",
+    "ServerError": "_server",
+    "check_server_url": "_server",
+    "check_token": "_server",
+    "server_users": "_server",
+    "TABLE_FORMATS": "_table",
+    "export_table": "_table",
+    "read_table": "_table",
+}
 __all__ = ["FIXED", "TABLE_FORMATS", "ImportedLabels", "SampleIds", "ServerError", "check_server_url", "check_token",
            "export_table", "labeling_config", "read_export", "read_table", "read_users", "server_users", "tasks"]
-__dir__ = public_dir(__name__)
+__getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)

@@ -42,20 +42,22 @@ class ImportedLabels:
         return sorted({name for _, name in self.labels})
 
 
-@dataclass(frozen=True)
+@dataclass
 class SampleIds:
     """The ids of the samples labels must belong to, and where they were read (for the message)."""
 
     source: str
     ids: frozenset[str]
     skipped: int = 0  # records of the samples file that could not be read (their ids are unknown)
+    _hinted: int = field(default=0, init=False, repr=False)  # unknown ids searched for a "did you mean"
 
-    def unknown(self, sample_id: str, hinted: int = 0) -> str | None:
-        """Why a label of ``sample_id`` cannot be imported (it is in none of the samples), or None.
-        ``hinted``: how many unknown ids were already given a "did you mean" (a search of every id)."""
+    def unknown(self, sample_id: str) -> str | None:
+        """Why a label of ``sample_id`` cannot be imported (it is in none of the samples), or None;
+        only the first :data:`_HINTED` unknown ids get a "did you mean" (each is a search of every id)."""
         if sample_id in self.ids:
             return None
-        close = difflib.get_close_matches(sample_id, self.ids, n=1) if hinted < _HINTED else []
+        self._hinted += 1
+        close = difflib.get_close_matches(sample_id, self.ids, n=1) if self._hinted <= _HINTED else []
         hint = f"; did you mean {close[0]!r}?" if close else ""
         unread = f", {self.skipped} records of it unreadable" if self.skipped else ""
         return (f"sample {sample_id!r} is in no samples file of this rubric (not among the {len(self.ids)} samples "

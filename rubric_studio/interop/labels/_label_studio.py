@@ -18,7 +18,6 @@ from __future__ import annotations
 import json
 from collections.abc import Mapping
 from typing import Any
-from xml.sax.saxutils import quoteattr
 
 from rubric_studio.core.labels import LabelChange
 from rubric_studio.core.problems import Problem, RubricError
@@ -45,6 +44,8 @@ def _judged(rubric: Rubric) -> list[Criterion]:
 
 def labeling_config(rubric: Rubric, ground_truth: bool = False) -> str:
     """The project's labeling config (XML) for ``rubric``."""
+    from xml.sax.saxutils import quoteattr  # it imports urllib.request (and ssl): export only
+
     lines = ["<View>", f"  <Header value={quoteattr(rubric.name)}/>", '  <Header value="Input" size="5"/>',
              '  <Text name="input" value="$input"/>']
     if ground_truth:
@@ -64,6 +65,8 @@ def labeling_config(rubric: Rubric, ground_truth: bool = False) -> str:
 
 
 def _criterion_controls(criterion: Criterion) -> list[str]:
+    from xml.sax.saxutils import quoteattr
+
     name = quoteattr(CRITERION_PREFIX + criterion.key)
     title = f"{criterion.key}: {criterion.outcome or ''}"
     if criterion.is_penalty:
@@ -104,7 +107,7 @@ def read_export(text: str, path: str, rubric: Rubric, users: Mapping[str, str] |
     for task in data:
         if enough(problems, path):
             break
-        unknown = _read_task(task, rubric, users or {}, found, (known, len(problems)))
+        unknown = _read_task(task, rubric, users or {}, found, known)
         if unknown is not None:
             problems.append(Problem(path, None, None, unknown))
     if problems:
@@ -113,7 +116,7 @@ def read_export(text: str, path: str, rubric: Rubric, users: Mapping[str, str] |
 
 
 def _read_task(task: Any, rubric: Rubric, users: Mapping[str, str], found: ImportedLabels,
-               known: tuple[SampleIds | None, int]) -> str | None:
+               known: SampleIds | None) -> str | None:
     """Read one task's annotations into ``found``; why it cannot be imported (its sample is unknown), or None."""
     if not isinstance(task, dict):
         found.warnings.append(f"an entry that is not a task ({json_kind(task)}) was skipped")
@@ -124,8 +127,7 @@ def _read_task(task: Any, rubric: Rubric, users: Mapping[str, str], found: Impor
     if not isinstance(sample_id, str | int) or isinstance(sample_id, bool) or not str(sample_id).strip():
         found.warnings.append(f"task {task_id}: no data.sample_id (not a task rubric-studio wrote); skipped")
         return None
-    ids, hinted = known
-    unknown = ids.unknown(str(sample_id), hinted) if ids is not None else None
+    unknown = known.unknown(str(sample_id)) if known is not None else None
     if unknown is not None:
         return f"task {task_id}: {unknown}"
     annotations = task.get("annotations") or []

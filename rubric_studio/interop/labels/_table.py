@@ -25,7 +25,7 @@ from typing import Any
 
 from rubric_studio.core.labels import Label
 from rubric_studio.core.problems import Problem, RubricError
-from rubric_studio.core.rubric import Rubric
+from rubric_studio.core.rubric import Criterion, Rubric
 from rubric_studio.interop.labels._common import (
     FIXED,
     ImportedLabels,
@@ -104,16 +104,16 @@ def read_table(text: str, path: str, rubric: Rubric, fmt: str, default_annotator
             _check_names(names, rubric, table=False)
     except _CellError as exc:
         raise RubricError([Problem(path, exc.line, exc.column, exc.message)]) from None
-    problems = _read_rows(cells, rubric, default_annotator, found, (path, fmt, known))
+    problems = _read_rows(cells, rubric, default_annotator, found, path, csv=fmt == "csv", known=known)
     if problems:
         raise RubricError(problems)
     return found
 
 
 def _read_rows(cells: Iterator[_Row] | list[_Row], rubric: Rubric, default_annotator: str, found: ImportedLabels,
-               source: tuple[str, str, SampleIds | None]) -> list[Problem]:
+               path: str, *, csv: bool, known: SampleIds | None) -> list[Problem]:
     """Read every row into ``found``; the problems of those that cannot be read."""
-    path, fmt, known = source
+    criteria = {c.key: c for c in rubric.criteria}
     problems: list[Problem] = []
     seen: dict[tuple[str, str], int] = {}
     empty = 0
@@ -121,20 +121,20 @@ def _read_rows(cells: Iterator[_Row] | list[_Row], rubric: Rubric, default_annot
         if enough(problems, path):
             break
         try:
-            sample_id, annotator, fields = _row(rubric, row, default_annotator, csv=fmt == "csv")
+            sample_id, annotator, fields = _row(criteria, row, default_annotator, csv)
         except _CellError as exc:
             problems.append(Problem(path, exc.line, exc.column, exc.message))
             continue
         if sample_id is None:
             empty += 1
             continue
-        _, line, column = row.get("id", (None, next(iter(row.values()))[1], 1))
+        _, line, column = _id_cell(row)
         if (sample_id, annotator) in seen:
             problems.append(Problem(path, line, column, f"a second row for sample {sample_id!r} by {annotator!r} "
                                                         f"(the first is on line {seen[sample_id, annotator]})"))
             continue
         seen[sample_id, annotator] = line
-        unknown = known.unknown(sample_id, len(problems)) if known is not None else None
+        unknown = known.unknown(sample_id) if known is not None else None
         if unknown is not None:
             problems.append(Problem(path, line, column, unknown))
         else:
@@ -163,21 +163,21 @@ class _CellError(Exception):
 _Row = dict[str, tuple[Any, int, int]]
 
 
-def _row(rubric: Rubric, row: _Row, default_annotator: str, csv: bool) -> tuple[str | None, str, dict[str, Any]]:
+def _row(criteria: dict[str, Criterion], row: _Row, default_annotator: str,
+         csv: bool) -> tuple[str | None, str, dict[str, Any]]:
     """(sample id, annotator, field -> value or changes) of one row; sample id None: a row with no label.
-    ``csv``: text cells lose the ``'`` the export put before a formula."""
-    ids = {c.key: c for c in rubric.criteria}
+    ``criteria``: the rubric's, by id; ``csv``: text cells lose the ``'`` the export put before a formula."""
     fields: dict[str, Any] = {}
     for name, (value, line, column) in row.items():
         if name in ("id", "annotator"):
             continue
         try:
-            fields[name] = _field(name, value, ids, csv)
+            fields[name] = _field(name, value, criteria, csv)
         except ValueError as exc:
             raise _CellError(line, column, f"{name}: {exc}") from None
     if all(_blank(value) for name, (value, _, _) in row.items() if name not in ("id", "annotator")):
         return None, "", {}
-    value, line, column = row.get("id", (None, next(iter(row.values()))[1], 1))
+    value, line, column = _id_cell(row)
     if _blank(value) or isinstance(value, bool) or not isinstance(value, str | int):
         raise _CellError(line, column, f"id: expected the sample's id, got {described(value)}")
     sample_id = _text(str(value).strip(), csv)
@@ -191,6 +191,11 @@ def _row(rubric: Rubric, row: _Row, default_annotator: str, csv: bool) -> tuple[
     return sample_id, annotator, fields
 
 
+def _id_cell(row: _Row) -> tuple[Any, int, int]:
+    """The row's id cell (value, line, column); a JSON Lines row without one: None at the row's start."""
+    return row.get("id", (None, next(iter(row.values()))[1], 1))
+
+
 def _text(value: str, csv: bool) -> str:
     return restore(value) if csv else value
 
@@ -199,7 +204,7 @@ def _blank(value: Any) -> bool:
     return value is None or (isinstance(value, str) and not value.strip())
 
 
-def _field(name: str, value: Any, criteria: dict, csv: bool) -> Any:
+def _field(name: str, value: Any, criteria: dict[str, Criterion], csv: bool) -> Any:
     """One field's value (a criterion's: its label changes); ValueError says what was expected."""
     if name == "verdict":
         if _blank(value):
@@ -350,11 +355,7 @@ def _jsonl_table(text: str, path: str) -> tuple[list[tuple[str, int, int]], list
     for number, raw in enumerate(text.removeprefix("\ufeff").split("\n"), start=1):
         if not raw.strip():
             continue
-        try:
-            record = read_json(raw, path, line=number)
-        except RubricError as exc:
-            problem = exc.problems[0]
-            raise _CellError(problem.line or number, problem.column or 1, problem.message) from None
+        record = read_json(raw, path, line=number)  # RubricError with this line
         if not isinstance(record, dict):
             raise _CellError(number, 1, "expected an object {id, annotator, verdict, score, note, <criterion id>...}")
         row: _Row = {}
