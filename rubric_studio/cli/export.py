@@ -172,7 +172,7 @@ def _samples_beside(rubric_path: str) -> list | None:
     source = find_samples_for(rubric_path)
     if source is None:
         return None
-    refuse_found_elsewhere(rubric_path, source)
+    refuse_found_elsewhere(rubric_path, source, allow_code=False)  # export has no --allow-code
     samples = load_samples(source)
     print_problems(samples.problems)
     echo(f"note: {len(samples)} samples from {source} become the tests (--no-samples for one example test)",

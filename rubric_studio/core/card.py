@@ -223,12 +223,13 @@ class CardUnreadable(ValueError):
         super().__init__(f"{problem.location()}: {problem.message}")
 
 
-#: What a card's readers rely on, each with what is expected there (checked before anything reads it).
-_CARD_SHAPE: tuple[tuple[tuple[str, ...], str], ...] = (
-    (("rubric",), "a mapping (the rubric's identity)"),
-    (("rubric", "hash"), "the rubric's hash (text)"),
-    (("rubric", "criteria"), "a mapping of criterion id -> fingerprint"),
-    (("rubric", "parts"), "a mapping of rubric setting -> hash"),
+#: What a card's readers rely on: where, of what type, and what is expected there in words
+#: (checked before anything reads it).
+_CARD_SHAPE: tuple[tuple[tuple[str, ...], type, str], ...] = (
+    (("rubric",), dict, "a mapping (the rubric's identity)"),
+    (("rubric", "hash"), str, "the rubric's hash (text)"),
+    (("rubric", "criteria"), dict, "a mapping of criterion id -> fingerprint"),
+    (("rubric", "parts"), dict, "a mapping of rubric setting -> hash"),
 )
 _REFRESH = "write it again with rubric-studio card"
 
@@ -255,11 +256,10 @@ def _shape_problem(data: Any) -> tuple[tuple[str, ...], str] | None:
     """(where, what is wrong) when ``data`` is not shaped as a card's readers need; None when it is."""
     if not isinstance(data, dict):
         return (), f"not a card (expected a mapping with rubric, kappa, date ...); {_REFRESH}"
-    for path, expected in _CARD_SHAPE:
+    for path, kind, expected in _CARD_SHAPE:
         value: Any = data
         for key in path:
             value = value.get(key) if isinstance(value, dict) else None
-        kind = str if path[-1] == "hash" else dict
         if not isinstance(value, kind):
             return path, f"not a card: {'.'.join(path)}: expected {expected}; {_REFRESH}"
     wrong = _figure_problem(data["kappa"]) if "kappa" in data else None
@@ -335,28 +335,21 @@ def card_state(rubric: Rubric) -> tuple[str, str]:
 # -- writing ------------------------------------------------------------------
 #: Every line break a YAML reader of either version knows: each one would end a comment line.
 _LINE_BREAKS = re.compile("[\r\n\x85\u2028\u2029]")
-#: CR and the breaks only YAML 1.1 (PyYAML) knows: outside a double-quoted scalar, text holding
-#: one does not read back the same in YAML 1.1 and 1.2 readers.
-_UNSAFE_BREAKS = re.compile("[\r\x85\u2028\u2029]")
 
 
 def _card_dumper() -> type:
     """A PyYAML dumper whose strings read back as the same strings in YAML 1.2 readers too (ruamel,
-    js-yaml): text 1.2 resolves to something else (``1e3``, ``0o17``) and text holding a line break
-    1.1 and 1.2 disagree on are double-quoted (PyYAML already quotes what 1.1 would misread)."""
+    js-yaml): what :func:`~rubric_studio.core.yamlpos.needs_double_quotes` names is double-quoted."""
     import yaml
-    from ruamel.yaml.nodes import ScalarNode
-    from ruamel.yaml.resolver import VersionedResolver
 
-    resolver = VersionedResolver(version=(1, 2))
-    text_tag = "tag:yaml.org,2002:str"
+    from rubric_studio.core.yamlpos import needs_double_quotes
 
     class CardDumper(yaml.SafeDumper):
         pass
 
     def represent_text(dumper: yaml.SafeDumper, value: str) -> yaml.ScalarNode:
-        quoted = bool(_UNSAFE_BREAKS.search(value)) or resolver.resolve(ScalarNode, value, (True, False)) != text_tag
-        return dumper.represent_scalar(text_tag, value, style='"' if quoted else None)
+        style = '"' if needs_double_quotes(value) else None
+        return dumper.represent_scalar("tag:yaml.org,2002:str", value, style=style)
 
     CardDumper.add_representer(str, represent_text)
     return CardDumper

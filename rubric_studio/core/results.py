@@ -55,8 +55,23 @@ def cell_mark(kind: str, cell: CriterionResult | None) -> str:
             if cell.tie:  # an even split, counted as unmet
                 mark += " tie"
             if cell.panel.get("errors"):  # members that errored, left out of the pool: ``✓ 2–0 ⚠1``
-                mark += f" {STATUS_MARKS[Status.ERROR]}{cell.panel['errors']}"
+                mark += f" {pooled_mark(cell)}"
     return mark
+
+
+def pooled_without(cell: CriterionResult | None) -> int:
+    """How many judge panel members that errored a cell's verdict was pooled without (0: none, or the
+    cell has no verdict - one where every member errored is an error cell of its own)."""
+    if cell is None or not cell.panel or cell.status not in (Status.MET, Status.UNMET):
+        return 0
+    return int(cell.panel.get("errors") or 0)
+
+
+def pooled_mark(cell: CriterionResult | None) -> str:
+    """The mark of a cell pooled without members that errored, ``⚠1`` (``""`` for any other cell):
+    :func:`cell_mark` ends with it; the studio's matrix keeps it whole when it squeezes the rest."""
+    errors = pooled_without(cell)
+    return f"{STATUS_MARKS[Status.ERROR]}{errors}" if errors else ""
 
 
 def raw_text(raw: float) -> str:

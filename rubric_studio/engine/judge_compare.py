@@ -323,10 +323,9 @@ def figures(run: JudgeRun, labels: Mapping[str, Label], rubric: Rubric) -> tuple
 
 def pooled_without_members(report: Report) -> int:
     """A judge panel's cells that were pooled without a member that errored on them (0 for one judge)."""
-    from rubric_studio.core.results import Status
+    from rubric_studio.core.results import pooled_without
 
-    return sum(1 for sample in report.samples for cell in sample.criteria
-               if cell.panel and cell.panel.get("errors") and cell.status is not Status.ERROR)
+    return sum(1 for sample in report.samples for cell in sample.criteria if pooled_without(cell))
 
 
 def _overlaps(a: tuple[float, float], b: tuple[float, float]) -> bool:

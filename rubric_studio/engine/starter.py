@@ -41,7 +41,7 @@ criteria:
 """The starter rubric; ``{name}`` is the rubric's name (a YAML scalar, see :func:`starter_text`)."""
 
 RUBRIC_SUFFIXES = (".yaml", ".yml")
-#: A name that reads back as itself written plain in YAML 1.1 and 1.2 (unless 1.1 takes it for a
+#: A name that reads back as itself written plain in YAML 1.1 and 1.2 (unless a reader takes it for a
 #: boolean or null, see :func:`starter_text`): a letter or ``_`` first, then words, spaces, ``.`` and ``-``.
 _PLAIN_NAME = re.compile(r"[^\W\d][\w .-]*")
 
@@ -53,13 +53,14 @@ def awaits_outcome(criterion: Criterion) -> bool:
 
 def starter_text(path: Path) -> str:
     """The starter rubric for ``path``, named after the file's stem."""
-    from rubric_studio.core.yamlpos import misread_by_yaml11
+    from rubric_studio.core.safe_text import json_safe
+    from rubric_studio.core.yamlpos import needs_double_quotes
 
     name = path.stem or "rubric"
-    if not _PLAIN_NAME.fullmatch(name) or name != name.strip() or misread_by_yaml11(name):
-        # a JSON string is a valid YAML double-quoted scalar; the line breaks only YAML 1.1 knows are escaped
-        name = json.dumps(name, ensure_ascii=False)
-        name = name.replace("\x85", "\\u0085").replace("\u2028", "\\u2028").replace("\u2029", "\\u2029")
+    if not _PLAIN_NAME.fullmatch(name) or name != name.strip() or needs_double_quotes(name):
+        # a JSON string is a valid YAML double-quoted scalar; json_safe escapes the line breaks only
+        # YAML 1.1 knows and the controls YAML does not allow raw
+        name = json_safe(json.dumps(name, ensure_ascii=False))
     return STARTER_RUBRIC.format(name=name)
 
 

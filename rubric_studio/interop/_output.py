@@ -6,9 +6,11 @@ reads back as the same data in YAML 1.1 readers (PyYAML, how rubric files are re
 readers (ruamel, js-yaml in promptfoo and AgentV): ruamel writes by 1.2's rules, so the strings
 where 1.1 reads differently are quoted here -
 
-* words 1.1 resolves to something else (``yes``, ``on``, ``1:20``; :func:`misread_by_yaml11`);
-* text holding CR, NEL (U+0085) or the Unicode line and paragraph separators, which 1.1 takes
-  for line breaks in plain, single-quoted and block scalars: double-quoted, where they are escapes;
+* words 1.1 resolves to something else (``yes``, ``on``, ``1:20``), or js-yaml's core schema does
+  where ruamel would not (``.1e5``), and text holding CR, NEL (U+0085) or the Unicode line and
+  paragraph separators, which 1.1 takes for line breaks in plain, single-quoted and block scalars:
+  double-quoted (:func:`~rubric_studio.core.yamlpos.needs_double_quotes`, the rule every YAML
+  writer here quotes by);
 * inside ``[...]`` / ``{...}`` (:func:`flow`), text with ``,?[]{}``, a ``:`` that ends a word, a
   `` #`` or a first character that is an indicator: each ends or opens a plain scalar there in
   1.1 (``{pattern: https?://}``).
@@ -24,19 +26,16 @@ import json
 import re
 from typing import Any
 
-from rubric_studio.core.yamlpos import misread_by_yaml11
+from rubric_studio.core.safe_text import json_safe
+from rubric_studio.core.yamlpos import needs_double_quotes
 from rubric_studio.interop._common import num
 
-#: Characters YAML 1.1 reads as line breaks (or CR, a break in both) inside plain, single-quoted
-#: and block scalars; only a double-quoted scalar keeps them, as escapes.
-_BREAKS = re.compile("[\r\x85\u2028\u2029]")
 #: Every line break a YAML reader of either version knows (for header comments).
 _ANY_BREAK = re.compile("\r\n|[\r\n\x85\u2028\u2029]")
 #: What ends a plain scalar anywhere inside a flow collection for a YAML 1.1 reader.
 _FLOW_STOPS = frozenset(",?[]{}")
 #: ``:`` before a space, the end or a flow indicator (a key's end), and `` #`` (a comment).
 _FLOW_ENDS = re.compile(r":(?:$|[\s,\[\]{}])|\s#")
-_NUMBER_START = frozenset("+-.0123456789")
 #: Characters that cannot start a plain scalar (YAML's indicators).
 _INDICATORS = frozenset("-?:,[]{}#&*!|>'\"%@`")
 
@@ -57,23 +56,11 @@ def _double_quoted(value: str) -> Any:
     return DoubleQuotedScalarString(value)
 
 
-def _misread(value: str) -> bool:
-    """Would YAML 1.1 read ``value``, written plain, as something else? (:func:`misread_by_yaml11` looks
-    at short texts only; a long one that starts like a number - ``1:1:1:…`` is an integer there - too.)"""
-    if misread_by_yaml11(value):
-        return True
-    if len(value) <= 64 or value[:1] not in _NUMBER_START or " " in value:
-        return False
-    import yaml
-
-    return yaml.resolver.Resolver().resolve(yaml.ScalarNode, value, (True, False)) != "tag:yaml.org,2002:str"
-
-
 def _text(value: str) -> Any:
     """A string as the node that reads back the same in YAML 1.1 and 1.2 (block context)."""
     from ruamel.yaml.scalarstring import LiteralScalarString
 
-    if _BREAKS.search(value) or _misread(value):
+    if needs_double_quotes(value):
         return _double_quoted(value)  # `yes`, `on`, `012`: strings here, not what YAML 1.1 makes of them
     if "\n" in value and _literal_ok(value):
         return LiteralScalarString(value)  # | keeps a final newline, |- when there is none
@@ -167,6 +154,6 @@ def dump_json(data: Any) -> str:
 
 def jsonl_line(record: Any) -> str:
     """One JSON Lines record (no newline): non-ASCII text as is, but NEL and the Unicode line and
-    paragraph separators escaped, as readers that split lines the Unicode way would break there."""
-    text = json.dumps(record, ensure_ascii=False)
-    return text.replace("\x85", "\\u0085").replace("\u2028", "\\u2028").replace("\u2029", "\\u2029")
+    paragraph separators escaped, as readers that split lines the Unicode way would break there
+    (with the other characters a terminal acts on: :func:`~rubric_studio.core.safe_text.json_safe`)."""
+    return json_safe(json.dumps(record, ensure_ascii=False))

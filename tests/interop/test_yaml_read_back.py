@@ -231,3 +231,25 @@ def test_an_imported_url_pattern_is_written_so_both_readers_read_it(tmp_path, ca
     assert main(["import", str(config), "-o", str(out)]) == 0
     data = assert_reads_back(out.read_text(encoding="utf-8"))
     assert next(c for c in data["criteria"] if c["id"] == "link")["check"]["pattern"] == "https?://"
+
+
+#: Text js-yaml's core schema (how promptfoo and AgentV read) takes for a number, where PyYAML (YAML 1.1)
+#: and ruamel read text: a writer that asks only those two writes it plain.
+CORE_SCHEMA_NUMBERS = [".1e5", ".5E3", "+.2e1", "-.0e0"]
+
+
+@pytest.mark.parametrize("text", CORE_SCHEMA_NUMBERS)
+def test_what_the_core_schema_reads_as_a_number_is_written_as_text(text):
+    from rubric_studio.core.yamlpos import load_with_positions
+
+    def core_schema(written: str) -> Any:
+        data, _, problems = load_with_positions(written, "<written>", core_schema=True)
+        assert not problems
+        return data
+
+    node = prepare({"value": text, "words": [text]})
+    assert core_schema(dump_yaml(node)) == {"value": text, "words": [text]}
+    flow(node["words"])
+    assert core_schema(dump_yaml(node)) == {"value": text, "words": [text]}
+    card = _card(text)
+    assert core_schema(card_yaml(card)) == card

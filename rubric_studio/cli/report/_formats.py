@@ -5,7 +5,7 @@ from __future__ import annotations
 from rich.text import Text
 
 from rubric_studio.core.labels import TIE_TEXT, human_verdict
-from rubric_studio.core.results import Status, Verdict, cell_mark, score_label
+from rubric_studio.core.results import Status, Verdict, cell_mark, pooled_without, score_label
 from rubric_studio.core.rubric import Rubric
 from rubric_studio.core.safe_text import markdown_text, terminal_safe, xml_text
 from rubric_studio.engine.report import Report
@@ -111,8 +111,7 @@ def panel_legend(report: Report) -> str:
     if not report.judge or report.judge.get("provider") != "panel":
         return ""
     legend = "  ✓ 2–1 panel members agreeing–disagreeing  ✗ 1–1 tie an even split, counted as unmet"
-    if any(cell.panel and cell.panel.get("errors") and cell.status in (Status.MET, Status.UNMET)
-           for sample in report.samples for cell in sample.criteria):
+    if any(pooled_without(cell) for sample in report.samples for cell in sample.criteria):
         legend += "  ✓ 2–0 ⚠1 pooled without 1 panel member that errored (named in --format json: panel.errored)"
     return legend
 

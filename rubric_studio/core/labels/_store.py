@@ -49,7 +49,7 @@ from rubric_studio.core.labels._labels import (
     parse_label,
 )
 from rubric_studio.core.problems import RubricError
-from rubric_studio.core.yamlpos import load_with_positions, misread_by_yaml11
+from rubric_studio.core.yamlpos import load_with_positions, needs_double_quotes
 
 HEADER = (
     "# Human labels: sample id -> {verdict: pass|fail, score: 0-10, criteria: {id: met|unmet}, note}.\n"
@@ -60,18 +60,10 @@ _BLANK_BEFORE_KEY = re.compile(r"\n[ \t]*\n[^\s#-]")
 _KEY_LINE = re.compile(r"^( *)[^\s#-][^:#]*:\s*(#.*)?$")
 _EntryEdit = Callable[[CommentedMap, list[str]], None]  # edits one sample's entry (comment lines to carry)
 _ATTEMPTS = 5  # tries when a writer without the lock (a hand edit) keeps changing the file
-#: CR and the line breaks only YAML 1.1 knows: only a double-quoted scalar keeps them as written.
-_UNSAFE_BREAKS = re.compile("[\r\x85\u2028\u2029]")
-
-
 def _written_text(value: str) -> str:
-    """A key or value this module adds, double-quoted when YAML 1.1 (how the sidecar is read) would
-    read it plain as something else (``yes``, ``1:20``; a long text that starts like a number may be one)
-    or a line break would not read back."""
-    long_number = len(value) > 64 and value[:1] in "+-.0123456789"
-    if misread_by_yaml11(value) or long_number or _UNSAFE_BREAKS.search(value):
-        return DoubleQuotedScalarString(value)
-    return value
+    """A key or value this module adds, double-quoted when a YAML reader would read it plain as
+    something else or lose a line break (:func:`rubric_studio.core.yamlpos.needs_double_quotes`)."""
+    return DoubleQuotedScalarString(value) if needs_double_quotes(value) else value
 
 
 def round_trip_yaml(text: str = "") -> YAML:
@@ -368,7 +360,7 @@ def _note_value(note: str | None) -> Any:
     if note is None or not note.strip():
         return None
     block = "\n" in note and note == note.strip() and note.replace("\n", "").replace("\t", "").isprintable()
-    return LiteralScalarString(note) if block and not _UNSAFE_BREAKS.search(note) else _written_text(note)
+    return LiteralScalarString(note) if block and not needs_double_quotes(note) else _written_text(note)
 
 
 def _check_verdict(verdict: str | None) -> None:

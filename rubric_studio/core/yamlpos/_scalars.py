@@ -11,8 +11,10 @@ when asked to (``core_schema=True``). Native rubric files keep PyYAML's reading.
 
 from __future__ import annotations
 
+import functools
 import math
 import re
+from typing import Any
 
 import yaml
 
@@ -72,4 +74,45 @@ def misread_by_yaml11(text: str) -> bool:
     quote such strings, so a value set to the text "yes" still loads as "yes"."""
     if len(text) > 64 or "\n" in text:
         return False
-    return yaml.resolver.Resolver().resolve(yaml.ScalarNode, text, (True, False)) != STR_TAG
+    return _yaml11().resolve(yaml.ScalarNode, text, (True, False)) != STR_TAG
+
+
+#: CR and the line breaks only YAML 1.1 knows (NEL, U+2028, U+2029): outside a double-quoted
+#: scalar, where they are escapes, YAML 1.1 and 1.2 readers do not read them back alike.
+_UNSAFE_BREAKS = re.compile("[\r\x85\u2028\u2029]")
+#: The first characters of the plain scalars ruamel's YAML 1.2 resolver reads as numbers (it takes
+#: ``_`` in more places than the core schema: ``08_`` is a number there).
+_NUMBER_START = frozenset("+-.0123456789")
+
+
+def needs_double_quotes(text: str) -> bool:
+    """Must ``text`` be written as a double-quoted scalar to read back as this same string in YAML 1.1
+    (PyYAML, how rubric files, cards and labels are read) and YAML 1.2 readers (js-yaml's core schema
+    in promptfoo and AgentV, ruamel)? Yes when any of them resolves it, written plain, as something
+    else (``yes``, ``1:20``, ``012``, ``1e3``, ``.1e5``, ``0o17``, at any length), or it holds a line
+    break only a double-quoted scalar keeps. The one rule every writer of YAML here quotes by."""
+    if _UNSAFE_BREAKS.search(text):
+        return True
+    if "\n" in text:  # never a plain scalar: written as a block or quoted anyway
+        return False
+    plain = (True, False)
+    if _yaml11().resolve(yaml.ScalarNode, text, plain) != STR_TAG or resolve(yaml.ScalarNode, text, plain) != STR_TAG:
+        return True
+    if text[:1] not in _NUMBER_START:
+        return False
+    from ruamel.yaml.nodes import ScalarNode
+
+    return _ruamel12().resolve(ScalarNode, text, plain) != STR_TAG
+
+
+@functools.cache
+def _yaml11() -> yaml.resolver.Resolver:
+    return yaml.resolver.Resolver()
+
+
+@functools.cache
+def _ruamel12() -> Any:
+    """ruamel's YAML 1.2 resolver (ruamel is imported only for a text that starts like a number)."""
+    from ruamel.yaml.resolver import VersionedResolver
+
+    return VersionedResolver(version=(1, 2))

@@ -259,7 +259,7 @@ def _pass_threshold(threshold: float | None, sums: _Sums, warn: Warnings, carrie
         return snap(threshold)
     threshold = read_threshold(threshold)
     value = (threshold * sums.scored + sums.gate - sums.penalties) / sums.positive if sums.positive else threshold
-    error = 2 * BOUNDARY_EPSILON * sums.scored / sums.positive if sums.positive else 5e-6  # how far a restatement is off
+    error = 2 * BOUNDARY_EPSILON * sums.scored / sums.positive if sums.positive else 0.0  # how far a restatement is off
     pass_threshold = min(1.0, max(0.0, tidy(value, max(error, 5e-6))))
     if abs(pass_threshold - snap(threshold)) > 1e-9:
         warn.add(f"threshold {num(snap(threshold))} restated as pass_threshold {num(pass_threshold)} on "

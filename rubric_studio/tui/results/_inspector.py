@@ -24,7 +24,14 @@ from textual.containers import VerticalScroll
 from textual.widgets import Collapsible, Static
 
 from rubric_studio.core.labels import Label
-from rubric_studio.core.results import CriterionResult, Evidence, SampleResult, Status, score_label
+from rubric_studio.core.results import (
+    CriterionResult,
+    Evidence,
+    SampleResult,
+    Status,
+    pooled_without,
+    score_label,
+)
 from rubric_studio.core.rubric import Criterion
 from rubric_studio.core.safe_text import terminal_safe
 from rubric_studio.core.samples import Sample
@@ -307,9 +314,10 @@ class Inspector(VerticalScroll, can_focus=True):
             out.append(f"  score {cell.score:.2f}")
         if has_made_up_quote(cell):
             out.append(f"  {MADE_UP} made-up quote", style=MADE_UP_STYLE)
-        errored = (cell.panel or {}).get("errored") if cell is not None and cell.status is not Status.ERROR else None
-        if errored:  # a judge panel's members that errored: the verdict is the others'
-            out.append(terminal_safe(f"  pooled without {', '.join(errored)} (errored)"), style="bold yellow")
+        errors = pooled_without(cell)  # a judge panel's members that errored: the verdict is the others'
+        if errors and cell is not None and cell.panel:
+            errored = ", ".join(cell.panel.get("errored") or ()) or f"{errors} member{'s' if errors > 1 else ''}"
+            out.append(terminal_safe(f"  pooled without {errored} (errored)"), style="bold yellow")
         human = label.criteria.get(criterion.key) if label else None
         if human:
             differs = cell is not None and cell.status in (Status.MET, Status.UNMET) and str(cell.status) != human

@@ -50,7 +50,7 @@ from textual.reactive import reactive
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
-from rubric_studio.core.results import CriterionResult
+from rubric_studio.core.results import CriterionResult, pooled_mark
 from rubric_studio.core.safe_text import terminal_safe
 from rubric_studio.session.labels import next_unlabelled
 from rubric_studio.session.results_model import (
@@ -710,8 +710,7 @@ def _errored_last(text: str, cell: CriterionResult | None, width: int,
     (:func:`~rubric_studio.core.results.cell_mark`): that part becomes the last mark, kept whole
     after the squeezed rest (``✓ 2–0⚠1``), or ``⚠`` alone where the rest would not fit beside
     it (``✗1–1 tie⚠``; the inspector names the members)."""
-    errors = (cell.panel or {}).get("errors") if cell is not None else None
-    mark = f"⚠{errors}" if errors else ""
+    mark = pooled_mark(cell)
     if not mark or f" {mark}" not in text:
         return text, marks
     text = text.replace(f" {mark}", "", 1)
