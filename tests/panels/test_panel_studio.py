@@ -11,10 +11,10 @@ from textual.widgets import Input
 
 from rubric_studio.tui.app import StudioApp
 from rubric_studio.tui.dialogs import AskScreen
-from rubric_studio.tui.results import Inspector, ResultsMatrix
+from rubric_studio.tui.results import ResultsMatrix
 from tests.fakellm import FakeLLM
 from tests.panels.judges import COIN, DOWN, LONG, RIGHT, RUBRIC, Judges, member, sample_text
-from tests.tui.studio_helpers import graded, until
+from tests.tui.studio_helpers import graded, open_in_inspector, until
 
 pytestmark = pytest.mark.timeout(90)
 
@@ -48,15 +48,7 @@ async def test_a_cell_shows_the_split_and_the_inspector_each_member(tmp_path: Pa
             expected = "✗ 3–0" if members[member(COIN)] == "unmet" else "✗ 2–1"
             matrix = app.query_one(ResultsMatrix)
             assert expected in matrix._row_strip(0).text
-            matrix.focus()
-            matrix.select_sample("s03")
-            matrix.select_criterion("timeline")
-            await pilot.press("enter")
-            inspector = app.query_one(Inspector)
-            await until(
-                lambda: "s03" in str(inspector.query_one("#insp-head").render()),
-                what="the inspector on the selected cell",
-            )
+            inspector = await open_in_inspector(app, pilot, "s03", "timeline")
             body = shown(inspector.query_one("#insp-body"))
             assert f"panel {expected.split()[1]} (majority)" in body
             for judge in (LONG, COIN, RIGHT):
@@ -130,12 +122,6 @@ async def test_a_cell_pooled_without_an_errored_member_is_marked_and_the_inspect
             # "✓ 2–0⚠1": one member errored and was left out; beside a tie only "⚠" fits ("✗1–1 tie⚠")
             assert ["⚠1" in row for row in rows] == [True, False, False, True], rows
             assert all("⚠" in row.split("│")[1] for row in rows), rows
-            matrix.focus()
-            matrix.select_sample("s00")
-            matrix.select_criterion("timeline")
-            await pilot.press("enter")
-            inspector = app.query_one(Inspector)
-            await until(lambda: "s00" in str(inspector.query_one("#insp-head").render()),
-                        what="the inspector on the selected cell")
+            inspector = await open_in_inspector(app, pilot, "s00", "timeline")
             head = str(inspector.query_one("#insp-head").render())
             assert f"pooled without {member(DOWN)} (errored)" in head

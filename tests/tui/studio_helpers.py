@@ -117,3 +117,19 @@ class Recorder:
 
     def __call__(self, message: Any) -> None:
         self.names.append(type(message).__name__)
+
+
+async def open_in_inspector(app: Any, pilot: Any, sample_id: str, criterion_id: str) -> Any:
+    """Select the cell (sample × criterion) in the results table, press enter and wait until the
+    Inspector shows that cell; the Inspector."""
+    from rubric_studio.tui.results import Inspector, ResultsMatrix
+
+    matrix = app.query_one(ResultsMatrix)
+    matrix.focus()
+    matrix.select_sample(sample_id)
+    matrix.select_criterion(criterion_id)
+    await pilot.press("enter")
+    inspector = app.query_one(Inspector)
+    await until(lambda: f"{sample_id} × {criterion_id}" in str(inspector.query_one("#insp-head").render()),
+                what="the inspector on the selected cell")  # fmt: skip
+    return inspector

@@ -24,6 +24,7 @@ from tests.tui.studio_helpers import (
     focused_on,
     graded,
     on_screen,
+    open_in_inspector,
     unsaved_edit,
     until,
     watching,
@@ -481,19 +482,13 @@ async def test_inspector_shows_check_evidence_and_sample(studio: Path):
     app = StudioApp(studio / "support_reply" / "support_reply.yaml", watch=False)
     async with app.run_test(size=SIZE) as pilot:
         await until(lambda: graded(app))
-        matrix = app.query_one(ResultsMatrix)
-        matrix.focus()
-        matrix.select_sample("internal-link-leak")
-        matrix.select_criterion("no-internal-links")
-        await pilot.press("enter")
-        inspector = app.query_one(Inspector)
-        await until(lambda: "internal-link-leak" in str(inspector.query_one("#insp-head").render()),
-                    what="the inspector on the selected cell")
+        inspector = await open_in_inspector(app, pilot, "internal-link-leak", "no-internal-links")
         head = str(inspector.query_one("#insp-head").render())
         assert "internal-link-leak" in head and "no-internal-links" in head and "check" in head
         body = shown(inspector.query_one("#insp-body"))
         assert "regex" in body
         # The whole sample at a glance.
+        matrix = app.query_one(ResultsMatrix)
         matrix.select_criterion(None)
         matrix.action_cursor(0, -10)
         await pilot.pause()

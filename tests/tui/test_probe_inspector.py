@@ -12,10 +12,10 @@ from textual.geometry import Region
 from rubric_studio.engine.probes import perturb_text
 from rubric_studio.tui.app import StudioApp
 from rubric_studio.tui.probe_screen import ProbeScreen
-from rubric_studio.tui.results import ADDED_STYLE, Inspector, ResultsMatrix, probe_text
+from rubric_studio.tui.results import ADDED_STYLE, ResultsMatrix, probe_text
 from tests.engine.test_probes import brain, write_project
 from tests.fakellm import FakeLLM
-from tests.tui.studio_helpers import graded, on_screen, until
+from tests.tui.studio_helpers import graded, on_screen, open_in_inspector, until
 
 pytestmark = pytest.mark.timeout(60)
 OUTPUT = "ticket 00: we looked into your bill for you"
@@ -27,14 +27,7 @@ def shown(widget) -> str:
 
 
 async def _inspect(app: StudioApp, pilot, sample_id: str, criterion_id: str) -> str:
-    matrix = app.query_one(ResultsMatrix)
-    matrix.focus()
-    matrix.select_sample(sample_id)
-    matrix.select_criterion(criterion_id)
-    await pilot.press("enter")
-    inspector = app.query_one(Inspector)
-    await until(lambda: f"{sample_id} × {criterion_id}" in str(inspector.query_one("#insp-head").render()),
-                what="the inspector on the selected cell")  # fmt: skip
+    inspector = await open_in_inspector(app, pilot, sample_id, criterion_id)
     await pilot.pause()
     return shown(inspector.query_one("#insp-body"))
 
