@@ -1,4 +1,4 @@
-"""``rubric-studio labels import|export``: human labels in and out of spreadsheets and Label Studio.
+"""``rubric-studio labels import|export|compact``: human labels in and out of spreadsheets and Label Studio.
 
 ``labels import RUBRIC FILE`` merges the labels in FILE into the rubric's sidecar in one locked
 read-modify-write, per annotator (never another annotator's label); a file that does not read, or
@@ -6,6 +6,8 @@ that labels a sample the rubric's samples do not hold, is reported with file:lin
 is written. ``labels export RUBRIC [SAMPLES] --to T`` writes CSV / JSON Lines (stdout or ``-o FILE``)
 or, for Label Studio, a labeling config and a tasks file into ``-o DIR``. Samples are found and
 guarded as ``grade`` finds them (:func:`_samples_source`); see docs/how-to/labels-import-export.md.
+``labels compact RUBRIC`` folds the labels journal (labels written by the studio and the web
+labeller, one line each) into the sidecar, so the sidecar alone holds every label (before a commit).
 """
 
 from __future__ import annotations
@@ -22,7 +24,13 @@ SOURCES = ("auto", "csv", "jsonl", "label-studio")
 
 def register(parser: argparse.ArgumentParser) -> None:
     parser.description = "Import and export human labels (CSV, JSON Lines, Label Studio)."
-    actions = parser.add_subparsers(dest="action", required=True, metavar="import|export")
+    actions = parser.add_subparsers(dest="action", required=True, metavar="import|export|compact")
+    compact = actions.add_parser(
+        "compact", help="fold the labels written since into the labels sidecar (do it before a commit)",
+        description="Fold the labels journal (labels written by the studio and the web labeller) into the "
+                    "rubric's labels sidecar, comments kept; the sidecar then holds every label.")
+    compact.add_argument("rubric", metavar="RUBRIC")
+    compact.add_argument("--labels", metavar="SIDECAR", help="the labels file (default: <rubric>.labels.yaml)")
     imp = actions.add_parser("import", help="merge labels from a file into the rubric's labels sidecar",
                              description="Merge labels from FILE into the rubric's labels sidecar, per annotator.")
     imp.add_argument("rubric", metavar="RUBRIC")
@@ -63,6 +71,9 @@ def _server_url(text: str) -> str:
 
 def run(args: Namespace) -> int:
     from rubric_studio.cli.common import print_problems
+
+    if args.action == "compact":  # needs the sidecar only: a rubric being fixed does not stop it
+        return _compact(args)
     from rubric_studio.core.loading import load_rubric
     from rubric_studio.core.problems import RubricError
 
@@ -82,6 +93,31 @@ def _sidecar(args: Namespace) -> Path:
     from rubric_studio.core.labels import labels_path_for
 
     return Path(args.labels) if args.labels else labels_path_for(args.rubric)
+
+
+# -- compact ----------------------------------------------------------------------------------
+def _compact(args: Namespace) -> int:
+    from rubric_studio.cli.common import echo, fail_usage, print_problems
+    from rubric_studio.core.labels import fold_journal_counts, journal_path
+    from rubric_studio.core.problems import RubricError
+
+    target = _sidecar(args)
+    try:
+        folded, superseded = fold_journal_counts(target)
+    except RubricError as exc:
+        print_problems(exc.problems)
+        return 2
+    except (ValueError, OSError) as exc:
+        return fail_usage(f"{target}: labels not folded: {getattr(exc, 'strerror', None) or exc}")
+    if not folded:
+        echo(f"nothing to fold: {target} holds every label", sys.stderr)
+        return 0
+    echo(f"{folded} label change{'s' if folded != 1 else ''} folded into {target}", sys.stderr)
+    if superseded:
+        kept = journal_path(target).with_name(f"{target.name}.superseded")
+        echo(f"warning: {superseded} of them had been changed in {target} by hand (or a git pull) since; "
+             f"the file's version was kept, the label changes it replaced are in {kept}", sys.stderr)
+    return 0
 
 
 # -- import -----------------------------------------------------------------------------------

@@ -18,7 +18,9 @@ superseded run, so results of an older rubric never land on the table of a newer
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import dataclasses
+import threading
 from collections import deque
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
@@ -28,18 +30,18 @@ from typing import TYPE_CHECKING, Any
 from rubric_studio.core.labels import (
     UNNAMED,
     Label,
+    LabelStore,
     annotator_is_named,
     annotator_names,
     consensus,
     current_annotator,
     labels_from_samples,
     labels_path_for,
-    load_labels,
 )
 from rubric_studio.core.problems import Problem, RubricError
 from rubric_studio.core.samples import Sample, load_samples
 from rubric_studio.session.calibration import Calibration
-from rubric_studio.session.labels import LabelWriter
+from rubric_studio.session.labels import LabelWriter, open_store
 from rubric_studio.session.results_model import ResultsModel
 from rubric_studio.session.trust import SessionTrust
 from rubric_studio.session.versions import RunOutcome, SessionVersions
@@ -88,6 +90,8 @@ class LabelsRead:
     failed: bool = False
     #: sample id -> annotator -> label (the labels above are their consensus).
     by_annotator: dict[str, dict[str, Label]] = field(default_factory=dict)
+    #: Whose labels changed since the last read (empty: the first read, or nobody's).
+    changed_by: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -141,7 +145,9 @@ class StudioSession:
         self.consistency_k: int | None = None
         self.grader_key: object = None
         self.by_annotator: dict[str, dict[str, Label]] = {}
-        self.label_writer = LabelWriter(self.labels_path, current_annotator(annotator, env))
+        self._label_store: LabelStore | None = None
+        self._label_store_guard = threading.Lock()
+        self.label_writer = LabelWriter(self.labels_path, current_annotator(annotator, env), store=self.label_store)
         #: The annotator was named (``--annotator`` or the environment), not taken from the OS user.
         self.annotator_chosen = annotator_is_named(annotator, env)
         self.trust = SessionTrust(self)
@@ -176,15 +182,42 @@ class StudioSession:
         return SamplesRead(path, sample_set.samples, sample_set.problems,
                            fingerprint=samples_fingerprint_of(sample_set.samples))
 
+    def label_store(self) -> LabelStore:
+        """The labels sidecar and its journal, read once (blocking: call it in a thread).
+
+        ValueError when the sidecar does not read (the message says how to fix it).
+        """
+        with self._label_store_guard:
+            if self._label_store is None:
+                self._label_store = open_store(self.labels_path)
+            return self._label_store
+
     def read_labels(self) -> LabelsRead:
-        """Read the labels sidecar (blocking: call it in a thread)."""
+        """Read the labels (blocking: call it in a thread): all of them the first time, then only what
+        changed (another studio's or the web labeller's labels, an edit of the sidecar)."""
+        changed: set[tuple[str, str]] = set()
         try:
-            label_set = load_labels(self.labels_path)
+            with self._label_store_guard:
+                store = self._label_store
+                if store is None:
+                    store = self._label_store = LabelStore(self.labels_path)
+                else:
+                    changed = store.refresh()
+            label_set = store.label_set()
         except RubricError as exc:
             return LabelsRead({}, exc.problems, failed=True)
         except (OSError, UnicodeDecodeError) as exc:  # unreadable: permissions, encoding
             return LabelsRead({}, [Problem(str(self.labels_path), None, None, str(exc))], failed=True)
-        return LabelsRead(label_set.labels, label_set.problems, by_annotator=label_set.by_annotator)
+        return LabelsRead(label_set.labels, label_set.problems, by_annotator=label_set.by_annotator,
+                          changed_by=tuple(sorted({name for _, name in changed})))
+
+    def fold_labels(self, idle_seconds: float = 0.0) -> int:
+        """Fold the labels journal into the sidecar when nobody labelled here for ``idle_seconds``
+        (blocking: call it in a thread); lines folded. Errors are for the caller to show."""
+        store = self._label_store
+        if store is None:
+            return 0
+        return store.fold_if_idle(idle_seconds) if idle_seconds else store.fold()
 
     def take_samples(self, read: SamplesRead, *, initial: bool) -> bool:
         """Use freshly read samples; False when they were refused (the last good ones stay)."""
@@ -216,7 +249,7 @@ class StudioSession:
         self.by_annotator = {sid: dict(labels) for sid, labels in read.by_annotator.items()}
         self.set_problems("labels", [p for p in read.problems if p.severity == "error"])
         self._merge_labels()
-        self.versions.labels_changed()
+        self.versions.labels_changed(by=read.changed_by[0] if len(read.changed_by) == 1 else None)
         writer = self.label_writer
         writer.claim_pending = not writer.claim_offered and self._unnamed_are_mine()
         return True
@@ -423,8 +456,11 @@ class StudioSession:
         return await self.grade_to_end()
 
     async def aclose(self) -> None:
-        """Close the judge's connections and finish writing the run history."""
+        """Close the judge's connections, finish writing the run history and fold the labels written
+        in this session into the sidecar (what a commit then holds)."""
         await asyncio.to_thread(self.versions.close)
+        with contextlib.suppress(ValueError, OSError, RubricError):  # a sidecar being fixed: folded next time
+            await asyncio.to_thread(self.fold_labels)
         if self.grader is not None:
             await self.grader.aclose()
 

@@ -85,6 +85,10 @@ if TYPE_CHECKING:
     from rubric_studio.tui.editor import EditorPane
 
 EDITOR_DELAY = 0.3  # seconds after mount at the latest
+#: The labels journal is folded into the sidecar once nobody labelled here for this long ...
+LABELS_IDLE_SECONDS = 30.0
+#: ... looked at this often.
+LABELS_FOLD_CHECK_SECONDS = 10.0
 EDITOR_MOUNT_WAIT_STEPS = 500  # quitting waits up to 500 × 20 ms for an editor still mounting
 NO_SAMPLES_HELP = (
     "No samples yet. Put the outputs to grade beside the rubric as {stem}.samples.jsonl "
@@ -296,6 +300,16 @@ class StudioApp(App[int]):
         # The editor is the heaviest widget: it is mounted once the results are on
         # screen (or after a moment), so the first screen does not wait for it.
         self.set_timer(EDITOR_DELAY, self.ensure_editor)
+        self.set_interval(LABELS_FOLD_CHECK_SECONDS, self._fold_labels)
+
+    @work(group="fold-labels", exclusive=True, exit_on_error=False)
+    async def _fold_labels(self) -> None:
+        """Fold this session's labels into the sidecar once nobody labelled here for a while (the
+        sidecar is then what a commit holds); a sidecar being fixed by hand is folded later."""
+        from rubric_studio.core.problems import RubricStudioError
+
+        with contextlib.suppress(ValueError, OSError, RubricStudioError):
+            await asyncio.to_thread(self.session.fold_labels, LABELS_IDLE_SECONDS)
 
     @property
     def editor(self) -> EditorPane | None:

@@ -8,6 +8,7 @@ filtered down to the files in use. ``debounce=50, step=10`` yields a change abou
 
 from __future__ import annotations
 
+import contextlib
 import os
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
@@ -39,6 +40,12 @@ class WatchTargets:
         self.rubric = _canonical(self.rubric)
         self.samples = _canonical(self.samples) if self.samples is not None else None
         self.labels = _canonical(self.labels) if self.labels is not None else None
+        #: The labels journal (web and studio labels land there before the sidecar).
+        self.journal: Path | None = None
+        if self.labels is not None:
+            from rubric_studio.core.labels import journal_path
+
+            self.journal = _canonical(journal_path(self.labels))
         self._candidates: set[Path] = set()
         if self.discover:
             from rubric_studio.core.discovery import SAMPLE_CANDIDATES
@@ -59,6 +66,12 @@ class WatchTargets:
                 found.append(self.samples)
         if self.labels is not None:
             found.append(self.labels.parent)
+        if self.journal is not None:
+            with contextlib.suppress(OSError, ValueError):  # a read-only folder: no journal there either
+                from rubric_studio.core.atomic import state_folder
+
+                state_folder(self.labels)  # made now, so labels written by others are seen as they land
+            found.append(self.journal.parent)
         unique: list[Path] = []
         for folder in found:
             if folder not in unique and folder.is_dir():
@@ -70,7 +83,7 @@ class WatchTargets:
         candidate = _canonical(path)
         if candidate == self.rubric:
             return "rubric"
-        if candidate == self.labels:
+        if candidate == self.labels or candidate == self.journal:
             return "labels"
         if candidate in self._candidates:
             return "samples"

@@ -166,7 +166,10 @@ def test_watch_targets_match_the_files_in_use(tmp_path: Path):
     assert targets.kind_of(folder / "one.md") == "samples"
     assert targets.kind_of(folder / "notes.bin") is None
     assert targets.kind_of(tmp_path / ".r.yaml.swp") is None
-    assert set(targets.folders()) == {tmp_path.resolve(), folder.resolve()}
+    # the labels journal (web and studio labels land there first) is watched in the working folder
+    assert targets.kind_of(tmp_path / ".rubric-studio" / "r.labels.yaml.journal") == "labels"
+    assert targets.kind_of(tmp_path / ".rubric-studio" / "lock") is None
+    assert set(targets.folders()) == {tmp_path.resolve(), folder.resolve(), (tmp_path / ".rubric-studio").resolve()}
     discovering = WatchTargets(rubric, None, None, discover=True)
     assert discovering.kind_of(tmp_path / "r.samples.jsonl") == "samples"
 

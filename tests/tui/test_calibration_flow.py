@@ -18,7 +18,7 @@ import pytest
 from textual.geometry import Region
 from textual.widgets import Input
 
-from rubric_studio.core.labels import load_labels
+from rubric_studio.core.labels import fold_journal, load_labels
 from rubric_studio.core.loading import load_rubric
 from rubric_studio.core.results import Verdict
 from rubric_studio.tui.app import StudioApp
@@ -111,8 +111,14 @@ async def regraded(app: StudioApp, pilot, run: int) -> None:
 
 
 # -- labeling keys ------------------------------------------------------------------------------
+def folded_text() -> str:
+    """The sidecar's text once the labels journal is folded into it (as the studio does when idle)."""
+    fold_journal(LABELS)
+    return LABELS.read_text()
+
+
 async def test_label_keys_write_the_sidecar_keep_comments_and_update_the_views(studio: Path, judge):
-    header = LABELS.read_text().split("\n\n")[0]
+    header = folded_text().split("\n\n")[0]
     assert header.startswith("# Human labels")
     app = make_app(judge, studio)
     async with app.run_test(size=SIZE) as pilot:
@@ -124,7 +130,7 @@ async def test_label_keys_write_the_sidecar_keep_comments_and_update_the_views(s
         assert matrix.select_sample(sample)
         await pilot.press("p")
         await until(lambda: sample in app.session.labels)
-        text = LABELS.read_text()
+        text = folded_text()
         assert f"\n{sample}:\n  verdict: pass\n" in text
         assert text.startswith(header)  # the comments at the top are kept
         assert human_column(matrix, sample) == "pass"
@@ -132,7 +138,7 @@ async def test_label_keys_write_the_sidecar_keep_comments_and_update_the_views(s
 
         await pilot.press("x")  # now the human fails what the rubric passes: a disagreement
         await until(lambda: app.session.labels[sample].verdict == "fail")
-        assert f"\n{sample}:\n  verdict: fail\n" in LABELS.read_text()
+        assert f"\n{sample}:\n  verdict: fail\n" in folded_text()
         assert human_column(matrix, sample) == "fail≠"
         assert sample in panel.disagreement_ids
         assert "≠" in str(app.query_one("#run-header").render())
@@ -142,7 +148,7 @@ async def test_label_keys_write_the_sidecar_keep_comments_and_update_the_views(s
         await until(lambda: isinstance(app.screen, LabelScoreScreen) and app.screen.query(Input))
         await pilot.press("4", "enter")
         await until(lambda: app.session.labels[sample].score == 4)
-        assert f"\n{sample}:\n  verdict: fail\n  score: 4\n" in LABELS.read_text()
+        assert f"\n{sample}:\n  verdict: fail\n  score: 4\n" in folded_text()
 
         # m / u on the selected cell write criteria labels (c clears the cell's).
         matrix.select_criterion("tone")
@@ -154,7 +160,7 @@ async def test_label_keys_write_the_sidecar_keep_comments_and_update_the_views(s
         await until(lambda: app.session.labels[sample].criteria.get("tone") == "met")
         await pilot.press("c")
         await until(lambda: not app.session.labels[sample].criteria)
-        assert "criteria" not in LABELS.read_text().split(f"\n{sample}:\n", 1)[1].split("\n\n")[0]
+        assert "criteria" not in folded_text().split(f"\n{sample}:\n", 1)[1].split("\n\n")[0]
 
         # a: a note through the modal; letters typed there are not taken for label keys.
         await pilot.press("a")
@@ -168,15 +174,15 @@ async def test_label_keys_write_the_sidecar_keep_comments_and_update_the_views(s
         # C removes the whole entry; everything else in the file stays as it was.
         await pilot.press("C")
         await until(lambda: sample not in app.session.labels)
-        assert f"{sample}:" not in LABELS.read_text()
+        assert f"{sample}:" not in folded_text()
         # The original again (labels_store leaves one blank line where the entry was appended).
-        assert LABELS.read_text().rstrip("\n") == (ROOT / LABELS).read_text().rstrip("\n")
+        assert folded_text().rstrip("\n") == (ROOT / LABELS).read_text().rstrip("\n")
 
 
 async def test_calibration_keys_act_only_on_the_results_table_and_brackets_jump(studio: Path, judge):
     from rubric_studio.tui.editor import CriteriaList
 
-    before = LABELS.read_text()
+    before = folded_text()
     app = make_app(judge, studio)
     async with app.run_test(size=SIZE) as pilot:
         matrix = await ready(app, pilot)
@@ -186,7 +192,7 @@ async def test_calibration_keys_act_only_on_the_results_table_and_brackets_jump(
         await focused_on(app, app.query_one(CriteriaList))
         await pilot.press("p", "x", "u", "right_square_bracket")
         await pilot.pause(0.1)
-        assert "cancel-subscription" not in app.session.labels and LABELS.read_text() == before
+        assert "cancel-subscription" not in app.session.labels and folded_text() == before
         assert matrix.current[0] == "cancel-subscription"
         # The footer offers p / x while the table has focus.
         matrix.focus()
@@ -219,7 +225,7 @@ SENTENCE = "Blames a Kafka queue; pax, mu, C, S, I, F, V, e and ]["
 async def test_a_sentence_typed_where_no_text_field_has_focus_labels_nothing_and_opens_nothing(studio: Path, judge):
     from textual.widgets import Tabs
 
-    before = LABELS.read_text()
+    before = folded_text()
     app = make_app(judge, studio)
     async with app.run_test(size=SIZE) as pilot:
         matrix = await ready(app, pilot)
@@ -233,7 +239,7 @@ async def test_a_sentence_typed_where_no_text_field_has_focus_labels_nothing_and
             await pilot.press(*SENTENCE)
             await pilot.pause()
             assert app.screen is main, f"a dialog opened with focus on {focus}"
-            assert LABELS.read_text() == before and "cancel-subscription" not in app.session.labels
+            assert folded_text() == before and "cancel-subscription" not in app.session.labels
             assert matrix.current[0] == "cancel-subscription" and app.session.consistency_k is None
         # In the table the same letters are label keys.
         matrix.focus()
@@ -304,7 +310,7 @@ async def test_the_key_that_opens_a_dialog_is_not_typed_into_it(studio: Path, ju
 async def test_ctrl_z_in_the_table_undoes_label_changes_on_disk_and_in_the_table(studio: Path, judge):
     from rubric_studio.tui.editor import EditorPane
 
-    original = LABELS.read_text()
+    original = folded_text()
     app = make_app(judge, studio)
     async with app.run_test(size=SIZE) as pilot:
         matrix = await ready(app, pilot)
@@ -315,14 +321,14 @@ async def test_ctrl_z_in_the_table_undoes_label_changes_on_disk_and_in_the_table
         assert human_column(matrix, sample).startswith("fail")
         await pilot.press("ctrl+z")
         await until(lambda: app.session.labels[sample].verdict == "pass")
-        assert LABELS.read_text() == original  # the previous value is back, comments and all
+        assert folded_text() == original  # the previous value is back, comments and all
         assert human_column(matrix, sample).startswith("pass")
         await until(lambda: "Undid label fail on refund-within-window (back to pass)" in notifications(app))
         await pilot.press("ctrl+y")  # redo
         await until(lambda: app.session.labels[sample].verdict == "fail")
         assert load_labels(LABELS).labels[sample].verdict == "fail"
         await pilot.press("ctrl+z")
-        await until(lambda: LABELS.read_text() == original)
+        await until(lambda: folded_text() == original)
 
         # A cell label, a cleared verdict and a whole label cleared: each undone in turn, latest first.
         matrix.select_sample("cancel-subscription")  # no label yet
@@ -337,7 +343,7 @@ async def test_ctrl_z_in_the_table_undoes_label_changes_on_disk_and_in_the_table
         assert app.session.labels[sample] == load_labels(ROOT / LABELS).labels[sample]
         await pilot.press("ctrl+z")  # the tone label of cancel-subscription: absent again
         await until(lambda: "cancel-subscription" not in app.session.labels)
-        assert "cancel-subscription:" not in LABELS.read_text()
+        assert "cancel-subscription:" not in folded_text()
         assert load_labels(LABELS).labels == load_labels(ROOT / LABELS).labels
         await pilot.press("ctrl+z")  # nothing left to undo of this session's labels
         await until(lambda: "No label change to undo." in notifications(app))
@@ -499,11 +505,12 @@ async def test_a_missing_sidecar_is_created_a_broken_one_is_a_notification_own_w
         loaded = recorder.names.count("LabelsLoaded")
         await pilot.press("p")
         await until(lambda: "cancel-subscription" in app.session.labels)
-        text = LABELS.read_text()
-        assert text.startswith("# Human labels") and "cancel-subscription:\n  annotator: lead\n  verdict: pass\n" in text
         await until(lambda: "FilesChanged" in recorder.after("LabelsLoaded"))  # the watcher saw our write
         await pilot.pause(0.1)
         assert recorder.names.count("LabelsLoaded") == loaded  # ... and it was not read back
+        assert not LABELS.exists()  # the label is in the journal until it is folded (idle, quit, compact)
+        text = folded_text()
+        assert text.startswith("# Human labels") and "cancel-subscription:\n  annotator: lead\n  verdict: pass\n" in text
         # Keys that need what this studio lacks say so (no judge: nothing can flip).
         await pilot.press("K")
         await until(lambda: any("needs a judge" in n.message for n in app._notifications))
@@ -538,3 +545,27 @@ async def test_a_label_through_a_planted_sidecar_link_is_refused_naming_the_file
         assert f"support_reply.labels.yaml: is a symbolic link to {decoy}" in note.message
         assert "nothing written" in note.message
     assert decoy.read_bytes() == before
+
+
+async def test_labels_written_by_someone_else_appear_as_they_land_read_from_the_journal_only(studio: Path):
+    """A web labeller (or another studio) writing bob's label: the open studio shows it, counts it,
+    records a version "labels change by bob" — and reads only the journal's new line, not the
+    sidecar again."""
+    from rubric_studio.core.labels import LabelChange, LabelStore
+
+    app = StudioApp(RUBRIC, annotator="lead")  # no judge, real file watching
+    async with app.run_test(size=SIZE) as pilot:
+        await until(lambda: app.session.report is not None and app.editor is not None and not app.session.running)
+        await watching(RUBRIC.parent)
+        await until(lambda: app.session._label_store is not None)
+        store_in_studio = app.session._label_store
+        sidecar_read_at = store_in_studio._sidecar_sig
+        sample = "cancel-subscription"
+        assert "bob" not in app.session.by_annotator.get(sample, {})
+        LabelStore(LABELS).write(sample, LabelChange("verdict", "fail"), "bob")  # another process would do the same
+        await until(lambda: "bob" in app.session.by_annotator.get(sample, {}))
+        assert app.session.by_annotator[sample]["bob"].verdict == "fail"
+        assert app.session._label_store is store_in_studio and store_in_studio._sidecar_sig == sidecar_read_at
+        latest = app.session.versions.history.latest
+        assert latest is not None and latest.labelled_by == "bob" and latest.label.endswith("change by bob")
+        await pilot.pause(0)

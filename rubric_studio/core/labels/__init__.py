@@ -1,5 +1,6 @@
 """Human labels: the ``<rubric>.labels.yaml`` sidecar and ``label`` fields of samples, read and
-edited in place with comments kept.
+edited in place with comments kept; :class:`LabelStore` writes a label in O(1) through the
+sidecar's journal (:mod:`rubric_studio.core.labels._journal`).
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ if TYPE_CHECKING:
         labels_of,
     )
     from rubric_studio.core.labels._claim import claim_unnamed, unclaim
+    from rubric_studio.core.labels._journal import journal_path
     from rubric_studio.core.labels._labels import (
         TIE_MARK,
         TIE_TEXT,
@@ -28,13 +30,16 @@ if TYPE_CHECKING:
         human_verdict,
         labels_from_samples,
         labels_path_for,
-        load_labels,
         parse_label,
     )
+    from rubric_studio.core.labels._live import LabelStore
+    from rubric_studio.core.labels._overlay import load_labels
     from rubric_studio.core.labels._store import (
         LabelConflict,
         apply_change,
         apply_changes,
+        fold_journal,
+        fold_journal_counts,
         insert_key,
         round_trip_yaml,
         set_verdict,
@@ -57,9 +62,13 @@ _EXPORTS = {
     "LabelChange": "_labels",
     "LabelConflict": "_store",
     "labels_from_samples": "_labels",
+    "LabelStore": "_live",
+    "journal_path": "_journal",
+    "fold_journal": "_store",
+    "fold_journal_counts": "_store",
     "labels_of": "_annotators",
     "labels_path_for": "_labels",
-    "load_labels": "_labels",
+    "load_labels": "_overlay",
     "parse_label": "_labels",
     "round_trip_yaml": "_store",
     "set_verdict": "_store",
@@ -84,6 +93,10 @@ __all__ = [
     "LabelChange",
     "LabelConflict",
     "labels_from_samples",
+    "LabelStore",
+    "journal_path",
+    "fold_journal",
+    "fold_journal_counts",
     "labels_of",
     "labels_path_for",
     "load_labels",

@@ -19,7 +19,7 @@ from pathlib import Path
 from ruamel.yaml.comments import CommentedMap
 from ruamel.yaml.error import YAMLError
 
-from rubric_studio.core.atomic import ChangedOnDisk, rewrite_safely
+from rubric_studio.core.atomic import ChangedOnDisk, locked, rewrite_safely
 from rubric_studio.core.labels._annotators import ENTRY_KEYS, check_name
 from rubric_studio.core.labels._labels import LABEL_KEYS, parse_label
 from rubric_studio.core.labels._store import (
@@ -49,8 +49,12 @@ def _named(entry: object) -> bool:
 
 def _rewrite(path: Path, edit) -> list[str]:
     """Apply ``edit(data) -> ids`` to the sidecar's round-trip document and write it (nothing when
-    no id changed); the ids changed."""
+    no id changed); the ids changed. The labels journal is folded in first (changes land in order)."""
+    from rubric_studio.core.labels._store import _journal_folded
+
     changed: list[str] = []
+    with locked(path):
+        _journal_folded(path)
 
     def rewrite():
         text, state = _read(path)

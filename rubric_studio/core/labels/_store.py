@@ -34,20 +34,29 @@ from rubric_studio.core.atomic import (
     ABSENT,
     ChangedOnDisk,
     DiskState,
+    locked,
     rewrite_safely,
+    write_text_safely,
 )
 from rubric_studio.core.files import read_user_file_state
+from rubric_studio.core.labels import _journal
 from rubric_studio.core.labels._annotators import ENTRY_KEYS, UNNAMED
+from rubric_studio.core.labels._journal import signature
 from rubric_studio.core.labels._labels import (
     CELL_LABELS,
     LABEL_KEYS,
-    VERDICTS,
     Label,
     LabelChange,
+    check_verdict,
+    find_key,
     has_label,
+    load_sidecar,
     own_label,
     parse_label,
+    score_value,
 )
+from rubric_studio.core.labels._overlay import Bases, resolve
+from rubric_studio.core.labels._splice import entries
 from rubric_studio.core.problems import RubricError
 from rubric_studio.core.yamlpos import load_with_positions, needs_double_quotes
 
@@ -190,6 +199,12 @@ def _put(mapping: CommentedMap, key: str, value: Any, order: tuple[str, ...] = (
     if key in mapping:
         mapping[key] = value
         return
+    if key not in order and mapping:  # at the end: no need to look at the other keys
+        last = next(reversed(mapping))
+        following = _take_following(mapping, last)
+        mapping[key] = value
+        _give_following(mapping, key, following)
+        return
     keys = [str(k) for k in mapping]
     position = len(keys)
     if key in order:
@@ -246,6 +261,8 @@ def _edit(path: str | Path, sample_id: str, change: _EntryEdit,
     """
     target = Path(path)
     found: list[Label | None] = [None, None]
+    with locked(target):
+        _journal_folded(target)
 
     def edit() -> tuple[str, DiskState] | None:
         text, state = _read(target)
@@ -306,7 +323,7 @@ def for_annotator(change: _EntryEdit, annotator: str | None) -> _EntryEdit:
 
     def edit(entry: CommentedMap, carry: list[str]) -> None:
         others = entry.get("annotators")
-        mine = isinstance(others, CommentedMap) and any(str(k) == annotator for k in others)
+        mine = isinstance(others, CommentedMap) and find_key(others, annotator) is not None
         owner = _owner(entry)
         if owner == annotator or (owner is None and not mine):
             if annotator != UNNAMED:
@@ -325,7 +342,7 @@ def for_annotator(change: _EntryEdit, annotator: str | None) -> _EntryEdit:
             else:
                 _put(entry, "annotators", CommentedMap({_written_text(annotator): label}), LABEL_KEYS + ENTRY_KEYS)
             return
-        key = next(k for k in others if str(k) == annotator)
+        key = find_key(others, annotator)
         if not isinstance(others[key], CommentedMap):
             others[key] = CommentedMap(parse_label(others[key], where=annotator).to_yaml_data())
         change(others[key], carry)
@@ -346,14 +363,6 @@ def _set_field(entry: CommentedMap, carry: list[str], name: str, value: Any) -> 
         _put(entry, name, value, LABEL_KEYS)
 
 
-def _score_value(score: float | None) -> int | float | None:
-    if score is None:
-        return None
-    if isinstance(score, bool) or not 0 <= float(score) <= 10:
-        raise ValueError(f"score must be a number from 0 to 10, got {score!r}")
-    return int(score) if float(score).is_integer() else float(score)
-
-
 def _note_value(note: str | None) -> Any:
     """A note exactly as given (a note of only spaces is none): a ``|`` block when it has several lines that
     a block keeps as they are (no space at either end, nothing unprintable), else a quoted string."""
@@ -361,11 +370,6 @@ def _note_value(note: str | None) -> Any:
         return None
     block = "\n" in note and note == note.strip() and note.replace("\n", "").replace("\t", "").isprintable()
     return LiteralScalarString(note) if block and not needs_double_quotes(note) else _written_text(note)
-
-
-def _check_verdict(verdict: str | None) -> None:
-    if verdict is not None and verdict not in VERDICTS:
-        raise ValueError(f"verdict must be pass or fail, got {verdict!r}")
 
 
 def _set_cells(entry: CommentedMap, carry: list[str], cells: dict[str, str | None]) -> None:
@@ -386,7 +390,8 @@ def _update_nested(entry: CommentedMap, name: str, nested: CommentedMap, values:
     """Set each of ``values`` in ``entry[name]`` (``nested``), or remove it (None); the mapping goes
     when left empty, its comment lines carried."""
     for item_id, value in values.items():
-        key = next((k for k in nested if str(k) == item_id), _written_text(item_id))
+        key = find_key(nested, item_id)
+        key = _written_text(item_id) if key is None else key
         if value is None:
             if key in nested:
                 carry.append(_delete(nested, key))
@@ -410,12 +415,12 @@ def apply_change(path: str | Path, sample_id: str, change: LabelChange,
     check = None if expect is _UNSEEN else _unchanged_field(sample_id, change, expect, annotator)
     field, value = change.field, change.value
     if field == "label":  # the whole label
-        _check_verdict(value.verdict if value is not None else None)
+        check_verdict(value.verdict if value is not None else None)
         return _edit(path, sample_id, _whole_label(value), annotator, check)
     if field in ("cell", "cell_score"):  # a criterion's met / unmet, or an analytic cell's 0-10 score
         return _edit(path, sample_id, _entry_edit(change), annotator, check)
-    _check_verdict(value if field == "verdict" else None)
-    value = _score_value(value) if field == "score" else _note_value(value) if field == "note" else value
+    check_verdict(value if field == "verdict" else None)
+    value = score_value(value) if field == "score" else _note_value(value) if field == "note" else value
     return _edit(path, sample_id, lambda entry, carry: _set_field(entry, carry, field, value), annotator, check)
 
 
@@ -461,7 +466,7 @@ def set_label(path: str | Path, sample_id: str, label: Label | None) -> Label | 
 
 def _whole_label(label: Label | None) -> _EntryEdit:
     """The entry edit that makes it ``label`` (None or empty: no keys left)."""
-    score = _score_value(label.score) if label is not None else None
+    score = score_value(label.score) if label is not None else None
     note = _note_value(label.note) if label is not None else None
 
     def change(entry: CommentedMap, carry: list[str]) -> None:
@@ -482,6 +487,66 @@ def _whole_label(label: Label | None) -> _EntryEdit:
     return change
 
 
+def read_sidecar(target: Path) -> tuple[str, DiskState]:
+    """The sidecar's text and state, as every edit here reads it (the header when absent)."""
+    return _read(target)
+
+
+def text_with_changes(text: str, target: Path, changes: list[tuple[str, LabelChange, str | None]]) -> str | None:
+    """The sidecar ``text`` with every ``(sample id, change, annotator)`` made, in order (None:
+    nothing changed). Nothing is read or written: :func:`apply_changes` and the journal's fold
+    both edit through this."""
+    grouped: dict[tuple[str, str | None], list[_EntryEdit]] = {}
+    for sample_id, change, annotator in changes:
+        grouped.setdefault((str(sample_id), annotator), []).append(_entry_edit(change))
+    if not grouped:
+        return None
+
+    return _edited_many(text, target, grouped)[0]
+
+
+def _journal_folded(path: str | Path) -> None:
+    """Fold the labels journal into the sidecar before editing it directly, so a change made now
+    lands after the labels written before it (the caller holds the lock)."""
+    fold_journal(path)
+
+
+# -- the journal folded in ----------------------------------------------------------------------
+def fold_journal(sidecar: str | Path) -> int:
+    """Write the journal's labels into the sidecar (comments kept) and empty the journal; how
+    many lines were folded. Lines a later change outside rubric-studio won over are kept in
+    ``<sidecar name>.superseded`` beside the journal. Holds the folder's lock throughout."""
+    return fold_journal_counts(sidecar)[0]
+
+
+def fold_journal_counts(sidecar: str | Path) -> tuple[int, int]:
+    """:func:`fold_journal`, saying (lines folded, lines superseded by a change made outside rubric-studio)."""
+    return _fold(Path(sidecar))
+
+
+def _fold(target: Path) -> tuple[int, int]:
+    """(lines folded, lines superseded) — see :func:`fold_journal`."""
+    journal = _journal.journal_path(target)
+    with locked(target):
+        tail = _journal.read(journal)
+        if not tail.entries:
+            if tail.generation is not None:
+                _journal.empty(journal)
+            return 0, 0
+        text, state = _read(target)
+        now = signature(target)
+        keep, lost = tail.entries, []
+        if any(e.base != now for e in tail.entries):
+            keep, lost = resolve(tail.entries, now, load_sidecar(target).by_annotator, Bases(journal))
+        new_text = text_with_changes(text, target, [(e.sample_id, e.change, e.annotator) for e in keep])
+        if new_text is not None:
+            write_text_safely(target, new_text, expect=state)
+        _journal.keep_superseded(journal, lost, "the sidecar was changed outside rubric-studio after "
+                                                "these labels were written, on the same fields")
+        _journal.empty(journal)
+    return len(tail.entries), len(lost)
+
+
 # -- many changes in one write --------------------------------------------------
 def apply_changes(path: str | Path, changes: list[tuple[str, LabelChange, str | None]]) -> int:
     """Make every ``(sample id, change, annotator)`` in one read-modify-write of the sidecar.
@@ -498,6 +563,8 @@ def apply_changes(path: str | Path, changes: list[tuple[str, LabelChange, str | 
         return 0
     target = Path(path)
     changed = [0]
+    with locked(target):
+        _journal_folded(target)
 
     def edit() -> tuple[str, DiskState] | None:
         text, state = _read(target)
@@ -516,11 +583,11 @@ def _entry_edit(change: LabelChange) -> _EntryEdit:
     """The entry edit that makes ``change`` (its value checked now)."""
     field, value = change.field, change.value
     if field == "label":
-        _check_verdict(value.verdict if value is not None else None)
+        check_verdict(value.verdict if value is not None else None)
         whole = _whole_label(value)
         scores = dict(value.criterion_scores) if value is not None else {}
         for score in scores.values():
-            _score_value(score)
+            score_value(score)
 
         def edit(entry: CommentedMap, carry: list[str]) -> None:
             whole(entry, carry)
@@ -530,10 +597,10 @@ def _entry_edit(change: LabelChange) -> _EntryEdit:
     if field == "cell":
         return lambda entry, carry: _set_cells(entry, carry, {change.criterion: value})
     if field == "cell_score":
-        score = _score_value(value)
+        score = score_value(value)
         return lambda entry, carry: _set_criterion_scores(entry, carry, {change.criterion: score})
-    _check_verdict(value if field == "verdict" else None)
-    value = _score_value(value) if field == "score" else _note_value(value) if field == "note" else value
+    check_verdict(value if field == "verdict" else None)
+    value = score_value(value) if field == "score" else _note_value(value) if field == "note" else value
     return lambda entry, carry: _set_field(entry, carry, field, value)
 
 
@@ -557,7 +624,11 @@ def _set_criterion_scores(entry: CommentedMap, carry: list[str], scores: dict[st
 
 def _edited_many(text: str, target: Path,
                  grouped: dict[tuple[str, str | None], list[_EntryEdit]]) -> tuple[str | None, int]:
-    """The sidecar text after every grouped edit (None: nothing changed) and how many labels changed."""
+    """The sidecar text after every grouped edit (None: nothing changed) and how many labels changed:
+    entry by entry when the file allows (:mod:`rubric_studio.core.labels._splice`), else as a whole."""
+    fast = _spliced(text, target, grouped)
+    if fast is not None:
+        return fast
     data, yaml, prefix = _document(text, target)
     changed, orphans = 0, []
     for (sample_id, annotator), edits in grouped.items():
@@ -586,7 +657,8 @@ def _dumped(data: CommentedMap, yaml: YAML, text: str, prefix: str, orphans: str
 def _entry(data: CommentedMap, sample_id: str) -> tuple[Any, CommentedMap | None]:
     """The key of a sample's entry and the entry (None when absent); a short form (``s1: pass``)
     is turned into a mapping in place, its comments kept."""
-    key = next((k for k in data if str(k) == sample_id), _written_text(sample_id))
+    key = find_key(data, sample_id)
+    key = _written_text(sample_id) if key is None else key
     entry = data.get(key)
     if entry is not None and not isinstance(entry, CommentedMap):
         following = _take_following(data, key)
@@ -643,8 +715,48 @@ def _edit_entry(data: CommentedMap, text: str, sample_id: str, change: _EntryEdi
     before = own_label(entry, annotator, sample_id)
     change(entry, carry)
     after = own_label(entry, annotator, sample_id)
-    if not has_label(entry, sample_id):
+    if after is None and not has_label(entry, sample_id):
         orphans.append(_delete(data, key, "".join(carry)))
     elif carry:
         _give_following(data, key, "".join(carry))
     return before != after
+
+
+def _spliced(text: str, target: Path,
+            grouped: dict[tuple[str, str | None], list[_EntryEdit]]) -> tuple[str | None, int] | None:
+    """The sidecar text after the grouped edits, made entry by entry, and how many labels changed
+    ((None, 0): nothing changed); None when the file must be edited as a whole."""
+    found = entries(text)
+    if found is None:
+        return None
+    first, spans, index = found
+    yaml_rt = round_trip_yaml(text)
+    ids = [""] * len(spans)
+    for sample_id, number in index.items():
+        ids[number] = sample_id
+    last = len(spans) - 1
+    by_entry: dict[int, list[tuple[str, str | None, list[_EntryEdit]]]] = {}
+    for (sample_id, annotator), edits in grouped.items():
+        by_entry.setdefault(index.get(sample_id, last), []).append((sample_id, annotator, edits))
+    pieces: dict[int, str] = {}
+    changed = 0
+    for number, groups in by_entry.items():
+        start, end = spans[number]
+        piece = text[start:end]
+        data, _, prefix = _document(piece, target)
+        if prefix or len(data) != 1 or str(next(iter(data))) != ids[number]:
+            return None  # not the one entry its first line promised
+        orphans: list[str] = []
+        for sample_id, annotator, edits in groups:
+            def change(entry: Any, carry: list[str], edits: list[_EntryEdit] = edits) -> None:
+                for one in edits:
+                    one(entry, carry)
+
+            changed += _edit_entry(data, text, sample_id, for_annotator(change, annotator), annotator, orphans)
+        pieces[number] = "".join(orphans) if not data else _dumped(data, yaml_rt, piece, "", "".join(orphans))
+    if not changed:
+        return None, 0
+    out = [text[:first]]
+    for number, (start, end) in enumerate(spans):
+        out.append(pieces.get(number, text[start:end]))
+    return "".join(out), changed
