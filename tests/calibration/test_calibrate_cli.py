@@ -196,3 +196,22 @@ def test_kappa_of_one_labelled_sample_is_not_a_number(tmp_path, capsys):
     main(["grade", str(tmp_path / "r.yaml"), str(tmp_path / "s.jsonl"), "--labels", str(tmp_path / "l.yaml"),
           "--format", "html", "-o", str(page)])
     assert "[0.00, 0.00]" not in page.read_text()
+
+
+def test_labels_not_yet_folded_from_the_journal_are_counted(support, capsys):
+    """A label clicked in the web labeller or pressed in the studio sits in the labels journal until
+    it is folded into the sidecar: calibrate counts it all the same."""
+    from rubric_studio.core.labels import LabelChange, LabelStore, load_labels
+
+    rubric, labels = support
+    assert main(["calibrate", str(rubric), "--format", "json"]) == 0
+    before = _json(capsys)["criteria"]["short"]["n"]
+    sidecar = yaml.safe_load(labels.read_text())
+    samples = [json.loads(line)["id"] for line in rubric.with_name("support_reply.samples.jsonl").read_text().splitlines()]
+    unlabelled = next(s for s in samples if "short" not in ((sidecar.get(s) or {}).get("criteria") or {}))
+    text = labels.read_text()
+    LabelStore(labels).write(unlabelled, LabelChange("cell", "met", "short"), "web-person")
+    assert labels.read_text() == text  # not in the sidecar yet
+    assert load_labels(labels).by_annotator[unlabelled]["web-person"].criteria == {"short": "met"}
+    assert main(["calibrate", str(rubric), "--format", "json"]) == 0
+    assert _json(capsys)["criteria"]["short"]["n"] == before + 1
