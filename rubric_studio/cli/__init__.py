@@ -25,7 +25,7 @@ __all__ = ["DESCRIPTION", "EPILOG", "EXIT_ERROR", "EXIT_FAIL", "EXIT_OK", "EXIT_
 EXIT_OK, EXIT_FAIL, EXIT_USAGE, EXIT_ERROR = 0, 1, 2, 3
 
 SUBCOMMANDS = ("grade", "validate", "calibrate", "export", "import", "cache", "jobs", "improve", "draft", "new",
-               "history", "probe", "labels", "card")  # fmt: skip
+               "history", "probe", "labels", "card", "serve")  # fmt: skip
 GRADE_FORMATS = ("table", "json", "jsonl", "markdown", "junit", "html")
 _MODULES = {"import": "import_", None: "studio"}  # command -> module name, where they differ
 
@@ -44,6 +44,7 @@ commands:
   rubric-studio export RUBRIC --to T    write the rubric for another eval tool
   rubric-studio import FILE             read a rubric from another eval tool
   rubric-studio labels import|export    human labels in and out of CSV, JSON Lines, Label Studio
+  rubric-studio serve RUBRIC --annotators A,B  label in the browser, several people at once
   rubric-studio draft --task T [SAMPLES]  LLM-proposed criteria for a new rubric
   rubric-studio cache stats|clear       the judge reply cache
   rubric-studio jobs status|wait|cancel  provider Batch API jobs (grade --batch-api)

@@ -32,6 +32,7 @@ from rubric_studio.core.labels import (
     unclaim,
 )
 from rubric_studio.core.problems import RubricError
+from rubric_studio.session.labelling import next_sample_where
 from rubric_studio.session.results_model import (
     ResultsModel,
     cell_disagrees,
@@ -275,7 +276,12 @@ def next_disagreement(model: ResultsModel, rows: Sequence[str], cursor: int, ste
 
 
 def next_unlabelled(model: ResultsModel, rows: Sequence[str], cursor: int, step: int = 1) -> str | None:
-    """The next sample in ``rows`` after ``cursor`` that has no label yet (wrapping)."""
+    """The next sample in ``rows`` after ``cursor`` (``step`` -1: before it) that has no label shown
+    yet (yours with "my labels", else anyone's), wrapping: the web labeller's "next sample" rule
+    (:func:`rubric_studio.session.labelling.next_sample_where`) over the rows the table shows."""
     if not rows:
         return None
-    return _step(rows, cursor, step, lambda i: not has_human_label(model.labels.get(i)))
+    order = list(rows) if step > 0 else list(reversed(rows))
+    after = rows[cursor] if 0 <= cursor < len(rows) else None
+    shown = model.shown_labels
+    return next_sample_where(order, after, lambda i: not has_human_label(shown.get(i)))
