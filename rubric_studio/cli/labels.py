@@ -4,7 +4,8 @@
 read-modify-write, per annotator (never another annotator's label); a file that does not read, or
 that labels a sample the rubric's samples do not hold, is reported with file:line:col and nothing
 is written. ``labels export RUBRIC [SAMPLES] --to T`` writes CSV / JSON Lines (stdout or ``-o FILE``)
-or, for Label Studio, a labeling config and a tasks file into ``-o DIR``. Samples are found and
+or, for Label Studio, a labeling config and a tasks file into ``-o DIR`` (the labels as annotations,
+``--predictions REPORT`` adding a grading report's verdicts as predictions). Samples are found and
 guarded as ``grade`` finds them (:func:`_samples_source`); see docs/how-to/labels-import-export.md.
 ``labels compact RUBRIC`` folds the labels journal (labels written by the studio and the web
 labeller, one line each) into the sidecar, so the sidecar alone holds every label (before a commit).
@@ -57,6 +58,9 @@ def register(parser: argparse.ArgumentParser) -> None:
     exp.add_argument("--labels", metavar="SIDECAR", help="the labels file (default: <rubric>.labels.yaml)")
     exp.add_argument("-o", "--output", metavar="FILE|DIR",
                      help="the file to write (default: stdout); for label-studio, the folder to write into")
+    exp.add_argument("--predictions", metavar="REPORT.json",
+                     help="label-studio: add the judge's verdicts in this report (rubric-studio grade --format json) "
+                          "to the tasks as predictions, shown as pre-annotations")
 
 
 def _server_url(text: str) -> str:
@@ -237,26 +241,35 @@ def _token_problem(token: str) -> str | None:
 
 # -- export -----------------------------------------------------------------------------------
 def _export(args: Namespace, rubric) -> int:
-    from rubric_studio.cli.common import echo, fail_usage, print_problems, write_output
+    from rubric_studio.cli.common import fail_usage, print_problems, write_output
     from rubric_studio.core.labels import load_labels
     from rubric_studio.interop.labels import export_table
 
+    if args.predictions and args.to != "label-studio":
+        return fail_usage("--predictions adds a report's verdicts to a Label Studio project; "
+                          "use it with --to label-studio")
     samples = _samples(args)
-    if args.to == "label-studio":
-        return _export_label_studio(args, rubric, samples)
     sidecar = load_labels(_sidecar(args), missing_ok=args.labels is None)
     if sidecar.problems:
         print_problems(sidecar.problems)
         return 2
-    known = {c.key for c in rubric.criteria}
-    left = sorted({c for labels in sidecar.by_annotator.values() for lab in labels.values() for c in lab.criteria} - known)
-    if left:
-        echo(f"warning: labels of criteria not in the rubric are not exported: {', '.join(left)}", sys.stderr)
+    _warn_unknown_criteria(rubric, sidecar.by_annotator)
+    if args.to == "label-studio":
+        return _export_label_studio(args, rubric, samples, sidecar.by_annotator)
     ids = [s.id for s in samples] if samples else None
     text = export_table(rubric, sidecar.by_annotator, args.to, ids)
     if args.output and Path(args.output).is_dir():
         return fail_usage(f"{args.output}: a folder; give a file name to write the {args.to} to")
     return 0 if write_output(text, args.output) else 2
+
+
+def _warn_unknown_criteria(rubric, by_sample) -> None:
+    from rubric_studio.cli.common import echo
+
+    known = {c.key for c in rubric.criteria}
+    left = sorted({c for labels in by_sample.values() for lab in labels.values() for c in lab.criteria} - known)
+    if left:
+        echo(f"warning: labels of criteria not in the rubric are not exported: {', '.join(left)}", sys.stderr)
 
 
 def _samples(args: Namespace) -> list:
@@ -271,9 +284,11 @@ def _samples(args: Namespace) -> list:
     return list(loaded)
 
 
-def _export_label_studio(args: Namespace, rubric, samples: list) -> int:
+def _export_label_studio(args: Namespace, rubric, samples: list, labels) -> int:
+    """The labeling config and the tasks (with ``labels`` as annotations and, with ``--predictions``, the
+    report's verdicts) into ``-o DIR``; a report that cannot be read is exit 2 before anything is written."""
     from rubric_studio.cli.common import echo, fail_usage, write_output
-    from rubric_studio.interop.labels import labeling_config, tasks
+    from rubric_studio.interop.labels import labeling_config, tasks_file
 
     if not args.output:
         return fail_usage("--to label-studio writes two files: give -o DIR")
@@ -282,12 +297,30 @@ def _export_label_studio(args: Namespace, rubric, samples: list) -> int:
     folder = Path(args.output)
     if folder.exists() and not folder.is_dir():
         return fail_usage(f"{args.output}: not a folder")
+    report = _grade_report(args.predictions) if args.predictions else None
+    made = tasks_file(rubric, samples, labels, report)
+    for warning in made.warnings:
+        echo(f"warning: {warning}", sys.stderr)
     folder.mkdir(parents=True, exist_ok=True)
     stem = Path(args.rubric).stem
     config, task_file = folder / f"{stem}.label-studio.xml", folder / f"{stem}.tasks.json"
     ground_truth = any(s.ground_truth for s in samples)
     if not (write_output(labeling_config(rubric, ground_truth), str(config))
-            and write_output(tasks(rubric, samples), str(task_file))):
+            and write_output(made.text, str(task_file))):
         return 2
-    echo(f"wrote {config} (the labeling config) and {task_file} ({len(samples)} tasks)", sys.stderr)
+    carried = (f", {made.annotations} annotation{'s' if made.annotations != 1 else ''} by "
+               f"{', '.join(made.annotators)}" if made.annotations else "")
+    predicted = (f", {made.predictions} with predictions of {report.model or 'the report'}"
+                 if report is not None else "")
+    echo(f"wrote {config} (the labeling config) and {task_file} ({len(samples)} tasks{carried}{predicted})",
+         sys.stderr)
     return 0
+
+
+def _grade_report(path: str):
+    """The ``--predictions`` report; RubricError (exit 2, nothing written) when it cannot be read as one."""
+    from rubric_studio.core.files import read_user_file
+    from rubric_studio.interop.labels import REPORT_MAX_BYTES, read_grade_report
+
+    text = read_user_file(Path(path), "report", controls_ok=True, max_bytes=REPORT_MAX_BYTES)
+    return read_grade_report(text, path)

@@ -99,3 +99,107 @@ def test_labels_round_trip_through_a_real_label_studio(server, tmp_path, monkeyp
     assert main(["labels", "import", rubric, str(export_file), "--labels", str(sidecar)]) == 0
     ids = {f"user-{p}" for p in people}
     assert set(load_labels(sidecar).by_annotator[first]) == ids
+
+
+# -- the sidecar's labels and a report's verdicts, through a real Label Studio ---------------------------
+DORA = "dora@example.com"
+NOTE = '  </View><script>alert("x")</script> & <b>"q"</b>\r\nline two\ttab ✓  '
+CARRIED = f"""\
+refund-within-window:
+  verdict: pass
+  score: 9
+  criteria: {{resolves-issue: met, policy-accurate: unmet, tone: met, short: met}}
+  criterion_scores: {{tone: 8}}
+  note: {json.dumps(NOTE)}
+  annotator: alice
+  annotators:
+    bob "<b>" & <i>: {{verdict: fail, criteria: {{tone: unmet}}, note: "=SUM(A1)"}}
+    adjudicated: {{verdict: pass, score: 7.5, criteria: {{resolves-issue: met}}}}
+duplicate-charge:
+  verdict: fail
+  criteria: {{asks-for-credentials: met, no-boilerplate: unmet}}
+"""
+
+
+def _graded_report(rubric: Path, monkeypatch) -> Path:
+    """The rubric graded by the fake judge (``grade --format json``), as a team's report would be."""
+    from tests.fakellm import FakeLLM
+
+    report = rubric.with_name("report.json")
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
+    with FakeLLM() as judge:
+        main(["grade", str(rubric), "--judge", "openai:gpt-4o-mini", "--base-url", judge.base_url_openai,
+              "--no-cache", "--format", "json", "-o", str(report)])
+    return report
+
+
+def _checked_by_label_studio(config: str, tasks: list[dict]) -> list[str]:
+    """What Label Studio's own checker (its SDK's LabelInterface, in the server's environment) finds wrong
+    with the tasks' annotations and predictions for ``config``."""
+    import subprocess
+
+    python = Path(labelstudio.command()).with_name("python")
+    script = ("import json, sys\nfrom label_studio_sdk.label_interface import LabelInterface\n"
+              "config, tasks = json.load(sys.stdin)\nface = LabelInterface(config)\nwrong = []\n"
+              "for task in tasks:\n"
+              "    wrong += [task['data']['sample_id'] for a in task.get('annotations', []) "
+              "if not face.validate_annotation(a)]\n"
+              "    for p in task.get('predictions', []):\n"
+              "        wrong += face.validate_prediction(p, return_errors=True)\n"
+              "print(json.dumps(wrong))\n")
+    done = subprocess.run([str(python), "-c", script], input=json.dumps([config, tasks]), capture_output=True,
+                          text=True, timeout=300, check=True)
+    return json.loads(done.stdout)
+
+
+def test_the_sidecars_labels_and_a_reports_verdicts_round_trip_through_a_real_label_studio(server, tmp_path,
+                                                                                        monkeypatch):
+    shutil.copytree(ROOT / "sample_rubrics" / "support_reply", tmp_path, dirs_exist_ok=True)
+    sidecar = tmp_path / "support_reply.labels.yaml"
+    sidecar.write_text(CARRIED, encoding="utf-8")
+    rubric = tmp_path / "support_reply.yaml"
+    report = _graded_report(rubric, monkeypatch)
+    assert main(["labels", "export", str(rubric), "--to", "label-studio", "-o", str(tmp_path / "ls"),
+                 "--predictions", str(report)]) == 0
+    config = (tmp_path / "ls" / "support_reply.label-studio.xml").read_text(encoding="utf-8")
+    tasks = json.loads((tmp_path / "ls" / "support_reply.tasks.json").read_text(encoding="utf-8"))
+    assert _checked_by_label_studio(config, tasks) == []
+
+    project = server.call("POST", "/api/projects", {"title": "carried labels", "label_config": config})["id"]
+    imported = server.call("POST", f"/api/projects/{project}/import", tasks)
+    assert (imported["task_count"], imported["annotation_count"], imported["prediction_count"]) == (15, 4, 15)
+    listed = server.call("GET", f"/api/tasks?project={project}&page_size=1000")
+    by_sample = {t["data"]["sample_id"]: t["id"] for t in (listed["tasks"] if isinstance(listed, dict) else listed)}
+    first = server.call("GET", f"/api/tasks/{by_sample['refund-within-window']}")
+    [prediction] = first["predictions"]  # shown as the pre-annotation of the judge's model
+    assert prediction["model_version"] == "gpt-4o-mini"
+    sent = tasks[0]["predictions"][0]["result"]
+    assert [(i["from_name"], i["value"]) for i in prediction["result"]] == [(i["from_name"], i["value"]) for i in sent]
+
+    alice = next(a for a in first["annotations"] if a["result"][0]["meta"]["rubric_studio"]["annotator"] == "alice")
+    edited = [dict(item, value={"choices": ["fail"]}) if item["from_name"] == "verdict" else item
+              for item in alice["result"]]  # as the labelling screen sends an edit (measured): meta kept,
+    edited.append({"from_name": "criterion:asks-for-credentials", "to_name": "output", "type": "choices",
+                   "value": {"choices": ["unmet"]}, "origin": "manual"})  # a new item without one
+    server.call("PATCH", f"/api/annotations/{alice['id']}/", {"result": edited})
+    dora = server.sign_up(DORA, "dora-pass-1234")
+    server.call("POST", f"/api/tasks/{by_sample['refund-late-request']}/annotations/",
+                {"result": _annotation("fail", 2, "unmet", "too curt")}, token=dora)
+
+    exported = server.call("GET", f"/api/projects/{project}/export?exportType=JSON")
+    imported_by = {a["completed_by"] for t in exported for a in t["annotations"] if a["result"][0].get("meta")}
+    assert len(imported_by) == 1  # Label Studio gives every imported annotation to the importing user
+    export_file = tmp_path / "export.json"
+    export_file.write_text(json.dumps(exported), encoding="utf-8")
+    back = tmp_path / "back.labels.yaml"
+    monkeypatch.setenv("LABEL_STUDIO_API_KEY", labelstudio.TOKEN)
+    assert main(["labels", "import", str(rubric), str(export_file), "--labels", str(back),
+                 "--label-studio-url", server.url]) == 0
+
+    expected = load_labels(sidecar).by_annotator
+    expected["refund-within-window"]["alice"].verdict = "fail"
+    expected["refund-within-window"]["alice"].criteria["asks-for-credentials"] = "unmet"
+    expected["refund-late-request"] = {DORA: Label("fail", None, {"resolves-issue": "unmet", "tone": "unmet"},
+                                                   "too curt", {"tone": 2.0})}
+    assert load_labels(back).by_annotator == expected
+    assert ADMIN not in {name for labels in load_labels(back).by_annotator.values() for name in labels}

@@ -4,22 +4,35 @@ Export writes a labeling config (XML): the sample's input and output as ``Text``
 criterion a ``Choices`` (met / unmet) named ``criterion:<id>``, or for an analytic criterion a
 ``Number`` from 0 to 10; the sample's ``verdict`` (pass / fail), ``score`` (0-10) and a ``note``
 (``TextArea``). The tasks file holds one task per sample; its ``data.sample_id`` finds the sample
-again. Import reads the project's JSON export: each annotation is its author's whole label of
-that sample (a control left empty clears that field). ``completed_by`` is a user id (Label Studio
-1.23) mapped to an e-mail through ``users`` (else ``user-<id>``), or a user object with ``email``
-(other versions). Cancelled annotations are skipped; so is, with a warning, an annotation with no
-value of the rubric's controls in its ``result`` (none, empty, malformed): it never clears a label.
-A task or a control that cannot be mapped, or a value that cannot be read, is warned about with
-its task and annotation id; a task of a sample not among the known samples refuses the import.
+again. Each task carries the sidecar's labels of its sample as ``annotations``, one per annotator,
+and, given a grading report, the judge's verdicts as ``predictions`` (pre-annotations).
+
+Label Studio's import cannot say who annotated (every imported annotation is the importing
+user's) and drops an annotation's own ``meta``, but keeps the ``meta`` of each result item, also
+when someone edits the annotation in its labelling screen (measured on 1.23.2). So each result
+item of an exported annotation carries ``meta: {"rubric_studio": {"annotator": NAME}}``, plus,
+under ``criteria``, the labels no control of the config can show (a check's met / unmet, an
+analytic criterion's met / unmet given without a 0-10 score). Names and notes only ever go into
+the tasks JSON, never into the XML.
+
+Import reads the project's JSON export: each annotation is its author's whole label of that
+sample (a control left empty clears that field). Its author is the annotator its result items
+carry, else ``completed_by``: a user id (Label Studio 1.23) mapped to an e-mail through ``users``
+(else ``user-<id>``), or a user object with ``email`` (other versions). Cancelled annotations are
+skipped; so is, with a warning, an annotation with no value of the rubric's controls in its
+``result`` (none, empty, malformed): it never clears a label. A task or a control that cannot be
+mapped, or a value that cannot be read, is warned about with its task and annotation id; a task
+of a sample not among the known samples refuses the import.
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
 from typing import Any
 
-from rubric_studio.core.labels import LabelChange
+from rubric_studio.core.labels import ADJUDICATED, Label, LabelChange
 from rubric_studio.core.problems import Problem, RubricError
 from rubric_studio.core.rubric import Criterion, Rubric
 from rubric_studio.interop.labels._common import (
@@ -31,11 +44,19 @@ from rubric_studio.interop.labels._common import (
     enough,
     json_kind,
     number_in,
+    plain_number,
     read_json,
     text_or_none,
 )
+from rubric_studio.interop.labels._grade_report import GradeReport
 
 CRITERION_PREFIX = "criterion:"
+#: The key, in a result item's ``meta``, of what rubric-studio carries through Label Studio.
+CARRIED = "rubric_studio"
+#: The object every control of the config labels.
+TO_NAME = "output"
+#: At most this many sample ids are named in one warning.
+_NAMED = 5
 
 
 def _judged(rubric: Rubric) -> list[Criterion]:
@@ -83,15 +104,157 @@ def _criterion_controls(criterion: Criterion) -> list[str]:
                     '    <Choice value="met"/>', '    <Choice value="unmet"/>', "  </Choices>"]
 
 
+@dataclass
+class TasksFile:
+    """The tasks file (JSON ``text``) and what went into it, for the summary and the warnings."""
+
+    text: str
+    annotations: int = 0
+    annotators: list[str] = field(default_factory=list)
+    predictions: int = 0
+    warnings: list[str] = field(default_factory=list)
+
+
 def tasks(rubric: Rubric, samples: list) -> str:
-    """The tasks file (JSON): one task per sample, ``data.sample_id`` its id."""
-    found = []
+    """The tasks file (JSON): one task per sample, ``data.sample_id`` its id (no labels, no predictions)."""
+    return tasks_file(rubric, samples).text
+
+
+def tasks_file(rubric: Rubric, samples: list, labels: Mapping[str, Mapping[str, Label]] | None = None,
+               report: GradeReport | None = None) -> TasksFile:
+    """The tasks file: one task per sample, with ``labels`` (sample id -> annotator -> label) as its
+    annotations and the verdicts of ``report`` as its predictions; what could not go in is warned about."""
+    labels = labels or {}
+    found, ids = TasksFile(""), [s.id for s in samples]
+    exported = set(ids)
+    predictions = _predictions(rubric, report, ids, found.warnings) if report is not None else {}
+    annotators: set[str] = set()
+    unshown: list[str] = []
+    entries = []
+    ground_truth = any(s.ground_truth for s in samples)
     for sample in samples:
         data = {"sample_id": sample.id, "rubric": rubric.name, "input": sample.input or "", "output": sample.output}
-        if any(s.ground_truth for s in samples):
+        if ground_truth:
             data["ground_truth"] = sample.ground_truth or ""
-        found.append({"data": data})
-    return json.dumps(found, ensure_ascii=False, indent=2) + "\n"
+        task: dict[str, Any] = {"data": data}
+        made = []
+        for annotator, label in (labels.get(sample.id) or {}).items():
+            made_one = annotation(rubric, annotator, label)
+            if made_one is not None:
+                made.append(made_one)
+                annotators.add(annotator)
+            elif not label.is_empty:
+                unshown.append(f"{sample.id} by {annotator}")
+        if made:
+            task["annotations"] = made
+        if sample.id in predictions:
+            task["predictions"] = [predictions[sample.id]]
+        entries.append(task)
+    found.annotations = sum(len(t.get("annotations", ())) for t in entries)
+    found.annotators = sorted(annotators)
+    found.predictions = sum(1 for t in entries if "predictions" in t)
+    if unshown:
+        found.warnings.append(f"{_count(unshown, 'label holds', 'labels hold')} nothing a control of the labeling "
+                              "config shows (only a check's met / unmet, or an analytic criterion's without a "
+                              f"0-10 score), so no annotation carries {'them' if len(unshown) > 1 else 'it'}: "
+                              f"{_named(unshown)}")
+    elsewhere = [sample_id for sample_id, by in labels.items() if by and sample_id not in exported]
+    if elsewhere:
+        found.warnings.append(f"labels of {_count(elsewhere, 'sample', 'samples')} not among the samples are not in "
+                              f"the tasks: {_named(elsewhere)}")
+    found.text = json.dumps(entries, ensure_ascii=False, indent=2) + "\n"
+    return found
+
+
+def annotation(rubric: Rubric, annotator: str, label: Label) -> dict[str, Any] | None:
+    """One annotator's label as a Label Studio annotation (None when no control shows any of it).
+
+    Every result item carries the annotator's name (and the labels no control shows) in its
+    ``meta``; the adjudicated label is marked ``ground_truth``."""
+    result, carried = [], {}
+    if label.verdict in ("pass", "fail"):
+        result.append(_item("verdict", "choices", {"choices": [label.verdict]}))
+    for criterion in rubric.criteria:
+        key, state = criterion.key, label.criteria.get(criterion.key)
+        if criterion.is_judged and criterion.kind == "analytic" and key in label.criterion_scores:
+            result.append(_item(CRITERION_PREFIX + key, "number",
+                                {"number": plain_number(label.criterion_scores[key])}))
+        elif criterion.is_judged and criterion.kind != "analytic" and state in ("met", "unmet"):
+            result.append(_item(CRITERION_PREFIX + key, "choices", {"choices": [state]}))
+        elif state in ("met", "unmet"):
+            carried[key] = state
+    if label.score is not None:
+        result.append(_item("score", "number", {"number": plain_number(label.score)}))
+    if label.note:
+        result.append(_item("note", "textarea", {"text": [label.note]}))
+    if not result:
+        return None
+    meta = {CARRIED: {"annotator": annotator, **({"criteria": carried} if carried else {})}}
+    return {"result": [{**item, "meta": meta} for item in result], "was_cancelled": False,
+            "ground_truth": annotator == ADJUDICATED}
+
+
+def _item(control: str, kind: str, value: dict[str, Any]) -> dict[str, Any]:
+    return {"from_name": control, "to_name": TO_NAME, "type": kind, "value": value}
+
+
+def _predictions(rubric: Rubric, report: GradeReport, sample_ids: list[str], warnings: list[str]) -> dict[str, Any]:
+    """The report's verdicts as one prediction per sample id (those among ``sample_ids`` with a verdict to show);
+    a report of another version of the rubric, or of other samples, is said in ``warnings``."""
+    now = rubric.content_hash()
+    if report.rubric_hash != now:
+        warnings.append(f"{report.path}: graded another version of the rubric (report's rubric hash "
+                        f"{report.rubric_hash or 'missing'}, the rubric's now {now}); its verdicts are added as "
+                        "predictions all the same")
+    known = set(sample_ids)
+    others = [sample_id for sample_id in report.samples if sample_id not in known]
+    if others:
+        warnings.append(f"{report.path}: {len(others)} of its {len(report.samples)} samples are not among the samples "
+                        f"exported; their verdicts are left out: {_named(others)}")
+    found = {}
+    for sample_id in sample_ids:
+        if sample_id in report.samples:
+            made = prediction(rubric, report.samples[sample_id], report.model)
+            if made is not None:
+                found[sample_id] = made
+    return found
+
+
+def prediction(rubric: Rubric, sample: Mapping[str, Any], model: str | None) -> dict[str, Any] | None:
+    """A report sample's verdicts as a Label Studio prediction (``model_version``: the judge's model): the
+    verdict, each judged criterion's met / unmet (an analytic one's 0-10 score) and the score (0-10) when
+    the sample has one; None when it has none of them (every cell errored or unjudged)."""
+    result = []
+    if sample.get("verdict") in ("pass", "fail"):
+        result.append(_item("verdict", "choices", {"choices": [sample["verdict"]]}))
+    cells = {str(c.get("id")): c for c in sample.get("criteria") or [] if isinstance(c, dict)}
+    for criterion in _judged(rubric):
+        cell = cells.get(criterion.key) or {}
+        if cell.get("status") not in ("met", "unmet"):
+            continue
+        if criterion.kind != "analytic":
+            result.append(_item(CRITERION_PREFIX + criterion.key, "choices", {"choices": [cell["status"]]}))
+        elif (raw := _number(cell.get("raw_score"), 10)) is not None:
+            result.append(_item(CRITERION_PREFIX + criterion.key, "number", {"number": raw}))
+    if (score := _number(sample.get("score"), 1)) is not None:
+        result.append(_item("score", "number", {"number": plain_number(round(score * 10, 3))}))
+    return {"model_version": model or "rubric-studio", "result": result} if result else None
+
+
+def _number(value: Any, top: float) -> int | float | None:
+    """A JSON number from 0 to ``top`` as written (an int stays an int), else None."""
+    if isinstance(value, bool) or not isinstance(value, int | float) or not 0 <= value <= top:
+        return None
+    return plain_number(value)
+
+
+def _named(items: Iterable[str]) -> str:
+    listed = list(items)
+    return ", ".join(listed[:_NAMED]) + (f" and {len(listed) - _NAMED} more" if len(listed) > _NAMED else "")
+
+
+def _count(items: list, one: str, many: str) -> str:
+    return f"{len(items)} {one if len(items) == 1 else many}"
 
 
 # -- import -----------------------------------------------------------------------------------
@@ -103,21 +266,25 @@ def read_export(text: str, path: str, rubric: Rubric, users: Mapping[str, str] |
     if not isinstance(data, list):
         raise RubricError([Problem(path, 1, 1, "expected Label Studio's JSON export: a list of tasks "
                                                "with data and annotations")])
-    found, problems = ImportedLabels(), []
+    found, problems, carried = ImportedLabels(), [], []
     for task in data:
         if enough(problems, path):
             break
-        unknown = _read_task(task, rubric, users or {}, found, known)
+        unknown = _read_task(task, rubric, users or {}, found, known, carried)
         if unknown is not None:
             problems.append(Problem(path, None, None, unknown))
     if problems:
         raise RubricError(problems)
+    if carried:
+        found.remarks.append(f"{_count(carried, 'annotation', 'annotations')} kept the annotator rubric-studio "
+                             "exported it with (not Label Studio's completed_by)")
     return found
 
 
 def _read_task(task: Any, rubric: Rubric, users: Mapping[str, str], found: ImportedLabels,
-               known: SampleIds | None) -> str | None:
-    """Read one task's annotations into ``found``; why it cannot be imported (its sample is unknown), or None."""
+               known: SampleIds | None, carried: list[str]) -> str | None:
+    """Read one task's annotations into ``found`` (those whose annotator they carry also into ``carried``);
+    why it cannot be imported (its sample is unknown), or None."""
     if not isinstance(task, dict):
         found.warnings.append(f"an entry that is not a task ({json_kind(task)}) was skipped")
         return None
@@ -136,14 +303,44 @@ def _read_task(task: Any, rubric: Rubric, users: Mapping[str, str], found: Impor
             continue
         where = f"task {task_id}: annotation {annotation.get('id', '?')}"
         try:
-            annotator = _annotator(annotation.get("completed_by"), users)
+            name, kept = _carried(annotation)
+            annotator = name or _annotator(annotation.get("completed_by"), users)
         except ValueError as exc:
             found.warnings.append(f"{where}: {exc}; skipped")
             continue
-        changes = _annotation_changes(annotation, rubric, where, found.warnings)
+        changes = _annotation_changes(annotation, rubric, where, found.warnings, kept)
         if changes is not None:
             found.add(str(sample_id), annotator, changes)
+            if name:
+                carried.append(where)
     return None
+
+
+def _carried(annotation: dict) -> tuple[str | None, dict[str, Any]]:
+    """What rubric-studio's export carried in the ``meta`` of an annotation's result items: the annotator
+    (None when no item carries one) and labels of criteria no control shows; ValueError when it cannot
+    be read or its items disagree (someone combined two annotations by hand)."""
+    names: set[str] = set()
+    criteria: dict[str, Any] = {}
+    result = annotation.get("result")
+    for item in result if isinstance(result, list) else []:
+        meta = item.get("meta") if isinstance(item, dict) else None
+        carried = meta.get(CARRIED) if isinstance(meta, dict) else None
+        if carried is None:
+            continue
+        if not isinstance(carried, dict) or not isinstance(carried.get("criteria", {}), dict):
+            raise ValueError(f"meta.{CARRIED} of a result item is not what rubric-studio exports "
+                             '({"annotator": NAME, "criteria": {...}})')
+        if "annotator" in carried:
+            if not isinstance(carried["annotator"], str):
+                raise ValueError(f"meta.{CARRIED}.annotator is {json_kind(carried['annotator'])}, not a name")
+            names.add(carried["annotator"])
+        for key, value in carried.get("criteria", {}).items():
+            if criteria.setdefault(key, value) != value:
+                raise ValueError(f"its result items carry different labels of {key!r}")
+    if len(names) > 1:
+        raise ValueError(f"its result items carry different annotators ({', '.join(map(described, sorted(names)))})")
+    return (annotator_name(names.pop()) if names else None), criteria
 
 
 def _annotator(completed_by: Any, users: Mapping[str, str]) -> str:
@@ -158,8 +355,10 @@ def _annotator(completed_by: Any, users: Mapping[str, str]) -> str:
     raise ValueError(f"completed_by is not a user ({described(completed_by)})")
 
 
-def _annotation_changes(annotation: dict, rubric: Rubric, where: str, warnings: list[str]) -> list[LabelChange] | None:
-    """One annotation as its author's whole label: every field of the config, empty ones cleared.
+def _annotation_changes(annotation: dict, rubric: Rubric, where: str, warnings: list[str],
+                        carried: Mapping[str, Any]) -> list[LabelChange] | None:
+    """One annotation as its author's whole label: every field of the config, empty ones cleared, and
+    the ``carried`` labels no control shows (an analytic criterion's only while its Number is empty).
     None (said in ``warnings``) when it holds no value of the rubric's controls: an annotation without
     a result, or with nothing chosen, never clears a label."""
     judged = {CRITERION_PREFIX + c.key: c for c in _judged(rubric)}
@@ -175,11 +374,31 @@ def _annotation_changes(annotation: dict, rubric: Rubric, where: str, warnings: 
                LabelChange("score", _score(values.get("score"), where, warnings)),
                LabelChange("note", _note(values.get("note"), where, warnings))]
     for name, criterion in judged.items():
+        value = values.get(name)
+        if name not in values and criterion.kind == "analytic" and criterion.key in carried:
+            value = carried[criterion.key]  # met / unmet without a score: no Number can show it
         try:
-            changes += cell_changes(criterion, values.get(name))
+            changes += cell_changes(criterion, value)
         except ValueError as exc:
             warnings.append(f"{where}: control {name!r}: {exc}; left empty")
             changes += cell_changes(criterion, None)
+    return changes + _carried_changes(rubric, carried, where, warnings)
+
+
+def _carried_changes(rubric: Rubric, carried: Mapping[str, Any], where: str, warnings: list[str]) -> list[LabelChange]:
+    """The carried labels of criteria that have no control (checks); a criterion the rubric does not
+    have, or a value that is not met / unmet, is warned about and changes nothing."""
+    criteria = {c.key: c for c in rubric.criteria}
+    changes: list[LabelChange] = []
+    for key, value in carried.items():
+        criterion = criteria.get(key)
+        if criterion is None:
+            warnings.append(f"{where}: carried label of {described(key)}: not a criterion of the rubric; skipped")
+        elif not criterion.is_judged:
+            try:
+                changes += cell_changes(criterion, value)
+            except ValueError as exc:
+                warnings.append(f"{where}: carried label of {key!r}: {exc}; left as it was")
     return changes
 
 
