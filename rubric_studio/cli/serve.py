@@ -16,6 +16,7 @@ See docs/reference/web-api.md.
 from __future__ import annotations
 
 import argparse
+import signal
 import sys
 from argparse import Namespace
 from pathlib import Path
@@ -190,7 +191,8 @@ def _say_links(args: Namespace, tokens: dict[str, str | None], base: str) -> Non
 
     for name, token in tokens.items():
         if token is None:
-            echo(f"{name}: link from an earlier run (kept in {args.tokens})")
+            echo(f"{name}: their link from an earlier run, as {base}/?token=… (the token is kept, hashed, "
+                 f"in {args.tokens}; a link with another address or port needs it changed to this one)")
         else:
             echo(f"{name}: {base}/?token={quote(token, safe='')}")
     sys.stdout.flush()
@@ -206,14 +208,20 @@ def _run_server(args: Namespace, session, people: list[Any], hashes: dict[str, s
     # No access log: a link's token is in its query string. A browser's open connections get 5 s to end on Ctrl-C.
     config = uvicorn.Config(app, log_level="warning", access_log=False, server_header=False, lifespan="on",
                             ssl_certfile=args.certfile, ssl_keyfile=args.keyfile, timeout_graceful_shutdown=5)
+    signal.signal(signal.SIGTERM, _stop_on_terminate)  # uvicorn stops cleanly, then raises it again here
     try:
         uvicorn.Server(config).run(sockets=[listener])
-    except KeyboardInterrupt:  # Ctrl-C before uvicorn took the signal over (it stops cleanly after)
+    except KeyboardInterrupt:  # Ctrl-C (or a SIGTERM) before or after uvicorn took the signal over
         session.store.fold()
     finally:
         listener.close()
     echo(f"stopped; labels are in {session.store.path}", sys.stderr)
     return 0
+
+
+def _stop_on_terminate(_signum: int, _frame: Any) -> None:
+    """SIGTERM (a service manager, ``kill``) stops the server as Ctrl-C does: labels folded, exit 0."""
+    raise KeyboardInterrupt
 
 
 def _listen(host: str, port: int):

@@ -29,9 +29,11 @@ from markupsafe import Markup, escape
 
 LINK_SCHEMES = ("http", "https", "mailto")
 #: C0 controls but TAB and LF, DEL, C1 controls, the bidirectional marks, embeddings, overrides and
-#: isolates, the Arabic letter mark, lone surrogates and the two non-characters.
-_HIDDEN = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069"
-                     "\ud800-\udfff\ufffe\uffff]")
+#: isolates, the Arabic letter mark, zero-width characters (space, joiners, word joiner, the byte
+#: order mark: "pass\u200bword" must not read as "password"), the line and paragraph separators,
+#: lone surrogates and the two non-characters.
+_HIDDEN = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200b-\u200f\u2028-\u202e\u2060-\u2064"
+                     "\u2066-\u2069\ufeff\ud800-\udfff\ufffe\uffff]")
 
 
 def visible_controls(text: Any) -> str:
@@ -45,7 +47,7 @@ def visible_controls(text: Any) -> str:
 
 
 def _markdown() -> MarkdownIt:
-    parser = MarkdownIt("commonmark", {"html": False})
+    parser = MarkdownIt("commonmark", {"html": False, "breaks": True})  # a line break in a reply is one
     parser.add_render_rule("image", _image_as_text)
     parser.core.ruler.push("safe_links", _safe_links)
     return parser

@@ -22,7 +22,7 @@ from rubric_studio.session.labelling import LabellingSession, NotFound, PayloadE
 from rubric_studio.web._auth import Door
 from rubric_studio.web._guard import PERSON
 from rubric_studio.web._render import visible_controls
-from rubric_studio.web._views import label_json, overview_json, view_json
+from rubric_studio.web._views import label_json, overview_json, progress_json, view_json
 
 HERE = Path(__file__).resolve().parent
 #: The largest request body read (a label with a long note is a few kilobytes).
@@ -113,13 +113,13 @@ def label(request: Request, session: LabellingSession, person: Person) -> Respon
     if request.method == "PUT":
         payload = request.scope["rubric_studio.body"]
     written = session.save(person, sample_id, payload)
-    return JSONResponse({"id": sample_id, "label": label_json(written), "progress": session.progress(person)})
+    return JSONResponse({"id": sample_id, "label": label_json(written), "progress": progress_json(session, person)})
 
 
 @_answering
 def progress(request: Request, session: LabellingSession, person: Person) -> Response:
     """``{done, total, …}`` for the person (the lead: also per annotator)."""
-    return JSONResponse(session.progress(person))
+    return JSONResponse(progress_json(session, person))
 
 
 @_answering

@@ -94,5 +94,13 @@ def overview_json(session: LabellingSession, person: Person) -> dict[str, Any]:
     return {"samples": rows, "judge_note": session.judge_note()}
 
 
+def progress_json(session: LabellingSession, person: Person) -> dict[str, Any]:
+    """The person's progress (:meth:`LabellingSession.progress`), each annotator's name as shown."""
+    progress = session.progress(person)
+    if "people" in progress:
+        progress["people"] = {visible_controls(name): counts for name, counts in progress["people"].items()}
+    return progress
+
+
 def _shown(text: str | None) -> str | None:
     return None if text is None else visible_controls(text)
