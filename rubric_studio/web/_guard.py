@@ -66,7 +66,7 @@ class Guard:
         query = QueryParams(scope.get("query_string", b""))
         method = scope["method"]
         if "token" in query and method in ("GET", "HEAD"):
-            return self._trade(scope, query)
+            return self._trade(scope, query, headers)
         person, via = None, None
         authorization = headers.get("authorization", "")
         if authorization[:7].lower() == "bearer ":
@@ -84,13 +84,22 @@ class Guard:
         scope[PERSON], scope[VIA] = person, via
         return None
 
-    def _trade(self, scope: Scope, query: QueryParams) -> tuple[int, dict[str, str], bytes]:
-        """``?token=T``: a cookie and a 303 to the same path without the token, or 401."""
+    def _trade(self, scope: Scope, query: QueryParams, headers: Headers) -> tuple[int, dict[str, str], bytes]:
+        """``?token=T``: a cookie and a 303 to the same path without the token, or 401.
+
+        A link followed from another site that would sign this browser in as someone else than the
+        person it is signed in as gets a page asking first: another site cannot switch whose
+        labels you write without your seeing it (a link you paste, or follow from the page, can).
+        """
         person = self.door.person_for_token(query["token"])
         if person is None:
             return _page(401, "Not a valid link", "This link's token is not valid for this server (it was revoked, "
                                                    "or the server was started again without --tokens). "
                                                    "Ask for a new link.")
+        cookie = _cookie(headers.get("cookie", ""), self.cookie_name)
+        current = self.door.person_for_cookie(cookie) if cookie is not None else None
+        if current is not None and current.name != person.name and headers.get("sec-fetch-site") == "cross-site":
+            return _switch_page(person.name, current.name, query["token"])
         rest = urlencode([(k, v) for k, v in query.multi_items() if k != "token"])
         location = quote(scope["path"], safe="/:@!$&'()*+,;=-._~") + (f"?{rest}" if rest else "")
         attributes = "; Path=/; HttpOnly; SameSite=Strict" + ("; Secure" if self.secure else "")
@@ -124,6 +133,18 @@ def _unauthorised(scope: Scope, headers: Headers) -> tuple[int, dict[str, str], 
     again = headers.get("sec-fetch-site") == "cross-site" and scope["method"] == "GET"
     return _page(401, "Open your link", "This labeller needs the link you were given (it ends in ?token=…).",
                  refresh=again)
+
+
+def _switch_page(name: str, current: str, token: str) -> tuple[int, dict[str, str], bytes]:
+    from html import escape
+
+    from rubric_studio.web._render import visible_controls
+
+    link = "/?" + urlencode({"token": token})
+    text = (f"This link signs you in as <b>{escape(visible_controls(name))}</b>; this browser labels as "
+            f"<b>{escape(visible_controls(current))}</b> now. <a href=\"{escape(link)}\">Label as "
+            f"{escape(visible_controls(name))}</a> or <a href=\"/\">go on as {escape(visible_controls(current))}</a>.")
+    return _page(200, "Switch person?", text)
 
 
 def _error(status: int, message: str) -> tuple[int, dict[str, str], bytes]:

@@ -121,6 +121,24 @@ def test_a_link_followed_from_another_site_asks_again_from_the_page_itself(label
     assert same.status_code == 401 and "refresh" not in same.text
 
 
+def test_another_site_cannot_switch_whose_labels_a_browser_writes_without_asking(labeller: Labeller):
+    """Login CSRF: a page elsewhere linking to /?token=<someone else's> would make alice label as that
+    person unawares. From another site, a browser signed in as alice is asked first; a link pasted in
+    the address bar (or followed on this page) switches at once."""
+    browser = labeller.client("alice")
+    link = f"/?token={TOKENS['bob']}"
+    asked = browser.get(link, headers={"Sec-Fetch-Site": "cross-site"}, follow_redirects=False)
+    assert asked.status_code == 200 and "set-cookie" not in asked.headers
+    assert "Switch person?" in asked.text and "<b>bob</b>" in asked.text and "<b>alice</b>" in asked.text
+    assert browser.get("/api/me").json()["person"] == "alice"  # still alice
+    pasted = browser.get(link, headers={"Sec-Fetch-Site": "none"}, follow_redirects=False)
+    assert pasted.status_code == 303 and "set-cookie" in pasted.headers
+    assert browser.get("/api/me").json()["person"] == "bob"
+    fresh = labeller.client()  # nobody signed in yet: the link is how a person arrives
+    first = fresh.get(link, headers={"Sec-Fetch-Site": "cross-site"}, follow_redirects=False)
+    assert first.status_code == 303
+
+
 def test_revoking_a_kept_token_kills_its_link_bearer_and_cookie_in_a_running_server(tmp_path: Path):
     tokens = tmp_path / "tokens.json"
     write_tokens(tokens, {name: token_hash(TOKENS[name]) for name in ("alice", "bob", "cara", "lena")})
