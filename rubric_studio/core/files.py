@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import codecs
 import json
+import os
 import re
 from pathlib import Path
 from typing import Any
@@ -38,6 +39,16 @@ _C0_CONTROL = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f]")
 _YAML_UNPRINTABLE = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x84\x86-\x9f\ud800-\udfff\ufffe\uffff]")
 _C0_NAMES = ("NUL", "SOH", "STX", "ETX", "EOT", "ENQ", "ACK", "BEL", "BS", "HT", "LF", "VT", "FF", "CR", "SO", "SI",
              "DLE", "DC1", "DC2", "DC3", "DC4", "NAK", "SYN", "ETB", "CAN", "EM", "SUB", "ESC", "FS", "GS", "RS", "US")
+
+
+def file_signature(path: str | os.PathLike[str]) -> tuple[int, int, int] | None:
+    """A file's (mtime_ns, size, inode): what changes when it is written or replaced; None when it
+    is not there. The cheap "did it change since I read it?" of watchers and the label store."""
+    try:
+        info = os.stat(path)
+    except OSError:
+        return None
+    return (info.st_mtime_ns, info.st_size, info.st_ino)
 
 
 def line_and_column(text: str, index: int) -> tuple[int, int]:

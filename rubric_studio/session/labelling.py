@@ -31,6 +31,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from rubric_studio.core.files import file_signature as signature
 from rubric_studio.core.labels import ADJUDICATED, Label, LabelChange, LabelStore, check_name, consensus
 from rubric_studio.core.problems import RubricError
 from rubric_studio.core.rubric import Criterion, Rubric
@@ -339,12 +340,8 @@ def _judged_criterion(rubric: Rubric, criterion_id: Any, key: str) -> Criterion:
 # -- files ------------------------------------------------------------------------------------
 def file_signature(path: Path) -> tuple[Any, ...] | None:
     """What changes when a file, or a folder's files, change (None: it is not there)."""
-    try:
-        stat = os.stat(path)
-    except OSError:
-        return None
-    own = (stat.st_mtime_ns, stat.st_size, stat.st_ino)
-    if not path.is_dir():
+    own = signature(path)
+    if own is None or not path.is_dir():
         return own
     try:
         with os.scandir(path) as entries:

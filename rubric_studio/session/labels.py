@@ -15,12 +15,12 @@ row next" over the rows the table shows, for disagreements and for samples witho
 from __future__ import annotations
 
 import asyncio
-import os
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from rubric_studio.core.files import file_signature as signature
 from rubric_studio.core.labels import (
     ADJUDICATED,
     UNNAMED,
@@ -42,17 +42,9 @@ from rubric_studio.session.results_model import (
 )
 
 
-def file_signature(path: Path) -> tuple[int, int, int] | None:
-    try:
-        stat = os.stat(path)
-    except OSError:
-        return None
-    return (stat.st_mtime_ns, stat.st_size, stat.st_ino)
-
-
 def labels_signature(path: Path) -> tuple[Any, Any]:
     """The signatures of the sidecar and its journal: what a label write changes."""
-    return file_signature(path), file_signature(journal_path(path))
+    return signature(path), signature(journal_path(path))
 
 
 #: How many label changes undo reaches back.

@@ -13,12 +13,12 @@ from __future__ import annotations
 
 import hashlib
 import hmac
-import os
 import secrets
 from collections.abc import Mapping
 from pathlib import Path
 from urllib.parse import quote, unquote
 
+from rubric_studio.core.files import file_signature
 from rubric_studio.core.problems import RubricError
 from rubric_studio.session.labelling import Person
 from rubric_studio.web._tokens import read_tokens, token_hash
@@ -37,13 +37,7 @@ class Door:
 
     # -- the tokens file, read again when it changes (a revoked person is shut out at once) -------
     def _signature(self) -> tuple[int, int, int] | None:
-        if self.tokens_file is None:
-            return None
-        try:
-            stat = os.stat(self.tokens_file)
-        except OSError:
-            return None
-        return (stat.st_mtime_ns, stat.st_size, stat.st_ino)
+        return None if self.tokens_file is None else file_signature(self.tokens_file)
 
     def hashes(self) -> dict[str, str]:
         """Name -> token hash of the people who may come in now."""

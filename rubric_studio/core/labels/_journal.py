@@ -32,6 +32,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from rubric_studio.core.atomic import UnsafeTarget, state_folder
+from rubric_studio.core.files import file_signature
 from rubric_studio.core.labels._labels import Label, LabelChange, parse_label
 
 #: A sidecar's signature: (mtime_ns, size, inode); None when it does not exist.
@@ -41,13 +42,7 @@ _OPEN_FLAGS = getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0)
 MAX_LINE = 1 << 20
 
 
-def signature(path: Path) -> Signature:
-    """The file's (mtime_ns, size, inode), None when it does not exist."""
-    try:
-        info = os.stat(path)
-    except OSError:
-        return None
-    return (info.st_mtime_ns, info.st_size, info.st_ino)
+signature = file_signature
 
 
 def journal_path(sidecar: str | os.PathLike[str], *, create: bool = False) -> Path:
