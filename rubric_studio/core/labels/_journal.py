@@ -99,10 +99,13 @@ def _open(path: Path, flags: int) -> int:
     try:
         fd = os.open(path, flags | _OPEN_FLAGS, 0o666)  # the umask decides who else may read it
     except OSError as exc:
-        with contextlib.suppress(OSError):
-            if stat.S_ISLNK(os.lstat(path).st_mode):
-                raise UnsafeTarget(path, f"{path} is a symbolic link; rubric-studio never writes its "
-                                         "labels journal through one: nothing written") from None
+        try:
+            link = stat.S_ISLNK(os.lstat(path).st_mode)
+        except OSError:
+            link = False
+        if link:
+            raise UnsafeTarget(path, f"{path} is a symbolic link; rubric-studio never opens its "
+                                     "labels journal or its files through one: nothing written") from None
         raise exc
     if not stat.S_ISREG(os.fstat(fd).st_mode):
         os.close(fd)

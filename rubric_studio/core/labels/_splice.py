@@ -10,8 +10,9 @@ kept exactly as in a whole-file edit), new entries are added after the last one,
 untouched text is kept byte for byte.
 
 Anything else — directives, several documents, anchors, aliases, tags, merge keys, a flow
-mapping at the top, a sequence at column 0, a key that does not read back as the id it was
-found under — is left to the whole-document editor (:func:`spliced` returns None).
+mapping at the top, a sequence at column 0, a quoted value or flow collection that goes on to the
+next line (its next lines may start at column 0 without starting an entry), an entry that does
+not read as the one key its first line promised — is left to the whole-document editor.
 """
 
 from __future__ import annotations
@@ -24,9 +25,26 @@ _DOCUMENT_MARKS = re.compile(r"^(?:%|---|\.\.\.)", re.M)
 #: An anchor, alias or tag where a node starts, or a merge key: the whole-document editor's job.
 _NODE_PROPERTIES = re.compile(r"(?:^|[:\[{,\-])[ \t]*[&*!][^\s,\]}]|<<[ \t]*:", re.M)
 _ENTRY_START = re.compile(r"^[^\s#]", re.M)
+#: A quoted scalar that starts a value and does not end on its line: its next lines may begin at
+#: column 0 without beginning an entry (``note: "asked twice\nrefund: ..."``).
+_QUOTE_OPEN_TO_END = re.compile(r"""(?:^|[:,\[{?-])[ \t]*(?:"(?:[^"\\]|\\.)*|'(?:[^']|'')*)$""")
 _PLAIN_KEY = re.compile(r"([A-Za-z_][A-Za-z0-9_./\-]*(?: [A-Za-z0-9_./\-]+)*)[ \t]*:(?:[ \t]|$)")
 _YAML_WORDS = frozenset({"y", "n", "yes", "no", "on", "off", "true", "false", "null"})
 _Loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+
+
+def _open_across_lines(text: str) -> bool:
+    """Whether a quoted value or a flow collection outside a comment goes on past its line (a line
+    at a time, the quick tests first: 130,000 lines in tens of milliseconds)."""
+    quotes = '"' in text or "'" in text
+    for line in text.split("\n"):
+        if quotes and ('"' in line or "'" in line) and not line.lstrip().startswith("#") \
+                and _QUOTE_OPEN_TO_END.search(line):
+            return True
+        if ("{" in line or "[" in line) and not line.lstrip().startswith("#") and \
+                (line.count("{") != line.count("}") or line.count("[") != line.count("]")):
+            return True
+    return False
 
 
 def _entry_id(line: str) -> str | None:
@@ -48,7 +66,7 @@ def _entry_id(line: str) -> str | None:
 def entries(text: str) -> tuple[int, list[tuple[int, int]], dict[str, int]] | None:
     """(where the first entry starts, each entry's (start, end), entry index by id); None when the
     file is not one the entry-by-entry edit can take."""
-    if _DOCUMENT_MARKS.search(text) or _NODE_PROPERTIES.search(text):
+    if _DOCUMENT_MARKS.search(text) or _NODE_PROPERTIES.search(text) or _open_across_lines(text):
         return None
     starts = [m.start() for m in _ENTRY_START.finditer(text)]
     if not starts:

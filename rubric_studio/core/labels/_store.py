@@ -18,6 +18,7 @@ valid YAML, raise ValueError and leave the file untouched.
 
 from __future__ import annotations
 
+import copy
 import io
 import re
 from collections.abc import Callable
@@ -697,6 +698,41 @@ def _document(text: str, target: Path) -> tuple[CommentedMap, YAML, str]:
     return data, yaml, ""
 
 
+def _unshared(data: CommentedMap, key: Any, entry: CommentedMap) -> CommentedMap:
+    """The entry as a node of its own when it, or a node in it, is shared with another entry through
+    an anchor and alias (``s2: *agreed``): a label written to s2 must not change s1's."""
+    shared = getattr(data, "_shared_nodes", None)
+    if shared is None:
+        counts: dict[int, int] = {}
+        stack: list[Any] = [data]
+        while stack:
+            node = stack.pop()
+            counts[id(node)] = counts.get(id(node), 0) + 1
+            if counts[id(node)] == 1 and isinstance(node, dict | list):
+                stack.extend(node.values() if isinstance(node, dict) else node)
+        shared = {node_id for node_id, count in counts.items() if count > 1}
+        data._shared_nodes = shared  # type: ignore[attr-defined]  # once per document
+    inside: list[Any] = [entry]
+    while inside:
+        node = inside.pop()
+        if id(node) in shared:
+            break
+        if isinstance(node, dict | list):
+            inside.extend(node.values() if isinstance(node, dict) else node)
+    else:
+        return entry
+    own = copy.deepcopy(entry)
+    nodes: list[Any] = [own]
+    while nodes:  # the copy defines no anchor of its own: the original keeps its name
+        node = nodes.pop()
+        if hasattr(node, "yaml_set_anchor") and getattr(node, "anchor", None) is not None and node.anchor.value:
+            node.anchor.value = None
+        if isinstance(node, dict | list):
+            nodes.extend(node.values() if isinstance(node, dict) else node)
+    data[key] = own
+    return own
+
+
 def _edit_entry(data: CommentedMap, text: str, sample_id: str, change: _EntryEdit, annotator: str | None,
                 orphans: list[str]) -> bool:
     """Let ``change`` edit one sample's entry in ``data``; whether the annotator's label changed.
@@ -704,6 +740,8 @@ def _edit_entry(data: CommentedMap, text: str, sample_id: str, change: _EntryEdi
     Comment lines a deleted first entry leaves with no place to go are added to ``orphans``.
     """
     key, entry = _entry(data, sample_id)
+    if entry is not None and "&" in text:
+        entry = _unshared(data, key, entry)
     carry: list[str] = []
     if entry is None:  # filled before it is placed: nothing is added when the change leaves it empty
         entry = CommentedMap()
