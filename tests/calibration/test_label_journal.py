@@ -678,3 +678,22 @@ def _labels_of_text(folder: Path, text: str):
     path = folder / "reference.labels.yaml"
     path.write_text(text)
     return load_sidecar(path).by_annotator
+
+
+# -- the commands that read labels -------------------------------------------------------------------
+def test_a_planted_journal_link_is_a_one_line_error_for_a_command_that_reads_labels(tmp_path):
+    rubric = tmp_path / "r.yaml"
+    rubric.write_text("name: r\ncriteria:\n  - id: tone\n    outcome: Polite\n")
+    (tmp_path / "r.labels.yaml").write_text("s1: pass\n")
+    outside = tmp_path / "outside.txt"
+    outside.write_text("keep me\n")
+    (tmp_path / ".rubric-studio").mkdir()
+    (tmp_path / ".rubric-studio" / "r.labels.yaml.journal").symlink_to(outside)
+
+    done = subprocess.run([sys.executable, "-m", "rubric_studio", "labels", "export", str(rubric), "--to", "csv"],
+                          cwd=tmp_path, env={**os.environ, "PYTHONPATH": str(ROOT)}, capture_output=True, text=True,
+                          timeout=scaled(60))
+
+    assert "Traceback" not in done.stderr
+    assert done.returncode == 2 and "r.labels.yaml.journal" in done.stderr
+    assert outside.read_text() == "keep me\n"

@@ -13,6 +13,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import replace
 from pathlib import Path
 
+from rubric_studio.core.atomic import UnsafeTarget
 from rubric_studio.core.labels import _journal
 from rubric_studio.core.labels._journal import Entry, Signature, signature
 from rubric_studio.core.labels._labels import (
@@ -132,10 +133,20 @@ def apply_entries(by: ByAnnotator, entries: Iterable[Entry]) -> set[tuple[str, s
     return changed
 
 
+def read_journal(journal: Path, offset: int = 0) -> _journal.Tail:
+    """:func:`rubric_studio.core.labels._journal.read`; a journal that is a planted link (or not a
+    regular file) is a RubricError naming it (one line for every command that reads labels)."""
+    try:
+        return _journal.read(journal, offset)
+    except UnsafeTarget as exc:
+        message = str(exc).removeprefix(f"{journal} ").removeprefix(f"{journal}: ")
+        raise RubricError([Problem(str(journal), None, None, message)]) from None
+
+
 def with_journal(label_set: LabelSet, sidecar: str | Path) -> LabelSet:
     """``label_set`` (the sidecar as loaded) with its journal's lines over it."""
     journal = _journal.journal_path(sidecar)
-    tail = _journal.read(journal)
+    tail = read_journal(journal)
     problems = label_set.problems + [Problem(str(journal), None, None, p) for p in tail.problems]
     if not tail.entries:
         return replace(label_set, problems=problems) if tail.problems else label_set

@@ -19,6 +19,7 @@ valid YAML, raise ValueError and leave the file untouched.
 from __future__ import annotations
 
 import copy
+import functools
 import io
 import re
 from collections.abc import Callable
@@ -224,6 +225,7 @@ def _leading_comments(text: str) -> str:
     return "".join(out)
 
 
+@functools.lru_cache(maxsize=8)  # asked once per entry appended, of the same text: scanned once
 def _blank_separated(text: str) -> bool:
     """Whether top-level entries (after the first) are separated by blank lines."""
     first = re.search(r"^[^\s#-]", text, re.M)
