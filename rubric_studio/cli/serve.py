@@ -67,6 +67,7 @@ def run(args: Namespace) -> int:
     if args.revoke is not None:
         return _revoke(args)
     from rubric_studio.cli.common import print_problems
+    from rubric_studio.core.atomic import UnsafeTarget
     from rubric_studio.core.problems import RubricError
 
     people = _people(args)
@@ -84,6 +85,9 @@ def run(args: Namespace) -> int:
         return 2
     except ValueError as exc:
         return fail_usage(str(exc))
+    except OSError as exc:  # the labels sidecar or its journal cannot be used: a planted link, permissions
+        return fail_usage(f"{getattr(exc, 'filename', None) or args.rubric}: {exc.strerror or exc}"
+                          if not isinstance(exc, UnsafeTarget) else str(exc))
     try:
         return _serve(args, session, people)
     except KeyboardInterrupt:  # Ctrl-C before the server took the signal over: nothing was labelled yet

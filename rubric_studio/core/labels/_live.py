@@ -31,7 +31,6 @@ from rubric_studio.core.labels._overlay import (
     ByAnnotator,
     apply_entries,
     changed_label,
-    read_journal,
     resolve,
     set_consensus,
 )
@@ -68,7 +67,7 @@ class LabelStore:
         self.labels = dict(sidecar.labels)
         self.problems = list(sidecar.problems)
         self._offset, self._generation = 0, None
-        self._take(read_journal(self.journal))
+        self._take(_journal.read(self.journal))
 
     def _take(self, tail: _journal.Tail) -> set[tuple[str, str]]:
         """Apply the lines just read; the labels they changed."""
@@ -88,7 +87,7 @@ class LabelStore:
         """
         with self._guard:
             if signature(self.path) == self._sidecar_sig:
-                tail = read_journal(self.journal, self._offset if self._generation else 0)
+                tail = _journal.read(self.journal, self._offset if self._generation else 0)
                 if self._generation is None or tail.generation == self._generation:
                     return self._take(tail)
             before = self.by_annotator
