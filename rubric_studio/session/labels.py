@@ -222,6 +222,12 @@ class LabelWriter:
             target.append(source.pop())
         return step, written
 
+    async def settled(self) -> None:
+        """Wait until the writes asked so far have landed (a watcher's event can arrive while the
+        journal line it reports is still being fsync'd)."""
+        async with self._lock:
+            pass
+
     def is_own_write(self) -> bool:
         """The sidecar and journal on disk are as we last wrote them (the watcher need not read them)."""
         return self._written is not None and labels_signature(self.path) == self._written

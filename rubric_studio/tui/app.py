@@ -424,8 +424,10 @@ class StudioApp(App[int]):
         if "rubric" in message.kinds:
             await self._rubric_changed_on_disk()
         rest = message.kinds & {"samples", "labels"}
-        if "labels" in rest and self.session.label_writer.is_own_write():
-            rest.discard("labels")  # our own write: the labels in memory are already current
+        if "labels" in rest:
+            await self.session.label_writer.settled()  # a write being fsync'd is ours, not someone else's
+            if self.session.label_writer.is_own_write():
+                rest.discard("labels")  # our own write: the labels in memory are already current
         if rest:
             self._load_files(initial=False, kinds=rest)
 
