@@ -425,14 +425,19 @@ def _open_lock_file(path: Path) -> int:
     """The lock file opened for locking only: created with the user's umask, never through a link,
     never truncated; :class:`UnsafeTarget` when it is not a regular file."""
     _ensure_state_folder(path.parent)
-    flags = os.O_RDWR | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0)
-    flags |= getattr(os, "O_NONBLOCK", 0)
+    return open_working_file(path, os.O_RDWR | os.O_CREAT | getattr(os, "O_NONBLOCK", 0), "lock")
+
+
+def open_working_file(path: Path, flags: int, what: str) -> int:
+    """A descriptor of one of rubric-studio's working files (the lock, the labels journal and its
+    copies): opened never through a link, created with the user's umask; :class:`UnsafeTarget`,
+    naming ``what`` it is, when it is a link or not a regular file."""
     try:
-        fd = os.open(path, flags, 0o666)
+        fd = os.open(path, flags | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0), 0o666)
     except OSError as exc:
         if stat.S_ISLNK(_lstat_mode(path)):
-            raise UnsafeTarget(path, f"{path} is a symbolic link; rubric-studio's lock is never "
-                                     "opened through one: nothing written") from None
+            raise UnsafeTarget(path, f"{path} is a symbolic link; rubric-studio never opens its {what} "
+                                     "through one: nothing written") from None
         raise exc
     if not stat.S_ISREG(os.fstat(fd).st_mode):
         os.close(fd)

@@ -24,20 +24,18 @@ import hashlib
 import json
 import os
 import shutil
-import stat
 import time
 import uuid
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-from rubric_studio.core.atomic import UnsafeTarget, state_folder
+from rubric_studio.core.atomic import open_working_file, state_folder
 from rubric_studio.core.files import file_signature
 from rubric_studio.core.labels._labels import Label, LabelChange, parse_label
 
 #: A sidecar's signature: (mtime_ns, size, inode); None when it does not exist.
 Signature = tuple[int, int, int] | None
-_OPEN_FLAGS = getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0)
 #: The longest journal line read (a label with a long note); a longer one is a problem, skipped.
 MAX_LINE = 1 << 20
 
@@ -95,22 +93,7 @@ class Entry:
 
 
 def _open(path: Path, flags: int) -> int:
-    """``path`` opened never through a link; :class:`UnsafeTarget` when it is not a regular file."""
-    try:
-        fd = os.open(path, flags | _OPEN_FLAGS, 0o666)  # the umask decides who else may read it
-    except OSError as exc:
-        try:
-            link = stat.S_ISLNK(os.lstat(path).st_mode)
-        except OSError:
-            link = False
-        if link:
-            raise UnsafeTarget(path, f"{path} is a symbolic link; rubric-studio never opens its "
-                                     "labels journal or its files through one: nothing written") from None
-        raise exc
-    if not stat.S_ISREG(os.fstat(fd).st_mode):
-        os.close(fd)
-        raise UnsafeTarget(path, f"{path} is not a regular file: nothing written")
-    return fd
+    return open_working_file(path, flags, "labels journal or its files")
 
 
 def append(journal: Path, entries: list[Entry], sidecar: Path) -> int:
