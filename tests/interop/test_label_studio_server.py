@@ -17,6 +17,7 @@ import pytest
 from rubric_studio.cli import main
 from rubric_studio.core.labels import Label, load_labels
 from tests import labelstudio
+from tests.interop.test_label_studio_tasks import SIDECAR
 
 ROOT = Path(__file__).resolve().parents[2]
 pytestmark = [pytest.mark.labelstudio, pytest.mark.long]  # long: most of it the server starting
@@ -103,22 +104,6 @@ def test_labels_round_trip_through_a_real_label_studio(server, tmp_path, monkeyp
 
 # -- the sidecar's labels and a report's verdicts, through a real Label Studio ---------------------------
 DORA = "dora@example.com"
-NOTE = '  </View><script>alert("x")</script> & <b>"q"</b>\r\nline two\ttab ✓  '
-CARRIED = f"""\
-refund-within-window:
-  verdict: pass
-  score: 9
-  criteria: {{resolves-issue: met, policy-accurate: unmet, tone: met, short: met}}
-  criterion_scores: {{tone: 8}}
-  note: {json.dumps(NOTE)}
-  annotator: alice
-  annotators:
-    bob "<b>" & <i>: {{verdict: fail, criteria: {{tone: unmet}}, note: "=SUM(A1)"}}
-    adjudicated: {{verdict: pass, score: 7.5, criteria: {{resolves-issue: met}}}}
-duplicate-charge:
-  verdict: fail
-  criteria: {{asks-for-credentials: met, no-boilerplate: unmet}}
-"""
 
 
 def _graded_report(rubric: Path, monkeypatch) -> Path:
@@ -156,7 +141,7 @@ def test_the_sidecars_labels_and_a_reports_verdicts_round_trip_through_a_real_la
                                                                                         monkeypatch):
     shutil.copytree(ROOT / "sample_rubrics" / "support_reply", tmp_path, dirs_exist_ok=True)
     sidecar = tmp_path / "support_reply.labels.yaml"
-    sidecar.write_text(CARRIED, encoding="utf-8")
+    sidecar.write_text(SIDECAR, encoding="utf-8")
     rubric = tmp_path / "support_reply.yaml"
     report = _graded_report(rubric, monkeypatch)
     assert main(["labels", "export", str(rubric), "--to", "label-studio", "-o", str(tmp_path / "ls"),
