@@ -227,7 +227,8 @@ def test_rubric_and_judge_fields(support: RubricDocument):
     assert lines[lines.index("on_error: ignore") - 1] == "pass_threshold: 0.75"
     support.set_judge_field("base_url", "http://localhost:8000/v1")
     lines = support.text.splitlines()
-    assert lines[lines.index("  base_url: http://localhost:8000/v1") - 1] == "  model: openai:gpt-4o-mini"
+    at = lines.index("  base_url: http://localhost:8000/v1")  # after the model and the comment that follows it
+    assert lines[at - 2 : at] == ["  model: openai:gpt-6-luna", "  # no temperature: a reasoning model takes only its own"]
     support.set_judge_field("mode", "batch")
     rubric = support.parse()
     assert rubric.judge.mode == "batch" and rubric.on_error == "ignore" and rubric.pass_threshold == 0.75

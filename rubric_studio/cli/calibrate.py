@@ -43,7 +43,9 @@ def register(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("samples", metavar="SAMPLES", nargs="?")
     parser.add_argument("--labels", metavar="FILE")
     parser.add_argument("--fit", action="store_true", help="fit pass_threshold and weights to the labels")
-    parser.add_argument("--apply", action="store_true", help="with --fit: write the fitted values into the rubric")
+    parser.add_argument("--apply", action="store_true",
+                        help="with --fit: write the fitted values into the rubric; with --switch-to: write the "
+                             "candidate as the rubric's judge (and refresh its card) when the verdict is switch")
     parser.add_argument("--format", choices=("table", "json"), default="table")
     parser.add_argument("-o", "--output", metavar="FILE")
     parser.add_argument("--seed", type=int, default=0, help="seed of the holdout split")
@@ -52,9 +54,19 @@ def register(parser: argparse.ArgumentParser) -> None:
                              "whose kappa CI lies above chance (the cheapest of those that cannot be told "
                              "apart); A+B+C is a judge panel")
     parser.add_argument("--judge-base-url", metavar="JUDGE=URL", action="append", default=[],
-                        help="with --judges: the endpoint of one of them or of a panel member, named as "
-                             "written in --judges (repeat for each; the others use --base-url or the provider's "
+                        help="with --judges or --switch-to: the endpoint of one of them or of a panel member, named "
+                             "as written there (repeat for each; the others use --base-url or the provider's "
                              "variable; none may fall back to a provider's own cloud endpoint)")
+    parser.add_argument("--switch-to", metavar="P:M",
+                        help="re-grade the labelled samples with this candidate judge (A+B: a panel) and say whether "
+                             "to switch: kappa before -> after, an exact paired test, the corrected pass rate, cost "
+                             "and time per 100 samples, one verdict (exit 0 only for switch)")
+    parser.add_argument("--switch-margin", type=float, default=0.05, metavar="X",
+                        help="with --switch-to: the largest drop in agreement with the labels (a share of cells) "
+                             "the labels must rule out before a switch (default 0.05: 5 points)")
+    parser.add_argument("--switch-all-samples", action="store_true",
+                        help="with --switch-to: the candidate grades every sample given, not only the labelled ones "
+                             "(its corrected pass rate then rests on the unlabelled ones too)")
     parser.add_argument("--annotator", metavar="NAME",
                         help="compare the judge with this annotator's labels (default: the consensus of all)")
     parser.add_argument("--min-kappa", type=float, metavar="X",
@@ -113,6 +125,7 @@ def read_labels(rubric_path: str, labels_arg: str | None, samples: list,
             note=label.note if label.note is not None else base.note,
             criterion_scores={**base.criterion_scores, **label.criterion_scores},
             ties=tuple(t for t in label.ties if t != "verdict" or base.verdict is None),
+            given_under={**{c: g for c, g in base.given_under.items() if c not in label.criteria}, **label.given_under},
         )
     return merged, problems, sidecar
 
@@ -154,6 +167,10 @@ def _check_args(args: Namespace) -> list[str] | None:
 def run(args: Namespace) -> int:
     from rubric_studio.cli.grade import warn_untrusted
 
+    if args.switch_to is not None:  # switching judges: its own flags, report and verdict
+        from rubric_studio.cli.calibrate_switch import run as run_switch
+
+        return run_switch(args, load_labelled)
     try:
         judges = _check_args(args)
     except ValueError as exc:
@@ -234,6 +251,9 @@ def _finish(args: Namespace, rubric, report, labels, sidecar: Any = None) -> int
     data = result.to_dict()
     data["judge"] = report.judge
     data["usage"] = report.usage.to_dict()
+    from rubric_studio.core.pass_rate import pass_rates
+
+    data["pass_rate"] = pass_rates(report.samples, labels, rubric)  # raw and corrected by the labels
     if report.judge_note:
         data["warnings"].append(f"judge criteria not graded: {report.judge_note}")
     if report.errored_cells:
@@ -396,17 +416,30 @@ def _agreement_table(title: str, rows: dict[str, dict[str, Any]]):
     from rich.table import Table
 
     table = Table(title=title, title_justify="left", show_edge=False, pad_edge=False)
-    for name in ("", "n", "accuracy", "kappa", "95% CI", "false pass", "false fail", "coverage", "FFR",
-                 "alignment", "✓✓", "✗✗", "r✓h✗", "r✗h✓"):
+    currency = any("labels_current" in e for e in rows.values())  # per criterion: labels of the wording now
+    for name in ("", "n", "accuracy", "kappa", "95% CI", *(("current",) if currency else ()), "false pass",
+                 "false fail", "coverage", "FFR", "alignment", "✓✓", "✗✗", "r✓h✗", "r✗h✓"):
         table.add_column(name, justify="left" if not name else "right", no_wrap=True)
     for name, e in rows.items():
         table.add_row(
-            name, str(e["n"]), _f(e["accuracy"], True), _f(e["kappa"]), _ci(e), _f(e["false_pass_rate"], True),
+            name, str(e["n"]), _f(e["accuracy"], True), _f(e["kappa"]), _ci(e),
+            *((_labels_current(e),) if currency else ()), _f(e["false_pass_rate"], True),
             _f(e["false_fail_rate"], True), _f(e["coverage"], True), _f(e["false_failure_rate"], True),
             _f(e["alignment"]), str(e["both_pass"]), str(e["both_fail"]), str(e["rubric_pass_human_fail"]),
             str(e["rubric_fail_human_pass"]),
         )
     return table
+
+
+def _labels_current(entry: dict[str, Any]) -> str:
+    """How many of a criterion's compared labels answered its wording now: ``10/12 ↺2`` (2 given under
+    an older wording; the rest recorded no wording)."""
+    from rubric_studio.core.labels import OLDER_MARK
+
+    current, older = entry.get("labels_current", 0), entry.get("labels_older_wording", 0)
+    if not current and not older:
+        return "–"  # no label recorded the wording it answered
+    return f"{current}/{entry['n']}" + (f" {OLDER_MARK}{older}" if older else "")
 
 
 def _confusion(entry: dict[str, Any]):
@@ -454,6 +487,12 @@ def render(data: dict[str, Any], agreement: Any, *, to_file: bool = False, usage
         console.print(_confusion(data["overall"]))
     if data["criteria"]:
         console.print(_agreement_table("per criterion (met = pass)", data["criteria"]))
+    if "pass_rate" in data:
+        from rubric_studio.core.pass_rate import pass_rate_lines
+
+        console.print()
+        for line in pass_rate_lines(data["pass_rate"]):
+            console.print(terminal_safe(line), markup=False)
     if data["disagreements"]:
         console.print(f"\n[bold]disagreements[/] ({len(data['disagreements'])})")
         for d in data["disagreements"]:
@@ -478,6 +517,9 @@ def render(data: dict[str, Any], agreement: Any, *, to_file: bool = False, usage
     for warning in data["warnings"]:
         console.print(terminal_safe(f"warning: {warning}"), style="yellow", markup=False)
     console.print("✓✓ both pass · ✗✗ both fail · r✓h✗ rubric pass, human fail · FFR false failure rate", style="dim")
+    if data["criteria"]:
+        console.print("current: labels given under the criterion's wording now, of n · ↺ given under an older "
+                      "wording (re-check them) · the rest recorded no wording (– none did)", style="dim")
     return console.export_text(styles=tty)
 
 

@@ -118,6 +118,7 @@ async def _run_whole(args: Namespace, rubric, samples_path: Path, options: dict,
 
     sample_set = load_samples(samples_path, extractor=args.extract, follow_links=args.allow_code)
     print_problems(sample_set.problems)
+    rate_labels = _labels_for_the_pass_rate(args, sample_set.samples)
     grader = make_grader(rubric, **options)
     if (unusable := unusable_judge(grader)) is not None:
         await grader.aclose()
@@ -133,9 +134,21 @@ async def _run_whole(args: Namespace, rubric, samples_path: Path, options: dict,
         if isinstance(grader, int):  # submitted, not waited for (--no-wait), or refused
             return grader
     try:
-        return await report_run(args, grader, rubric, sample_set, labels)
+        return await report_run(args, grader, rubric, sample_set, labels, rate_labels=rate_labels)
     finally:
         say_warnings(grader)
+
+
+def _labels_for_the_pass_rate(args: Namespace, samples: list) -> dict:
+    """The labels the corrected pass rate rests on, as ``calibrate`` reads them: inline ``label``
+    fields overlaid by ``--labels`` or the rubric's ``.labels.yaml``. The sidecar's problems are
+    said (those of ``--labels`` were said already) and do not stop the run."""
+    from rubric_studio.cli.report import rate_labels
+
+    labels, problems = rate_labels(args, samples)
+    if not args.labels:
+        print_problems(problems)
+    return labels
 
 
 async def _run_streaming(args: Namespace, rubric, samples_path: Path, options: dict) -> int:
@@ -143,13 +156,18 @@ async def _run_streaming(args: Namespace, rubric, samples_path: Path, options: d
     is graded, and dropped (100,000 samples in constant memory)."""
     from rubric_studio.cli.output import streamed_output
     from rubric_studio.cli.progress import progress_bar
-    from rubric_studio.cli.report import JsonlSink, JsonSink
+    from rubric_studio.cli.report import JsonlSink, JsonSink, StreamedRateLabels
     from rubric_studio.core.samples import Sample, iter_samples
     from rubric_studio.engine.api import make_grader, stream_grade, unusable_judge
+
+    rates = StreamedRateLabels(args, rubric)
+    if not args.labels:
+        print_problems(rates.problems)  # those of --labels were said already
 
     def only_samples():
         for item in iter_samples(samples_path, extractor=args.extract, follow_links=args.allow_code):
             if isinstance(item, Sample):
+                rates.saw(item)
                 yield item
             else:
                 print_problems([item])
@@ -162,7 +180,7 @@ async def _run_streaming(args: Namespace, rubric, samples_path: Path, options: d
     grader.one_invocation()  # one breaker and one deadline across the chunks
     try:
         with streamed_output(args.output, replace_atomically=args.format == "json") as out:
-            sink = (JsonSink if args.format == "json" else JsonlSink)(out, rubric)
+            sink = (JsonSink if args.format == "json" else JsonlSink)(out, rubric, rates)
             with progress_bar(args, None, streaming=True) as bar:
                 async for report in stream_grade(grader, rubric, only_samples(), on_event=bar):
                     sink.add(report, grader.last_stopped)

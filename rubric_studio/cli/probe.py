@@ -1,14 +1,16 @@
 """``rubric-studio probe``: bias probes, headless (:mod:`rubric_studio.engine.probes._probes`).
 
 Re-judges controlled perturbations of the samples (the labelled ones when any are labelled,
-else all) and a null perturbation (same meaning, other bytes: the judge's own noise), and
-reports, per judge criterion and kind, the flip rate with its Wilson 95% interval, the
-direction over its own base, and whether the kind is beyond the noise (a paired 95% interval
-of the difference). Output: one ``verbosity · tone: 4 of 7 unmet → met (…) — not
-distinguishable from this judge's own noise (noise 31%)`` line per kind and criterion, or
-``{"noise": {id: {"n", "flips", "rate", "ci", …}}, "kinds": {kind: {"criteria": {id: {"n",
-"flips", "rate", "ci", "direction", "beyond_noise", "difference": {"value", "ci", "n"}, …}}}},
-"findings": […], "unstable": […], …}`` with ``--format json``. Exit codes: 0 probed, 2 bad
+else all) and a null perturbation (same meaning, other bytes: the judge's own noise). Each kind
+gets one decision, pooled over the judge criteria (:mod:`rubric_studio.engine.probes._decision`):
+``verbosity: beyond this judge's noise: 16 of 37 unmet → met, 0 of 37 under the noise (+43
+points, exact one-sided p < 0.001)``, ``not beyond …``, or *can't tell* with the reason ("can't
+tell with 14 cells: a shift below 35 points would not show"); then, as detail, one line per
+criterion: the flip rate with its Wilson 95% interval, the direction over its own base, and the
+paired 95% interval of the shift over the noise. ``--format json``: ``{"noise": {id: {…}},
+"kinds": {kind: {"beyond_noise": true | false | {"cant_tell": why}, "reads", "pooled": {…},
+"criteria": {id: {"n", "flips", "rate", "ci", "direction", "beyond_noise", "difference": {…}, …}}}},
+"findings": […], "cant_tell": […], "constant", "unstable": […], …}``. Exit codes: 0 probed, 2 bad
 input or no judge, 3 some cells ended in error (the report is still printed).
 """
 
@@ -29,9 +31,10 @@ def register(parser: argparse.ArgumentParser) -> None:
 
     parser.description = (
         "Bias probes: re-judge perturbed samples (padding, confident or hedging phrasing, "
-        "reworded outcomes, criteria in another order) and report how often verdicts flip, "
-        "against the judge's own noise (the same text with a blank line added): only a kind "
-        "beyond that noise is a finding."
+        "reworded outcomes, criteria in another order, content-free answers) and report how often "
+        "verdicts move, against the judge's own noise (the same text with a blank line added): "
+        "each kind is decided once over all criteria — beyond that noise, not, or can't tell "
+        "(and what shift would go unseen)."
     )
     parser.add_argument("rubric", metavar="RUBRIC")
     parser.add_argument(
@@ -40,8 +43,8 @@ def register(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--kinds",
         metavar="K1,K2",
-        default="verbosity,order,confidence,hedging,paraphrase",
-        help="perturbations to probe: verbosity, order, confidence, hedging, paraphrase (default: all)",
+        default="verbosity,order,confidence,hedging,paraphrase,leniency",
+        help="perturbations to probe: verbosity, order, confidence, hedging, paraphrase, leniency (default: all)",
     )
     parser.add_argument("--criterion", metavar="ID", help="probe this judge criterion only")
     parser.add_argument(
@@ -115,27 +118,33 @@ def _pct(value: float) -> str:
     return f"{value:.0%}"
 
 
-def _figures(c: dict[str, Any]) -> str:
+def _figures(c: dict[str, Any], what: str = "flip rate") -> str:
     if c["rate"] is None:
         return ""
-    return f" (flip rate {_pct(c['rate'])}, 95% CI {_pct(c['ci'][0])}–{_pct(c['ci'][1])})"
+    return f" ({what} {_pct(c['rate'])}, 95% CI {_pct(c['ci'][0])}–{_pct(c['ci'][1])})"
 
 
-def kind_lines(kind: str, entry: dict[str, Any]) -> list[str]:
-    """``verbosity · tone: 4 of 7 unmet → met (flip rate 13%, 95% CI 5%–30%) — not
-    distinguishable from this judge's own noise (noise 31%)`` per criterion, or the one line
-    saying why the kind was skipped."""
+def kind_lines(kind: str, entry: dict[str, Any], constant: str | None = None) -> list[str]:
+    """The kind's decision, pooled over criteria (``verbosity: beyond this judge's noise: 16 of 37
+    unmet → met, …``), then one detail line per criterion (``verbosity · tone: 4 of 7 unmet → met
+    (flip rate 13%, 95% CI 5%–30%) — suggestive: probe more samples (noise 0%): …``), or the one
+    line saying why the kind was skipped. ``constant``: the run's one-verdict remark, said once
+    below rather than on every kind."""
     from rubric_studio.engine.probes import noise_verdict
 
     if entry.get("skipped"):
         return [f"{kind}: skipped — {entry['skipped']}"]
-    lines = []
+    reads = entry.get("reads")
+    if reads and reads == constant:
+        reads = "can't tell: the judge gave one verdict to every cell (below)"
+    lines = [f"{kind}: {reads}"] if reads else []
     for cid, c in entry["criteria"].items():
         errors = f", {c['errors']} errored" if c["errors"] else ""
         unstable = sum(1 for f in c.get("flipped", []) if f.get("unstable"))
         unstable_text = f", {unstable} of them unstable (below)" if unstable else ""
         verdict = noise_verdict(bool(c.get("beyond_noise")), c.get("noise_rate"), c.get("difference"))
-        lines.append(f"{kind} · {cid}: {c['direction']}{_figures(c)}{errors}{unstable_text}"
+        what = "share met" if kind == "leniency" else "flip rate"
+        lines.append(f"{kind} · {cid}: {c['direction']}{_figures(c, what)}{errors}{unstable_text}"
                      + (f" — {verdict}" if verdict else ""))  # fmt: skip
     return lines
 
@@ -147,7 +156,8 @@ def noise_lines(data: dict[str, Any]) -> list[str]:
 
 
 def summary_lines(data: dict[str, Any]) -> list[str]:
-    """The cells listed once as unstable, then the findings (kinds beyond noise), or that there is none."""
+    """The cells listed once as unstable, then the findings (kinds beyond noise), the kinds that
+    can't tell, or that there is no finding — never that when a kind could not see."""
     lines = []
     by_criterion: dict[str, list[dict[str, Any]]] = {}
     for cell in data.get("unstable", []):
@@ -157,11 +167,16 @@ def summary_lines(data: dict[str, Any]) -> list[str]:
         lines.append(f"unstable · {cid}: {', '.join(c['sample'] for c in cells)} flipped under every kind probed "
                      f"({kinds}) — listed once here, not as a finding of any kind")  # fmt: skip
     findings = data.get("findings", [])
+    unsure = [c["kind"] for c in data.get("cant_tell", [])]
     if findings:
-        lines.append("findings beyond this judge's noise: "
-                     + ", ".join(f"{f['kind']} · {f['criterion']}" for f in findings))  # fmt: skip
-    elif data.get("noise"):
-        lines.append("no finding: no kind flips verdicts beyond this judge's own noise")
+        lines.append("findings beyond this judge's noise: " + ", ".join(f["kind"] for f in findings))
+    if data.get("constant"):
+        lines.append(data["constant"])
+    elif unsure:
+        lines.append(f"can't tell: {', '.join(unsure)} (above) — not the same as no bias")
+    decided = [entry for entry in data.get("kinds", {}).values() if "beyond_noise" in entry]
+    if not findings and not unsure and decided:
+        lines.append("no finding: no kind moves verdicts beyond this judge's own noise")
     return lines
 
 
@@ -184,8 +199,10 @@ def render(data: dict[str, Any], *, to_file: bool = False, usage_line: str | Non
             console.print(terminal_safe(line), markup=False)
     for kind, entry in data["kinds"].items():
         console.print(terminal_safe(f"  {entry['description']}:"), style="dim", markup=False)
-        for line in kind_lines(kind, entry):
+        for line in kind_lines(kind, entry, data.get("constant")):
             console.print(terminal_safe(line), markup=False)
+        if entry.get("note"):
+            console.print(terminal_safe(f"    {entry['note']}"), style="dim", markup=False)
         if entry.get("order"):
             console.print(
                 terminal_safe(f"    judged in the order {' → '.join(entry['order'])}"),
@@ -202,7 +219,8 @@ def render(data: dict[str, Any], *, to_file: bool = False, usage_line: str | Non
         console.print(terminal_safe(f"warning: {data['note']}"), style="yellow", markup=False)
     console.print(
         "a flip: the verdict on the perturbed text differs from the verdict on the original; a kind is a "
-        "finding only when it flips more than the noise (paired 95% interval above 0); "
+        "finding only when, over all its criteria, it moves more cells its way than the noise does (exact "
+        "one-sided paired test, 5%, each kind on its own); the lines per criterion are detail; "
         "--format json lists the flipped samples and the text the judge saw",
         style="dim",
         markup=False,

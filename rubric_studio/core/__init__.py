@@ -22,6 +22,7 @@ __all__ = [
     "loading",
     "numbers",
     "panel",
+    "pass_rate",
     "problems",
     "providers",
     "results",

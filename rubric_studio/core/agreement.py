@@ -28,6 +28,11 @@ A rate is None when its denominator is 0. Only samples whose rubric verdict is
 pass/fail count overall (pending, error and unjudged ones are excluded and counted
 in the warnings); a criterion counts only cells that are met/unmet and that the
 human labelled.
+
+Each compared cell's label is also sorted by the wording it answered
+(:mod:`rubric_studio.core.labels._wording`): ``labels_current`` answered the criterion as it
+reads now, ``labels_older_wording`` an earlier wording, ``labels_unrecorded`` recorded none (a
+label from before fingerprints, or imported); the three add up to the criterion's ``n``.
 """
 
 from __future__ import annotations
@@ -39,7 +44,15 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from rubric_studio.core.intervals import kappa_interval
-from rubric_studio.core.labels import Label
+from rubric_studio.core.labels import (
+    CURRENT_WORDING,
+    OLDER_MARK,
+    OLDER_WORDING,
+    UNRECORDED_WORDING,
+    Label,
+    rubric_fingerprints,
+    wording_state,
+)
 from rubric_studio.core.results import SampleResult, Status, Verdict
 from rubric_studio.core.rubric import Rubric
 
@@ -180,6 +193,19 @@ class AgreementReport:
     warnings: list[str]
     pairs: dict[str, tuple[str, str]] = field(default_factory=dict)
     cell_pairs: dict[str, dict[str, tuple[str, str]]] = field(default_factory=dict)
+    #: Criterion id -> sample id -> the wording the compared cell's label answered
+    #: (``current`` / ``older`` / ``unrecorded``, see the module docstring).
+    cell_wordings: dict[str, dict[str, str]] = field(default_factory=dict)
+
+    def wording_counts(self, criterion_id: str) -> dict[str, int]:
+        """``{labels_current, labels_older_wording, labels_unrecorded}`` over the criterion's compared cells."""
+        states = list(self.cell_wordings.get(criterion_id, {}).values())
+        return {"labels_current": states.count(CURRENT_WORDING), "labels_older_wording": states.count(OLDER_WORDING),
+                "labels_unrecorded": states.count(UNRECORDED_WORDING)}
+
+    def older_wording(self, criterion_id: str) -> list[str]:
+        """The samples whose compared label of the criterion was given under an older wording."""
+        return [sid for sid, state in self.cell_wordings.get(criterion_id, {}).items() if state == OLDER_WORDING]
 
     def disagreeing_ids(self) -> list[str]:
         """Sample ids of :attr:`disagreements`, in sample order."""
@@ -210,7 +236,7 @@ class AgreementReport:
         """BRIEF §5's calibrate object (without ``fit``)."""
         return {
             "overall": self.overall.to_dict(),
-            "criteria": {cid: a.to_dict() for cid, a in self.criteria.items()},
+            "criteria": {cid: {**a.to_dict(), **self.wording_counts(cid)} for cid, a in self.criteria.items()},
             "disagreements": [dict(d, criteria=list(d["criteria"])) for d in self.disagreements],
             "warnings": list(self.warnings),
         }
@@ -224,8 +250,10 @@ def agreement(samples: Iterable[SampleResult], labels: Mapping[str, Label], rubr
     """Compare rubric verdicts and cells with human labels (see the module docstring)."""
     samples = list(samples)
     criterion_ids = [c.key for c in rubric.criteria]
+    fingerprints = rubric_fingerprints(rubric.criteria)
     pairs: dict[str, tuple[str, str]] = {}
     cell_pairs: dict[str, dict[str, tuple[str, str]]] = {}
+    cell_wordings: dict[str, dict[str, str]] = {}
     labelled_criteria: set[str] = set()
     excluded: Counter[str] = Counter()
     excluded_cells: Counter[str] = Counter()
@@ -253,6 +281,8 @@ def agreement(samples: Iterable[SampleResult], labels: Mapping[str, Label], rubr
                 excluded_cells[str(cell.status) if cell else "missing"] += 1
                 continue
             cell_pairs.setdefault(criterion_id, {})[sample.id] = (state, str(cell.status))
+            cell_wordings.setdefault(criterion_id, {})[sample.id] = \
+                wording_state(label, criterion_id, fingerprints[criterion_id]) or UNRECORDED_WORDING
             if state != str(cell.status):
                 wrong_cells.append(criterion_id)
         verdict_wrong = sample.id in pairs and pairs[sample.id][0] != pairs[sample.id][1]
@@ -272,7 +302,20 @@ def agreement(samples: Iterable[SampleResult], labels: Mapping[str, Label], rubr
         overall, criteria, excluded, excluded_cells, sorted(unknown_criteria),
         sorted(set(labels) - present), labels_given=bool(labels),
     )  # fmt: skip
-    return AgreementReport(overall, criteria, disagreements, warnings, pairs, cell_pairs)
+    report = AgreementReport(overall, criteria, disagreements, warnings, pairs, cell_pairs, cell_wordings)
+    warnings.extend(_older_wording_warnings(report))
+    return report
+
+
+def _older_wording_warnings(report: AgreementReport) -> list[str]:
+    """A warning per criterion with labels compared that were given under an older wording of it."""
+    out = []
+    for cid, figures in report.criteria.items():
+        older = len(report.older_wording(cid))
+        if older:
+            out.append(f"criterion {cid}: {older} of {figures.n} labels compared were {OLDER_MARK} given "
+                       f"under an older wording of it; re-check them (R in the studio)")
+    return out
 
 
 def _warnings(

@@ -324,7 +324,8 @@ def lint_rubric(rubric: Rubric, positions: Positions | None = None) -> list[Prob
     if judge is not None and judge.panel and any(c.kind == "checklist" for c in rubric.judge_criteria):
         from rubric_studio.core.panel import even_majority_warning
 
-        note = even_majority_warning(len(judge.panel), judge.aggregate)
+        penalties = any(c.kind == "checklist" and c.is_penalty for c in rubric.judge_criteria)
+        note = even_majority_warning(len(judge.panel), judge.aggregate, judge.ties, penalties=penalties)
         if note:
             warn(("judge", "panel"), f"judge.panel: {note}")
     return warnings

@@ -52,7 +52,7 @@ def cell_mark(kind: str, cell: CriterionResult | None) -> str:
             mark += f"{cell.score:.2f}".lstrip("0")
         if cell.panel and "agree" in cell.panel:  # a judge panel's split: agreeing–disagreeing members
             mark += f" {cell.panel['agree']}–{cell.panel['disagree']}"
-            if cell.tie:  # an even split, counted as unmet
+            if cell.tie:  # an even split, counted as judge.ties says (✗ unmet, or ✓ met on a penalty)
                 mark += " tie"
             if cell.panel.get("errors"):  # members that errored, left out of the pool: ``✓ 2–0 ⚠1``
                 mark += f" {pooled_mark(cell)}"

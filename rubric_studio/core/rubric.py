@@ -26,6 +26,13 @@ _PLACEHOLDER = re.compile(r"\{([A-Za-z_][A-Za-z0-9_]*)\}")
 DEFAULT_ANALYTIC_MIN_SCORE = 0.7
 DEFAULT_CHECK_MIN_SCORE = 1.0
 AGGREGATE_NAMES = ("majority", "mean", "all", "any", "median")
+#: How a panel's even split on a met/unmet criterion counts (``judge.ties``): ``against_pass``
+#: (default) as the verdict that does not help the sample pass - unmet on an ordinary criterion,
+#: met on a penalty (a negative weight: met means the bad thing is there); ``unmet`` or ``met``
+#: whatever the criterion's weight.
+TIE_RULES = ("against_pass", "unmet", "met")
+TieRule = Literal["against_pass", "unmet", "met"]
+DEFAULT_TIE_RULE: TieRule = "against_pass"
 
 
 def unique_id(wanted: str, taken: set[str] | frozenset[str]) -> str:
@@ -86,6 +93,8 @@ class JudgeSettings(BaseModel):
     panel: list[PanelMember] | None = Field(default=None, min_length=1, max_length=MAX_PANEL)
     #: How a panel's verdicts are pooled: a name, or {checklist: ..., analytic: ...}.
     aggregate: PanelAggregate | None = None
+    #: How a panel's even split (1–1, 2–2) on a met/unmet criterion counts: against_pass, unmet or met.
+    ties: TieRule = DEFAULT_TIE_RULE
 
     @field_validator("panel", mode="before")
     @classmethod
@@ -110,6 +119,18 @@ class JudgeSettings(BaseModel):
         if value == "mean":
             return {"checklist": "mean", "analytic": "mean"}
         return {"analytic": value} if value == "median" else {"checklist": value}
+
+    @field_validator("ties", mode="before")
+    @classmethod
+    def _tie_rule(cls, value: Any) -> Any:
+        if not isinstance(value, str) or value not in TIE_RULES:
+            raise PydanticCustomError(
+                "tie_rule",
+                "unknown tie rule {value}; expected against_pass (a tie counts against the sample: unmet, or "
+                "met on a penalty), unmet or met",
+                {"value": repr(value)},
+            )
+        return value
 
     @field_validator("model")
     @classmethod
@@ -167,9 +188,9 @@ class PanelMember(JudgeSettings):
     def _no_nested_panel(self) -> PanelMember:
         if self.model is None:
             raise PydanticCustomError("member_model", 'a panel member needs a "model" (provider:model)', {})
-        if self.panel is not None or self.aggregate is not None:
+        if self.panel is not None or self.aggregate is not None or "ties" in self.model_fields_set:
             raise PydanticCustomError(
-                "nested_panel", "'panel' and 'aggregate' belong to the judge block, not to one member", {}
+                "nested_panel", "'panel', 'aggregate' and 'ties' belong to the judge block, not to one member", {}
             )
         return self
 
@@ -392,6 +413,8 @@ class Rubric(BaseModel):
             for key in ("panel", "aggregate"):
                 if data["judge"][key] is None:
                     del data["judge"][key]
+            if data["judge"]["ties"] == DEFAULT_TIE_RULE:  # written or not, the default means the same
+                del data["judge"]["ties"]
         for criterion in data["criteria"]:
             if not criterion["examples"]:
                 del criterion["examples"]  # as in Criterion.fingerprint: stable across the field's arrival

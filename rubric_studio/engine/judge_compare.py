@@ -51,10 +51,11 @@ def parse_judges(text: str) -> list[str]:
     return specs
 
 
-def parse_judge_base_urls(entries: Sequence[str], judges: Sequence[str]) -> dict[str, str]:
+def parse_judge_base_urls(entries: Sequence[str], judges: Sequence[str], flag: str = "--judges") -> dict[str, str]:
     """Each judge's own endpoint from ``JUDGE=URL`` entries (``--judge-base-url``), the judge as
-    written in ``judges``: an entry, or a member of a panel entry ``A+B`` (that member's endpoint
-    wherever it is listed); ValueError naming a bad entry. A URL is http(s); a judge is named once."""
+    written in ``judges`` (given by ``flag``: ``--judges`` or ``--switch-to``): an entry, or a member
+    of a panel entry ``A+B`` (that member's endpoint wherever it is listed); ValueError naming a bad
+    entry. A URL is http(s); a judge is named once."""
     names = list(dict.fromkeys([*judges, *(member for judge in judges for member in judge.split("+"))]))
     found: dict[str, str] = {}
     for entry in entries:
@@ -65,7 +66,7 @@ def parse_judge_base_urls(entries: Sequence[str], judges: Sequence[str]) -> dict
             raise ValueError(f"--judge-base-url: {entry!r} is not JUDGE=URL; e.g. "
                              f"--judge-base-url '{judges[0] if judges else 'openai:gpt-4o-mini'}=http://127.0.0.1:8080/v1'")
         if name not in names:
-            raise ValueError(f"--judge-base-url: {name!r} is not one of the judges of --judges "
+            raise ValueError(f"--judge-base-url: {name!r} is not one of the judges of {flag} "
                              f"({', '.join(judges)}) nor a member of a panel there; name it as written there")
         if not url.lower().startswith(("http://", "https://")) or len(url.split("://", 1)[1].strip("/")) == 0:
             raise ValueError(f"--judge-base-url: {url!r} for {name} is not an http(s) URL, e.g. http://127.0.0.1:8080/v1")

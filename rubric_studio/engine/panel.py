@@ -17,7 +17,7 @@ from typing import Any
 
 from rubric_studio.core.panel import even_majority_warning, panel_label, pool_cell
 from rubric_studio.core.results import CriterionResult, SampleResult, Status
-from rubric_studio.core.rubric import PanelAggregate, Rubric
+from rubric_studio.core.rubric import DEFAULT_TIE_RULE, PanelAggregate, Rubric, TieRule
 from rubric_studio.core.samples import Sample
 from rubric_studio.core.scoring import score_sample
 from rubric_studio.engine.events import Event, Progress, RunFinished, RunStarted, SamplesUpdated
@@ -29,11 +29,13 @@ from rubric_studio.engine.usage import Usage
 class PanelGrader:
     """Grades with every member and pools; the parts of :class:`Grader` the studio and CLI use."""
 
-    def __init__(self, members: Sequence[tuple[str, Grader]], rules: PanelAggregate | None = None):
+    def __init__(self, members: Sequence[tuple[str, Grader]], rules: PanelAggregate | None = None,
+                 ties: TieRule = DEFAULT_TIE_RULE):
         self.members = list(members)
         self.labels = [label for label, _ in self.members]
         self.label = panel_label(self.labels)
         self.rules = rules
+        self.ties = ties  # how a checklist tie counts (judge.ties)
         first = self.members[0][1]
         self.judge, self.config, self.cache = first.judge, first.config, first.cache
         self.no_judge_reason = first.no_judge_reason
@@ -163,7 +165,7 @@ class PanelGrader:
                 if cell is not None:
                     votes.append((label, cell))
             if votes:
-                cells[criterion.key] = _with_errored(pool_cell(criterion, votes, self.rules), votes)
+                cells[criterion.key] = _with_errored(pool_cell(criterion, votes, self.rules, self.ties), votes)
         return SampleResult.from_outcome(first.id, score_sample(rubric, cells))
 
 
@@ -316,12 +318,14 @@ def make_panel_grader(
             grader.cache = grader.dispatch.cache = graders[0][1].cache
         graders.append((_unique(member_label(grader.config), {label for label, _ in graders}), grader))
     share_server_limits([grader for _, grader in graders])
-    panel = PanelGrader(graders, rubric.judge.aggregate if rubric.judge else None)
+    panel = PanelGrader(graders, rubric.judge.aggregate if rubric.judge else None,
+                        rubric.judge.ties if rubric.judge else DEFAULT_TIE_RULE)
     for _, grader in graders:
         panel.warnings.extend(grader.take_warnings())
     named = all(isinstance(member, str) for member in members)  # validate says it of the rubric's own panel
     if named and any(c.kind == "checklist" for c in rubric.judge_criteria):
-        note = even_majority_warning(len(graders), panel.rules)
+        penalties = any(c.kind == "checklist" and c.is_penalty for c in rubric.judge_criteria)
+        note = even_majority_warning(len(graders), panel.rules, panel.ties, penalties=penalties)
         if note:
             panel.warnings.append(f"judge panel {panel.label}: {note}")
     return panel

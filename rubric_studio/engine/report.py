@@ -3,10 +3,13 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from rubric_studio.core.results import SampleResult, Status, Verdict
 from rubric_studio.engine.usage import Usage
+
+if TYPE_CHECKING:
+    from rubric_studio.core.pass_rate import PassRateTally
 
 
 @dataclass
@@ -20,6 +23,8 @@ class Summary:
     score_sum: float = 0.0
     scored: int = 0
     cells: dict[str, int] = field(default_factory=dict)
+    #: The counts behind the raw and corrected pass rate, when human labels are in play (else None).
+    pass_rate: PassRateTally | None = None
 
     @property
     def mean_score(self) -> float | None:
@@ -63,6 +68,12 @@ class Summary:
         self.scored += other.scored
         for key, count in other.cells.items():
             self.cells[key] = self.cells.get(key, 0) + count
+        if other.pass_rate is not None:
+            if self.pass_rate is None:
+                from rubric_studio.core.pass_rate import PassRateTally
+
+                self.pass_rate = PassRateTally()
+            self.pass_rate.add(other.pass_rate)
 
     def to_dict(self) -> dict[str, Any]:
         data: dict[str, Any] = {
@@ -77,6 +88,8 @@ class Summary:
         if self.pending:
             data["pending"] = self.pending
         data["cells"] = dict(sorted(self.cells.items()))
+        if self.pass_rate is not None:
+            data["pass_rate"] = self.pass_rate.to_dict()
         return data
 
 

@@ -30,6 +30,9 @@ STARTER_RUBRIC = """\
 # Each criterion is judged (outcome: what a good output does) or a deterministic
 # check (check: {{type: length, max_words: 150}}). Replace the outcome below with
 # your first criterion and save (ctrl+s): the judge grades it from then on.
+# The judge is the default model of the provider whose key is set (openai:gpt-6-luna,
+# anthropic:claude-haiku-5-5); name one with judge: {{model: provider:model}}, and
+# compare another on your labels with: rubric-studio calibrate RUBRIC --switch-to P:M
 name: {name}
 description: ""
 pass_threshold: 0.8

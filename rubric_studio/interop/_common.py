@@ -21,7 +21,14 @@ from pydantic import ValidationError
 
 from rubric_studio.core.files import parse_user_json
 from rubric_studio.core.problems import Problem, RubricError
-from rubric_studio.core.rubric import ID_PATTERN, Criterion, JudgeSettings, PanelAggregate, Rubric
+from rubric_studio.core.rubric import (
+    DEFAULT_TIE_RULE,
+    ID_PATTERN,
+    Criterion,
+    JudgeSettings,
+    PanelAggregate,
+    Rubric,
+)
 from rubric_studio.core.trust import NO_TRUST, Trust
 from rubric_studio.core.yamlpos import Positions, load_with_positions
 
@@ -174,6 +181,8 @@ def panel_warning(judge: JudgeSettings, target: str) -> str:
     names = "+".join(member.model or "?" for member in judge.panel or [])
     rules = judge.aggregate or PanelAggregate()
     pooled = f"checklist {rules.checklist}, analytic {rules.analytic}"
+    if judge.ties != DEFAULT_TIE_RULE and rules.checklist in ("majority", "mean"):
+        pooled += f", ties {judge.ties}"
     return (f"judge.panel {names} ({pooled}) is not exported to {target}: each criterion there is graded by one "
             f"judge; pick one of the panel's models in {target}")
 

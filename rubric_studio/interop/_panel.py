@@ -7,7 +7,10 @@ Both tools score a group of graders by the share of them that pass: promptfoo's 
 over exactly where only the verdict counts - a required criterion, which gates the sample - and
 where the rule already is a mean:
 
-* ``majority`` and checklist ``mean``: met on a strict majority, a share above one half;
+* ``majority`` and checklist ``mean``: met on a strict majority, a share above one half; a tie
+  (a share of exactly one half) passes the group where ``judge.ties`` counts it as met (a penalty
+  under the default ``against_pass``, whose group is negated: a tie then applies the penalty), so
+  the share the group needs is one half or more there;
 * ``all``: a share of 1; ``any``: any share above 0;
 * analytic ``mean``: the members' mean score against the criterion's min_score.
 
@@ -21,10 +24,13 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from rubric_studio.core.rubric import Criterion, JudgeSettings, PanelAggregate
+from rubric_studio.core.panel import tie_counts_met
+from rubric_studio.core.rubric import DEFAULT_TIE_RULE, Criterion, JudgeSettings, PanelAggregate, TieRule
 
 #: The share of members above one half (a strict majority: 2 of 3, 3 of 4; a 2-2 tie fails).
 MAJORITY_SHARE = 0.500001
+#: A share of one half or more (a 2-2 tie passes; 7 of 15, the nearest share below, does not).
+TIE_SHARE = 0.499999
 #: Any share above 0 (one member of any panel: a panel has at most 16).
 ANY_SHARE = 0.0001
 
@@ -52,12 +58,24 @@ def member_names(judge: JudgeSettings) -> str:
     return "+".join(member.model or "?" for member in judge.panel or [])
 
 
-def verdict_share(criterion: Criterion, rules: PanelAggregate) -> float | None:
-    """The share of members that must pass for the panel's verdict on ``criterion`` (checklist
-    rules), or None for an analytic criterion (its members' mean score decides)."""
+def verdict_share(criterion: Criterion, rules: PanelAggregate, ties: TieRule = DEFAULT_TIE_RULE) -> float | None:
+    """The share of members that must say met for the panel's verdict on ``criterion`` to be met
+    (checklist rules; a tie is met where ``ties`` counts it so), or None for an analytic criterion
+    (its members' mean score decides)."""
     if criterion.kind == "analytic":
         return None
-    return {"all": 1.0, "any": ANY_SHARE}.get(rules.checklist, MAJORITY_SHARE)
+    if rules.checklist in ("all", "any"):
+        return 1.0 if rules.checklist == "all" else ANY_SHARE
+    return TIE_SHARE if tie_counts_met(criterion, ties) else MAJORITY_SHARE
+
+
+def tie_words(rules: PanelAggregate, ties: TieRule) -> str:
+    """How a tie counts, for an export's description of the pooling ("" where no tie can arise)."""
+    if rules.checklist not in ("majority", "mean"):
+        return ""
+    if ties == DEFAULT_TIE_RULE:
+        return "a tie counts against the sample (unmet, or met on a penalty)"
+    return f"a tie counts as {ties}"
 
 
 def lossy(criterion: Criterion, rules: PanelAggregate, target: str, *, gate: bool) -> str | None:

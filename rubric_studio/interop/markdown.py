@@ -15,6 +15,7 @@ from rubric_studio.core.rubric import Criterion, PanelAggregate, Rubric
 from rubric_studio.core.safe_text import markdown_code, markdown_text
 from rubric_studio.interop._common import band_label, bands_to_ranges, num, positive_weight
 from rubric_studio.interop._formats import ExportResult
+from rubric_studio.interop._panel import tie_words
 
 
 def _cell(text: str) -> str:
@@ -73,6 +74,8 @@ def export(rubric: Rubric) -> ExportResult:
     if rubric.judge is not None and rubric.judge.panel:
         rules = rubric.judge.aggregate or PanelAggregate()
         pooled = f"checklist {rules.checklist}, analytic {rules.analytic}"
+        ties = tie_words(rules, rubric.judge.ties)
+        pooled += f"; {ties}" if ties else ""
         names = ", ".join(markdown_code(member.model or "?") for member in rubric.judge.panel)
         lines += [f"Judge panel: {names}; verdicts pooled by {pooled}.", ""]
     if rubric.on_error == "ignore":

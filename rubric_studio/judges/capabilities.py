@@ -14,7 +14,7 @@ The rows:
 * Anthropic messages API: no ``temperature`` (the installed anthropic SDK's
   ``MessageCreateParams`` does not declare it) and no ``reasoning_effort`` (extended
   thinking cannot be combined with the forced tool call that shapes the reply).
-* OpenAI reasoning models (o1, o3, o4, gpt-5 …): no ``temperature`` (they accept only
+* OpenAI reasoning models (o1, o3, o4, gpt-5, gpt-6 …): no ``temperature`` (they accept only
   the default); ``reasoning_effort`` is sent.
 * Other models on api.openai.com: ``temperature`` is sent; ``reasoning_effort`` is not
   (only reasoning models take it).
@@ -33,7 +33,7 @@ if TYPE_CHECKING:
 
 OPENAI_OFFICIAL_URL = "https://api.openai.com/v1"
 #: OpenAI's reasoning model families.
-OPENAI_REASONING = re.compile(r"^(o\d|gpt-5)", re.I)
+OPENAI_REASONING = re.compile(r"^(o\d|gpt-[5-9])", re.I)
 #: The optional parameters the table decides about (JudgeConfig / judge settings names).
 OPTIONAL_PARAMETERS = ("temperature", "reasoning_effort")
 

@@ -18,6 +18,11 @@ studio can use the same pieces (:func:`assign`, :func:`next_unlabelled`, :func:`
   once its label has a verdict.
 * **Live files.** The rubric and the samples are read again when their files change; a rubric that
   no longer reads keeps the last good one, and :attr:`LabellingSession.rubric_problem` says why.
+* **Wordings.** Each criterion label records the wording fingerprint of the criterion it answered
+  (:mod:`rubric_studio.core.labels._wording`): the one the page showed when the person set the cell
+  (``given_under`` in the payload), else the one already recorded when the cell kept its value, else
+  the rubric's now. A person's labels given under an older wording are their **re-check queue**
+  (:meth:`LabellingSession.recheck`), visited after their unlabelled samples.
 """
 
 from __future__ import annotations
@@ -32,7 +37,18 @@ from pathlib import Path
 from typing import Any
 
 from rubric_studio.core.files import file_signature as signature
-from rubric_studio.core.labels import ADJUDICATED, Label, LabelChange, LabelStore, check_name, consensus
+from rubric_studio.core.labels import (
+    ADJUDICATED,
+    Label,
+    LabelChange,
+    LabelStore,
+    check_fingerprint,
+    check_name,
+    consensus,
+    older_cells,
+    rubric_fingerprints,
+    wording_fingerprint,
+)
 from rubric_studio.core.problems import RubricError
 from rubric_studio.core.rubric import Criterion, Rubric
 from rubric_studio.core.samples import Sample
@@ -41,7 +57,7 @@ from rubric_studio.core.scoring import at_least
 ANNOTATOR, LEAD = "annotator", "lead"
 #: The longest note a label may carry (characters).
 MAX_NOTE = 20_000
-PAYLOAD_KEYS = ("verdict", "score", "criteria", "criterion_scores", "note", "annotator")
+PAYLOAD_KEYS = ("verdict", "score", "criteria", "criterion_scores", "note", "given_under", "annotator")
 
 
 # -- people and shares ------------------------------------------------------------------------
@@ -258,13 +274,16 @@ def _number(value: Any, where: str) -> float:
     return value if isinstance(value, int) else float(value)
 
 
-def label_from_payload(payload: Any, rubric: Rubric) -> Label | None:
-    """The label a submitted ``{verdict, score, criteria, criterion_scores, note}`` describes, checked
-    against ``rubric`` (None: an empty label, which removes the person's label).
+def label_from_payload(payload: Any, rubric: Rubric, stored: Label | None = None) -> Label | None:
+    """The label a submitted ``{verdict, score, criteria, criterion_scores, note, given_under}``
+    describes, checked against ``rubric`` (None: an empty label, which removes the person's label).
 
     ``criteria`` maps a judged criterion's id to ``met`` / ``unmet``, or, for an analytic criterion,
-    to a 0-10 score (met when score/10 reaches its ``min_score``). ``annotator`` is ignored: a label
-    is always the submitter's. Raises :class:`PayloadError` naming the field.
+    to a 0-10 score (met when score/10 reaches its ``min_score``). ``given_under`` maps a criterion id
+    to the wording fingerprint the page showed when the cell was set; a cell without one keeps the
+    wording ``stored`` (the person's label now) recorded when its value is unchanged, and otherwise
+    answers the rubric's wording now. ``annotator`` is ignored: a label is always the submitter's.
+    Raises :class:`PayloadError` naming the field.
     """
     if not isinstance(payload, dict):
         raise PayloadError("body", "expected a JSON object {verdict, score, criteria, note}")
@@ -285,7 +304,28 @@ def label_from_payload(payload: Any, rubric: Rubric) -> Label | None:
     if note is not None and len(note) > MAX_NOTE:
         raise PayloadError("note", f"longer than {MAX_NOTE} characters")
     label.note = note if note and note.strip() else None
+    label.given_under = _wordings_from_payload(payload.get("given_under"), rubric, label, stored)
     return None if label.is_empty else label
+
+
+def _wordings_from_payload(given: Any, rubric: Rubric, label: Label, stored: Label | None) -> dict[str, str]:
+    """The wording each cell of ``label`` answered (see :func:`label_from_payload`)."""
+    given = {} if given is None else given
+    if not isinstance(given, dict):
+        raise PayloadError("given_under", "expected an object of criterion id -> wording fingerprint")
+    found: dict[str, str] = {}
+    for criterion_id in label.criteria:
+        if given.get(criterion_id) is not None:
+            try:
+                found[criterion_id] = check_fingerprint(given[criterion_id], "a wording fingerprint")
+            except ValueError as exc:
+                raise PayloadError(f"given_under.{criterion_id}", str(exc)) from None
+        elif stored is not None and stored.criteria.get(criterion_id) == label.criteria[criterion_id]:
+            if criterion_id in stored.given_under:
+                found[criterion_id] = stored.given_under[criterion_id]
+        else:
+            found[criterion_id] = wording_fingerprint(rubric.criterion(criterion_id))
+    return found
 
 
 def _criteria_from_payload(payload: Mapping[str, Any], rubric: Rubric, label: Label) -> None:
@@ -367,6 +407,13 @@ class SampleView:
     labels: dict[str, Label] = field(default_factory=dict)
     judged: Mapping[str, Any] | None = None
     attention: int | None = None
+    #: Criterion id -> its wording fingerprint now (judged criteria).
+    fingerprints: dict[str, str] = field(default_factory=dict)
+
+    @property
+    def older_wording(self) -> list[str]:
+        """The criteria whose cell in the person's own label was given under an older wording."""
+        return older_cells(self.label, self.fingerprints)
 
 
 class LabellingSession:
@@ -456,17 +503,36 @@ class LabellingSession:
 
     def next_sample(self, person: Person, after: str | None = None) -> str | None:
         """The next sample ``person`` has to label, after ``after`` in their order (wrapping round);
-        for the lead, the next sample calling for a look and not adjudicated yet. None: done."""
+        for the lead, the next sample calling for a look and not adjudicated yet. Then the next of
+        their re-check queue (:meth:`recheck`). None: done."""
         order = self.order(person)
         if not person.is_lead:
-            return next_unlabelled_in(self.store, order, person.name, after)
+            found = next_unlabelled_in(self.store, order, person.name, after)
+            return found if found is not None else self._next_recheck(person, order, after)
         labels, judged = self._labels(), self._judged()
         needed = [s for s in order if attention(labels.get(s, {}), judged.get(s)) is not None]
+        start = after
         if after in order and after not in needed:  # continue from where the lead is in the full order
             later = set(order[order.index(after) + 1:])
             needed = [s for s in needed if s in later] + [s for s in needed if s not in later]
-            after = None
-        return next_unlabelled(needed, labels, ADJUDICATED, after)
+            start = None
+        found = next_unlabelled(needed, labels, ADJUDICATED, start)
+        return found if found is not None else self._next_recheck(person, order, after)
+
+    def fingerprints(self) -> dict[str, str]:
+        """Judged criterion id -> its wording fingerprint in the rubric now."""
+        return rubric_fingerprints(self.rubric.judge_criteria)
+
+    def recheck(self, person: Person) -> list[str]:
+        """``person``'s re-check queue: the samples of their order whose own label (the lead's:
+        adjudication) has a cell given under an older wording of its criterion."""
+        fingerprints = self.fingerprints()
+        return [s for s in self.order(person) if older_cells(self.store.label(s, person.writes_as), fingerprints)]
+
+    def _next_recheck(self, person: Person, order: Sequence[str], after: str | None) -> str | None:
+        """The first sample of the re-check queue after ``after`` in ``order`` (wrapping round)."""
+        waiting = set(self.recheck(person))
+        return next_sample_where(order, after, waiting.__contains__) if waiting else None
 
     def _labels(self) -> dict[str, dict[str, Label]]:
         return self.store.label_set().by_annotator
@@ -502,7 +568,7 @@ class LabellingSession:
         index = order.index(sample_id)
         view = SampleView(sample, list(self.rubric.judge_criteria), self.store.label(sample_id, person.writes_as),
                           index + 1, len(order), order[index - 1] if index > 0 else None,
-                          order[index + 1] if index + 1 < len(order) else None)
+                          order[index + 1] if index + 1 < len(order) else None, fingerprints=self.fingerprints())
         if person.is_lead:
             view.assigned = self.assignment.get(sample_id, ())
             view.labels = dict(self._labels().get(sample_id, {}))
@@ -520,13 +586,15 @@ class LabellingSession:
         return self.store.label(sample_id, wanted)
 
     def progress(self, person: Person) -> dict[str, Any]:
-        """``{person, role, done, total}`` (the lead: adjudicated of the samples calling for a look,
-        with ``samples`` and each annotator's ``{done, total}`` under ``people``)."""
+        """``{person, role, done, total, recheck}`` (``recheck``: samples of their re-check queue; the
+        lead: adjudicated of the samples calling for a look, with ``samples`` and each annotator's
+        ``{done, total}`` under ``people``)."""
         self.sync()
         if not person.is_lead:
             share = self.share(person)
             done = sum(1 for s in share if is_labelled(self.store.label(s, person.name)))
-            return {"person": person.name, "role": person.role, "done": done, "total": len(share)}
+            return {"person": person.name, "role": person.role, "done": done, "total": len(share),
+                    "recheck": len(self.recheck(person))}
         labels, judged = self._labels(), self._judged()
         needed = [s for s in self.sample_ids if attention(labels.get(s, {}), judged.get(s)) is not None]
         people = {}
@@ -537,7 +605,8 @@ class LabellingSession:
         return {"person": person.name, "role": person.role,
                 "done": sum(1 for s in needed if is_labelled(labels.get(s, {}).get(ADJUDICATED))),
                 "total": len(needed), "samples": len(self.sample_ids),
-                "adjudicated": sum(1 for s in self.sample_ids if ADJUDICATED in labels.get(s, {})), "people": people}
+                "adjudicated": sum(1 for s in self.sample_ids if ADJUDICATED in labels.get(s, {})), "people": people,
+                "recheck": len(self.recheck(person))}
 
     def judge_note(self) -> str | None:
         """What the lead should know about the judge's verdicts shown (None: they are current)."""
@@ -568,7 +637,7 @@ class LabellingSession:
         ``person`` (the lead writes as :data:`ADJUDICATED`), whatever the payload says."""
         self.sync()
         self._readable(person, sample_id)
-        label = label_from_payload(payload, self.rubric)
+        label = label_from_payload(payload, self.rubric, self.store.label(sample_id, person.writes_as))
         try:
             _before, after = self.store.write(sample_id, LabelChange("label", label), person.writes_as)
         except ValueError as exc:

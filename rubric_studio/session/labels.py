@@ -8,8 +8,10 @@ write from someone else's. Each change it makes is a step of its
 :class:`LabelHistory`: undo writes the field's previous value back (its absence too), redo
 writes the change again, both through the same queue, so a label set by a stray key is one
 key away from undone. The stepping functions answer "which
-row next" over the rows the table shows, for disagreements and for samples without a label
-(a labelling queue), wrapping around.
+row next" over the rows the table shows, for disagreements, for samples without a label
+(a labelling queue) and for labels given under an older wording of their criterion (a re-check
+queue), wrapping around. A cell change records the wording it answered
+(:func:`cell_change`): relabelling a cell makes it current.
 """
 
 from __future__ import annotations
@@ -29,7 +31,9 @@ from rubric_studio.core.labels import (
     LabelStore,
     claim_unnamed,
     journal_path,
+    older_cells,
     unclaim,
+    wording_fingerprint,
 )
 from rubric_studio.core.problems import RubricError
 from rubric_studio.session.labelling import next_sample_where
@@ -79,6 +83,15 @@ class ClaimStep:
     def describe(self) -> str:
         count = len(self.sample_ids)
         return f"{count} unnamed label{'s' if count != 1 else ''} claimed as {self.annotator}'s"
+
+
+def cell_change(rubric: Any, criterion_id: str, state: str | None) -> LabelChange:
+    """A cell's label change that records the wording of the criterion in ``rubric`` (the one the
+    person is looking at) when it sets a value; no wording when the rubric does not have it."""
+    criterion = None
+    if state is not None and rubric is not None:
+        criterion = next((c for c in rubric.criteria if c.key == criterion_id), None)
+    return LabelChange("cell", state, criterion_id, wording_fingerprint(criterion) if criterion is not None else None)
 
 
 def describe_change(change: LabelChange) -> str:
@@ -271,6 +284,22 @@ def next_disagreement(model: ResultsModel, rows: Sequence[str], cursor: int, ste
         return target, None
     cells = [c.id for c in result.criteria if cell_disagrees(c, label)]
     return target, (cells[0] if cells else None)
+
+
+def next_older_wording(labels: dict[str, Label], fingerprints: dict[str, str], rows: Sequence[str], cursor: int,
+                       step: int = 1) -> tuple[str, str] | None:
+    """(sample, criterion) of the next label in ``rows`` after ``cursor`` (``step`` -1: before it) that
+    has a cell given under an older wording of its criterion (``fingerprints``: the wordings now),
+    wrapping: the re-check queue. The criterion is the sample's first such cell in rubric order."""
+    if not rows:
+        return None
+    order = list(rows) if step > 0 else list(reversed(rows))
+    after = rows[cursor] if 0 <= cursor < len(rows) else None
+    target = next_sample_where(order, after, lambda i: bool(older_cells(labels.get(i), fingerprints)))
+    if target is None:
+        return None
+    older = set(older_cells(labels.get(target), fingerprints))
+    return target, next(cid for cid in fingerprints if cid in older)
 
 
 def next_unlabelled(model: ResultsModel, rows: Sequence[str], cursor: int, step: int = 1) -> str | None:

@@ -281,7 +281,13 @@ class ResultsModel:
         return up, down
 
     def counts(self) -> Counts:
-        counts = Counts(samples=len(self.order))
+        """Verdict tallies, disagreements with the labels, and the pass rate's counts (overall only:
+        the header shows the raw and corrected pass rate)."""
+        from rubric_studio.core.pass_rate import PassRateTally
+
+        rate_counts = PassRateTally()
+        counts = Counts(samples=len(self.order), pass_rate=rate_counts)
+        rates = rate_counts.overall
         for sample_id in self.order:
             result = self.results.get(sample_id)
             label = self.labels.get(sample_id)
@@ -291,6 +297,9 @@ class ResultsModel:
                 counts.pending += 1
                 continue
             counts.count(result.verdict)
+            if result.verdict in (Verdict.PASS, Verdict.FAIL):
+                human = label.verdict if label is not None and label.verdict in ("pass", "fail") else None
+                rates.count(result.verdict is Verdict.PASS, None if human is None else human == "pass")
             if label is not None and disagrees(result, label):
                 counts.disagree += 1
         return counts

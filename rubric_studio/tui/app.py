@@ -421,6 +421,8 @@ class StudioApp(App[int]):
         self.labels = self.session.labels
 
     async def on_files_changed(self, message: FilesChanged) -> None:
+        if "card" in message.kinds:
+            card_actions.card_changed(self)
         if "rubric" in message.kinds:
             await self._rubric_changed_on_disk()
         rest = message.kinds & {"samples", "labels"}
@@ -968,6 +970,9 @@ class StudioApp(App[int]):
 
     def action_disagreement(self, step: int) -> None:
         self.labeler.step_disagreement(step)
+
+    def action_recheck(self, step: int = 1) -> None:
+        self.labeler.step_recheck(step)
 
     def action_fit(self) -> None:
         self.calibration.start_fit()

@@ -3,7 +3,9 @@
 The card is written from the results on screen (:func:`rubric_studio.session.card.write_card`: the
 session's latest report against the labels shown; no judge call), in a worker thread since pricing
 the cached replies reads the reply cache. The status bar then says ``card: fresh``; after an edit
-is saved, ``card: stale (tone changed)``.
+is saved, ``card: stale (tone changed)``; after a label, ``card: stale (labels changed since the
+card: 13 → 14 labelled)``. A card written elsewhere (``rubric-studio card``) shows as it lands:
+the watcher reports the card file and :func:`card_changed` redraws the bar.
 """
 
 from __future__ import annotations
@@ -31,16 +33,32 @@ def status(app: Any) -> CardStatus:
 
 
 def card_status(app: Any) -> tuple[str, str]:
-    """(state, text) of the card of the rubric the studio holds."""
-    return status(app).of(app.session.rubric)
+    """(state, text) of the card of the rubric the studio holds, against the samples and labels it shows."""
+    session = app.session
+    samples = session.samples if session.samples_loaded else None
+    return status(app).of(session.rubric, samples, session.labels)
+
+
+def card_changed(app: Any) -> None:
+    """The card file changed on disk (written by ``rubric-studio card``, another studio, an editor):
+    show its state now."""
+    status(app).forget()
+    app.refresh_bars()
 
 
 def _summary(card: dict[str, Any]) -> str:
     kappa = card["kappa"]
     if kappa["value"] is None:
-        return f"κ can't tell — {kappa['cant_tell']}"
-    lo, hi = kappa["ci"]
-    return f"κ {kappa['value']:.2f} [{lo:.2f}, {hi:.2f}] (n={kappa['n']})"
+        text = f"κ can't tell — {kappa['cant_tell']}"
+    else:
+        lo, hi = kappa["ci"]
+        text = f"κ {kappa['value']:.2f} [{lo:.2f}, {hi:.2f}] (n={kappa['n']})"
+    rates = card.get("pass_rate") or {}
+    corrected = rates.get("corrected") or {}
+    if rates.get("raw") is not None and corrected.get("value") is not None:
+        lo, hi = corrected["ci"]
+        text += f"; pass rate {rates['raw']:.0%} raw, {corrected['value']:.0%} [{lo:.0%}, {hi:.0%}] corrected"
+    return text
 
 
 def write(app: StudioHost) -> None:

@@ -20,7 +20,7 @@ LEGEND = [
     ("✗", "red", "not met"),
     ("✓ 8  ✗ 4", "", "analytic: the judge's 0–10 score"),
     ("✗.67", "", "check: its score in [0, 1]"),
-    ("✗ 1–1 tie", "", "panel: members agreeing–disagreeing; tie: unmet"),
+    ("✗ 1–1 tie", "", "panel: members agreeing–disagreeing; tie: counted against the sample"),
     ("⚠", "yellow", "judge or check failed (inspect it); never a fail"),
     ("⋯", "dim", "pending: a judge call is on its way"),
     ("·", "dim", "unjudged: no judge configured, or an untrusted code check"),

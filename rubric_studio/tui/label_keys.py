@@ -2,8 +2,8 @@
 
 Single letters are label keys only where the user looks: :func:`table_bindings` are the
 bindings of the focused results table (every key), :func:`agreement_bindings` those of
-the Agreement panel (the calibration keys that need no cell: ``]``, ``[``, ``F``, ``V``,
-``K``, ``I``). Nowhere else — not the editor, not a dialog, not an app with nothing
+the Agreement panel (the calibration keys that need no cell: ``]``, ``[``, ``R``, ``F``,
+``V``, ``K``, ``I``). Nowhere else — not the editor, not a dialog, not an app with nothing
 focused — does a letter label a sample. The actions are the app's (``app.`` namespace);
 palette commands call the same methods directly.
 """
@@ -26,6 +26,7 @@ CALIBRATION_KEYS: list[tuple[str, str, str]] = [
     ("ctrl+y", "label_undo(True)", "Redo the label change undone"),
     ("right_square_bracket", "disagreement(1)", "Next disagreement"),
     ("left_square_bracket", "disagreement(-1)", "Previous disagreement"),
+    ("R", "recheck(1)", "Next label given under an older wording of its criterion: re-check it (m / u)"),
     ("F", "fit", "Fit threshold and weights (FitScreen)"),
     ("V", "versions", "Compare versions (VersionsScreen)"),
     ("K", "consistency_run", "Judge every cell K times (flip rates)"),
@@ -35,7 +36,7 @@ CALIBRATION_KEYS: list[tuple[str, str, str]] = [
 ]
 
 #: The keys the Agreement panel takes too (they need a sample list, not a cell).
-AGREEMENT_ACTIONS = ("disagreement", "fit", "versions", "consistency_run", "improve")
+AGREEMENT_ACTIONS = ("disagreement", "recheck", "fit", "versions", "consistency_run", "improve")
 
 #: Shown in the footer while the results table has focus (short names; the help lists all).
 FOOTER_KEYS = {"p": "Pass", "x": "Fail"}

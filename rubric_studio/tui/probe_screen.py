@@ -2,17 +2,17 @@
 something it should ignore changes?
 
 A worker runs :func:`~rubric_studio.engine.probes._probes.run_probes` for the selected judge criterion —
-every kind (verbosity, order, confidence, hedging, paraphrase), on the rubric as the editor holds
-it, with the studio's judge options and trust, through the reply cache (a probe run again costs
+every kind (verbosity, order, confidence, hedging, paraphrase, leniency), on the rubric as the editor
+holds it, with the studio's judge options and trust, through the reply cache (a probe run again costs
 nothing) — and posts :class:`ProbesDone` or :class:`ProbesFailed`. The screen shows the judge's own
 noise first (a null perturbation: same meaning, other bytes), then one row per kind (cells
-compared, flips, flip rate with its Wilson 95% interval, direction over its own base, and how it
-reads against the noise: "beyond noise" with the paired interval of the difference, or "not
-distinguishable from this judge's own noise (noise 31%)" — then it is no finding — or why the
-kind was skipped), then the flipped samples (a cell that flipped under every kind once, as
-*unstable*); the highlighted one's perturbed text — the padded or
-rephrased output, the reworded outcome, the other order — is shown in full below, so the user
-reads exactly what the judge saw. The flips are also handed to the window's inspector
+compared, flips, flip rate with its Wilson 95% interval, direction over its own base, and the kind's
+decision against the noise: "beyond noise", "not beyond noise", "suggestive: probe more", or "can't
+tell" with the shift that would go unseen — or why the kind was skipped), then the flipped samples (a
+cell that flipped under every kind once, as *unstable*; a content-free answer judged met under
+leniency); the highlighted one's perturbed text — the padded or rephrased output, the reworded
+outcome, the other order, the content-free answer — is shown in full below, so the user reads
+exactly what the judge saw. The flips are also handed to the window's inspector
 (:class:`~rubric_studio.tui.results.ProbeFindings`): selecting a flipped cell in Results shows them.
 """
 
@@ -62,24 +62,22 @@ class ProbesFailed(Message):
 
 def _row(name: str, entry: CriterionProbe, against: str) -> list[str]:
     ci = entry.ci
+    direction = f"{entry.unmet_to_met} of {entry.n} met" if entry.content_free and entry.n else entry.direction
     return [
         name, str(entry.n), str(entry.flips), "–" if entry.rate is None else f"{entry.rate:.0%}",
         "–" if ci is None else f"{ci[0]:.0%}…{ci[1]:.0%}",
-        entry.direction + (f" · {entry.errors} errored" if entry.errors else ""), against,
+        direction + (f" · {entry.errors} errored" if entry.errors else ""), against,
     ]  # fmt: skip
 
 
 def kind_row(probe: KindProbe, criterion_id: str) -> list[str]:
     """One row of the kinds table: the figures of ``criterion_id`` under ``probe``'s perturbation
-    and how they read against the noise."""
-    from rubric_studio.engine.probes import noise_verdict
-
+    and the kind's decision against the noise (on this screen the kind probes this criterion only,
+    so its pooled decision is this criterion's)."""
     if probe.skipped:
         return [probe.kind, "–", "–", "–", "–", "skipped", probe.skipped]
     entry = probe.criteria[criterion_id]
-    noise = entry.noise
-    verdict = noise_verdict(entry.beyond_noise, None if noise is None else noise.noise_rate,
-                            None if noise is None else noise.to_dict(), compact=True)  # fmt: skip
+    verdict = probe.decision.reads(compact=True) if probe.decision is not None else ""
     return _row(probe.kind, entry, verdict or "–")
 
 
@@ -89,21 +87,29 @@ def noise_row(entry: CriterionProbe) -> list[str]:
 
 
 def summary(report: ProbeReport, criterion_id: str) -> str:
-    """The findings (kinds beyond the judge's noise) and the kinds that are not, in words."""
-    found = [kind for kind, cid in report.findings() if cid == criterion_id]
-    others = [kind for kind, probe in report.kinds.items()
-              if not probe.skipped and criterion_id in probe.criteria and kind not in found]  # fmt: skip
+    """The findings (kinds beyond the judge's noise), the kinds that can't tell, and those that are
+    not beyond the noise, in words; a judge that gave one verdict to every cell is named."""
     noise = report.noise.get(criterion_id)
     if noise is None or noise.rate is None:
         return "No noise measured: no kind can be told apart from it."
+    decided = {kind: probe.beyond_noise for kind, probe in report.kinds.items()
+               if probe.decision is not None and criterion_id in probe.criteria}  # fmt: skip
+    found = [kind for kind, verdict in decided.items() if verdict is True]
+    unsure = [kind for kind, verdict in decided.items() if verdict is None]
+    others = [kind for kind, verdict in decided.items() if verdict is False]
     rate = f"(noise {noise.rate:.0%})"
     lines = []
     if found:
-        lines.append(f"Finding: {', '.join(found)} {'flips' if len(found) == 1 else 'flip'} verdicts beyond this "
+        lines.append(f"Finding: {', '.join(found)} {'moves' if len(found) == 1 else 'move'} verdicts beyond this "
                      f"judge's noise {rate}.")  # fmt: skip
+    if report.constant:
+        lines.append(report.constant[0].upper() + report.constant[1:] + ".")
+    elif unsure:
+        lines.append(f"Can't tell: {', '.join(unsure)} (see the rows: too few cells or a shift that needs more "
+                     "samples) — not the same as no bias.")  # fmt: skip
     if others:
-        lead = "No finding: " if not found else ""
-        lines.append(f"{lead}{', '.join(others)}: not distinguishable from this judge's own noise {rate}.")
+        lead = "No finding: " if not found and not unsure and not report.constant else ""
+        lines.append(f"{lead}{', '.join(others)}: not beyond this judge's own noise {rate}.")
     return " ".join(lines)
 
 
@@ -131,10 +137,11 @@ class ProbeScreen(ModalScreen[None]):
             yield Static(
                 Text(
                     (self.note + " " if self.note else "") + "Judges the samples again with padding, "
-                    "confident or hedging phrasing added, the outcome reworded and the criteria in "
-                    "another order, and counts the verdicts that flip — against the judge's own noise "
-                    "(the same text with a blank line added): only a kind beyond that noise is a finding. "
-                    "Through the cache: a probe run again costs nothing.",
+                    "confident or hedging phrasing added, the outcome reworded, the criteria in another "
+                    "order and content-free answers, and counts the verdicts that move — against the "
+                    "judge's own noise (the same text with a blank line added): only a kind beyond that "
+                    "noise is a finding; too few cells read \"can't tell\", with the shift that would go "
+                    "unseen. Through the cache: a probe run again costs nothing.",
                     style="dim",
                 ),
                 id="probe-intro",
@@ -152,6 +159,10 @@ class ProbeScreen(ModalScreen[None]):
                 yield Button("Close", id="probe-close")
 
     def on_mount(self) -> None:
+        from rubric_studio.engine.probes import KINDS
+
+        # every kind's row and the noise's in view, under the header (the stylesheet's cap predates leniency)
+        self.query_one("#probe-kinds", DataTable).styles.max_height = len(KINDS) + 3
         which = (
             "labelled samples" if any(x.verdict or x.criteria for x in self.labels.values()) else "samples"
         )
@@ -247,13 +258,15 @@ class ProbeScreen(ModalScreen[None]):
                 f"{flip.sample_id} flipped under every kind probed ({kinds}): the judge is unsure of this "
                 "cell. Listed once, not as a finding of any kind."), style="yellow"))  # fmt: skip
             return
-        what = {"paraphrase": "the reworded outcome", "order": "the order the criteria were judged in"}.get(
-            kind, "the perturbed output"
-        )
+        what = {"paraphrase": "the reworded outcome", "order": "the order the criteria were judged in",
+                "leniency": "the content-free answer, judged met"}.get(kind, "the perturbed output")  # fmt: skip
         text = Text.assemble(
             (f"{kind} · {terminal_safe(flip.sample_id)} · {flip.before} → {flip.after} — {what}:\n", "bold")
         )
-        text.append(terminal_safe(flip.text, multiline=True))
+        if kind == "leniency" and not flip.text:
+            text.append("(an empty answer)", style="dim")
+        else:
+            text.append(terminal_safe(flip.text, multiline=True))
         self.query_one("#probe-text", Static).update(text)
 
     @on(Button.Pressed, "#probe-close")
@@ -304,6 +317,6 @@ def commands(app: StudioHost) -> Iterable[SystemCommand]:
     yield SystemCommand(
         "Probe criterion for bias…",
         "Judge perturbed samples (padding, confident or hedging tone, "
-        "reworded outcome, criteria order) and see how often the verdict flips",
+        "reworded outcome, criteria order, content-free answers) and see how often the verdict moves",
         lambda: open_probes(app),
     )

@@ -64,6 +64,24 @@ class RunState:
     version_line: str | None = None
 
 
+def pass_rate_text(counts: Counts) -> Text:
+    """``  pass 62% · corrected 55% [41%–68%] by 24 labels`` once some graded samples are labelled
+    (``corrected: can't tell, 7 labels`` below what the labels can carry); empty without labels."""
+    rates = counts.pass_rate.overall if counts.pass_rate is not None else None
+    if rates is None or rates.raw is None or not rates.labelled.n:
+        return Text()
+    out = Text(f"  pass {rates.raw:.0%}", style="bold")
+    corrected = rates.corrected()
+    n = corrected.n_labelled
+    if corrected.value is None or corrected.ci is None:
+        out.append(f" · corrected: can't tell, {n} label{'s' if n != 1 else ''}", style="dim")
+        return out
+    low, high = corrected.ci
+    out.append(f" · corrected {corrected.value:.0%} [{low:.0%}–{high:.0%}]", style="bold cyan")
+    out.append(f" by {n} labels", style="dim")
+    return out
+
+
 class RunHeader(Static):
     """Rubric name, verdict counts, judge progress and the flips since the last version."""
 
@@ -85,6 +103,7 @@ class RunHeader(Static):
                 out.append(f" {counts.unjudged} unjudged", style="dim")
             if counts.labelled:
                 out.append(f" ≠{counts.disagree}/{counts.labelled}", style="magenta" if counts.disagree else "dim")
+            out.append_text(pass_rate_text(counts))
         if state.stale:
             out.append("  ■ stale", style="bold yellow")
         elif state.running and state.total:

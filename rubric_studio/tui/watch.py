@@ -1,4 +1,4 @@
-"""Watching the rubric, samples and labels for changes made outside the studio.
+"""Watching the rubric, samples, labels and the rubric's card for changes made outside the studio.
 
 The *folders* that hold the files are watched (not the files), so editors that save
 by writing a temporary file and renaming it over the original are caught; events are
@@ -28,7 +28,7 @@ def _canonical(path: str | os.PathLike[str]) -> Path:
 
 @dataclass
 class WatchTargets:
-    """Which paths are the rubric, the samples (file or folder) and the labels."""
+    """Which paths are the rubric, the samples (file or folder), the labels and the rubric card."""
 
     rubric: Path
     samples: Path | None = None
@@ -46,6 +46,10 @@ class WatchTargets:
             from rubric_studio.core.labels import journal_path
 
             self.journal = _canonical(journal_path(self.labels))
+        #: The rubric card (``rubric-studio card`` writes it beside the rubric; the status bar shows it).
+        from rubric_studio.core.card import card_path_for
+
+        self.card: Path = _canonical(card_path_for(self.rubric))
         self._candidates: set[Path] = set()
         if self.discover:
             from rubric_studio.core.discovery import SAMPLE_CANDIDATES
@@ -79,10 +83,12 @@ class WatchTargets:
         return unique
 
     def kind_of(self, path: str | os.PathLike[str]) -> str | None:
-        """"rubric", "samples", "labels" or None for a path reported by the watcher."""
+        """"rubric", "samples", "labels", "card" or None for a path reported by the watcher."""
         candidate = _canonical(path)
         if candidate == self.rubric:
             return "rubric"
+        if candidate == self.card:
+            return "card"
         if candidate == self.labels or candidate == self.journal:
             return "labels"
         if candidate in self._candidates:

@@ -89,9 +89,10 @@ def next_sample(request: Request, session: LabellingSession, person: Person) -> 
 
 @_answering
 def queue(request: Request, session: LabellingSession, person: Person) -> Response:
-    """The person's queue of sample ids."""
+    """The person's queue of sample ids, and their re-check queue: the samples whose label they gave
+    under an older wording of a criterion."""
     session.sync()
-    return JSONResponse({"ids": session.queue(person)})
+    return JSONResponse({"ids": session.queue(person), "recheck": session.recheck(person)})
 
 
 @_answering

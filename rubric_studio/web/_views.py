@@ -11,7 +11,14 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from rubric_studio.core.labels import ADJUDICATED, Label
+from rubric_studio.core.labels import (
+    ADJUDICATED,
+    OLDER_MARK,
+    OLDER_TEXT,
+    Label,
+    older_cells,
+    wording_fingerprint,
+)
 from rubric_studio.core.rubric import Criterion
 from rubric_studio.session.labelling import LabellingSession, Person, SampleView, is_labelled
 from rubric_studio.web._render import sample_html, visible_controls
@@ -19,20 +26,28 @@ from rubric_studio.web._render import sample_html, visible_controls
 ATTENTION = {1: "the annotators disagree", 2: "the judge and the annotators disagree", 3: "the judge panel split"}
 
 
-def label_json(label: Label | None, *, own: bool = True) -> dict[str, Any] | None:
-    """A label as JSON; another person's note has its hidden characters made visible."""
+def label_json(label: Label | None, *, own: bool = True,
+               fingerprints: Mapping[str, str] | None = None) -> dict[str, Any] | None:
+    """A label as JSON; another person's note has its hidden characters made visible. ``given_under``
+    is the wording each cell answered; with ``fingerprints`` (the criteria's now), ``older_wording``
+    lists the cells given under an older wording."""
     if label is None:
         return None
     note = label.note if own or label.note is None else visible_controls(label.note)
-    return {"verdict": label.verdict, "score": label.score, "criteria": dict(label.criteria),
-            "criterion_scores": dict(label.criterion_scores), "note": note}
+    data = {"verdict": label.verdict, "score": label.score, "criteria": dict(label.criteria),
+            "criterion_scores": dict(label.criterion_scores), "note": note,
+            "given_under": {cid: given for cid, given in label.given_under.items() if cid in label.criteria}}
+    if fingerprints is not None:
+        data["older_wording"] = older_cells(label, fingerprints)
+    return data
 
 
 def criterion_json(criterion: Criterion) -> dict[str, Any]:
     """A judged criterion as the page shows it."""
     data: dict[str, Any] = {"id": criterion.key, "outcome": visible_controls(criterion.outcome or ""),
                             "kind": criterion.kind, "required": criterion.required, "penalty": criterion.is_penalty,
-                            "contradiction": criterion.operator == "contradiction"}
+                            "contradiction": criterion.operator == "contradiction",
+                            "fingerprint": wording_fingerprint(criterion)}
     if criterion.kind == "analytic":
         data["bands"] = [{"from": low, "text": visible_controls(text)} for low, text in (criterion.score_ranges or {}).items()]
         data["min_score"] = criterion.effective_min_score
@@ -65,7 +80,8 @@ def view_json(session: LabellingSession, person: Person, view: SampleView) -> di
         "position": view.position, "total": view.total, "previous": view.previous, "next": view.next,
         "html": sample_html(sample),
         "criteria": [criterion_json(c) for c in view.criteria],
-        "label": label_json(view.label), "labelled": is_labelled(view.label),
+        "label": label_json(view.label, fingerprints=view.fingerprints), "labelled": is_labelled(view.label),
+        "older_wording": {"criteria": view.older_wording, "mark": OLDER_MARK, "text": OLDER_TEXT},
         "rubric": {"name": visible_controls(session.rubric.name), "problem": _shown(session.rubric_problem)},
         "samples_problem": _shown(session.samples_problem),
     }
@@ -78,8 +94,9 @@ def lead_json(session: LabellingSession, view: SampleView) -> dict[str, Any]:
     """What only the lead sees of a sample: who it is assigned to, every label, the judge."""
     names = [*view.assigned, *(n for n in view.labels if n not in view.assigned and n != ADJUDICATED)]
     labels = [{"annotator": visible_controls(name), "assigned": name in view.assigned,
-               "label": label_json(view.labels.get(name), own=False)} for name in names]
-    return {"labels": labels, "adjudicated": label_json(view.labels.get(ADJUDICATED)),
+               "label": label_json(view.labels.get(name), own=False, fingerprints=view.fingerprints)}
+              for name in names]
+    return {"labels": labels, "adjudicated": label_json(view.labels.get(ADJUDICATED), fingerprints=view.fingerprints),
             "judge": judge_json(view.judged), "judge_note": session.judge_note(),
             "attention": ATTENTION.get(view.attention or 0)}
 
@@ -87,9 +104,11 @@ def lead_json(session: LabellingSession, view: SampleView) -> dict[str, Any]:
 def overview_json(session: LabellingSession, person: Person) -> dict[str, Any]:
     """The lead's table of every sample."""
     rows = []
+    fingerprints = session.fingerprints()
     for row in session.overview(person):
         rows.append({"id": row["id"], "id_shown": visible_controls(row["id"]), "assigned": list(row["assigned"]),
-                     "labels": {visible_controls(n): label_json(lab, own=False) for n, lab in row["labels"].items()},
+                     "labels": {visible_controls(n): label_json(lab, own=False, fingerprints=fingerprints)
+                                for n, lab in row["labels"].items()},
                      "judge": judge_json(row["judged"]), "attention": ATTENTION.get(row["attention"] or 0)})
     return {"samples": rows, "judge_note": session.judge_note()}
 

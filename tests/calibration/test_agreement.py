@@ -141,6 +141,6 @@ def test_to_dict_has_exactly_the_brief_shape():
                 "false_failure_rate", "alignment"}  # fmt: skip
     assert set(data["overall"]) == expected == set(AGREEMENT_KEYS)
     assert list(data["criteria"]) == ["tone"]  # "short" has no labels
-    assert set(data["criteria"]["tone"]) == expected
+    assert set(data["criteria"]["tone"]) == expected | {"labels_current", "labels_older_wording", "labels_unrecorded"}
     assert all(set(d) == {"id", "human", "rubric", "criteria"} for d in data["disagreements"])
     assert data["overall"]["kappa"] == 0.4 and data["overall"]["kappa_ci"] == [-0.2064, 0.7844]

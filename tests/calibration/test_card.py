@@ -15,6 +15,7 @@ import yaml
 from rubric_studio.cli import main
 from rubric_studio.core.card import cost_figure, rate_figure
 from rubric_studio.core.intervals import Z95
+from rubric_studio.core.loading import load_rubric
 from tests.fakellm import FakeLLM
 
 SCHEMA = json.loads((Path(__file__).resolve().parents[2] / "docs/reference/schemas/card.schema.json").read_text())
@@ -51,7 +52,7 @@ def test_the_card_holds_calibrates_figures_and_grades_hash(support, server, caps
     card = _card(support)
     jsonschema.validate(card, SCHEMA)
     assert card["rubric"]["hash"] == graded["rubric"]["hash"]
-    assert card["judge"] == "openai:gpt-4o-mini"
+    assert card["judge"] == load_rubric(support).judge.model
     overall = calibrated["overall"]
     assert card["labels"]["n"] == overall["n"] == 13
     assert card["kappa"] == {"value": overall["kappa"], "ci": overall["kappa_ci"], "n": 13}
@@ -94,7 +95,7 @@ def test_markdown_prints_every_figure_with_its_interval_and_n(support, server, c
     assert f"| κ · tone | {tone['value']:.2f} | {tone['ci'][0]:.2f} – {tone['ci'][1]:.2f} | {tone['n']} |" in text
     assert f"hash `{card['rubric']['hash']}`" in text
     assert "| κ · no-boilerplate | can't tell — the human labels are all one class" in text
-    assert "cost per 100 samples | $" in text
+    assert "cost per 100 samples (grading once) | $" in text
     assert "consistency: can't tell — each cell was judged once" in text
 
 
@@ -115,7 +116,7 @@ def test_validate_names_the_criterion_whose_outcome_changed_since_the_card(suppo
     support.write_text(edited)
     assert main(["validate", str(support)]) == 0  # a warning, not an error
     err = capsys.readouterr().err
-    assert f"warning: card is stale: tone changed since {date}" in err
+    assert f"warning: card is stale: tone changed (card of {date})" in err
     assert "resolves-issue" not in err and "judge changed" not in err
     assert main(["validate", str(support), "--format", "json"]) == 0
     entry = _json(capsys)["files"][0]
@@ -125,11 +126,12 @@ def test_validate_names_the_criterion_whose_outcome_changed_since_the_card(suppo
 
 def test_validate_says_when_the_judge_changed_since_the_card(support, server, capsys):
     assert main(["card", str(support), "--base-url", server.base_url_openai]) == 0
-    support.write_text(support.read_text().replace("model: openai:gpt-4o-mini", "model: openai:gpt-4o"))
+    named = load_rubric(support).judge.model
+    support.write_text(support.read_text().replace(f"model: {named}", "model: openai:gpt-4o-2024-08-06"))
     capsys.readouterr()
     assert main(["validate", str(support)]) == 0
     err = capsys.readouterr().err
-    assert "card is stale: judge changed since" in err and "tone" not in err
+    assert f"card is stale: judge changed: {named} → openai:gpt-4o-2024-08-06 (card of" in err and "tone" not in err
 
 
 def test_an_unreadable_card_is_an_error_at_its_place_not_a_traceback(support, capsys):

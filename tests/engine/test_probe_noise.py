@@ -135,21 +135,29 @@ def test_a_judge_that_flips_on_any_byte_change_has_no_finding_on_any_kind(projec
     # without the baseline these would read as bias: every kind flips a quarter of the cells or more
     assert all(c["rate"] >= 0.25 for _, _, c in kinds)
     assert [(k, cid) for k, cid, c in kinds if c["beyond_noise"]] == [] and data["findings"] == []
-    for _, _, c in kinds:
-        assert c["difference"]["ci"][0] <= 0 <= c["difference"]["ci"][1] and c["difference"]["n"] == SAMPLES
+    assert all(entry["beyond_noise"] is not True for entry in data["kinds"].values())
+    base = {"verbosity": "were_unmet", "confidence": "were_unmet", "hedging": "were_met"}  # the cells that could move its way
+    for kind, _, c in kinds:
+        assert c["difference"]["ci"][0] <= 0 <= c["difference"]["ci"][1]
+        assert c["difference"]["n"] == (c[base[kind]] if kind in base else SAMPLES)
     main(["probe", str(project / "r.yaml"), str(project / "s.jsonl"), "--kinds", ALL_KINDS,
           "--judge", "openai:judge-noisy", "--batch"])  # fmt: skip
     out = " ".join(capsys.readouterr().out.split())  # the table wraps long lines
-    rate = data["noise"]["refund"]["rate"]
-    assert f"not distinguishable from this judge's own noise (noise {rate:.0%})" in out
-    assert "no finding: no kind flips verdicts beyond this judge's own noise" in out
+    assert "order: not beyond this judge's noise: 35 of 80 cells flipped, 29 of 80 under the noise" in out
+    # 40 cells and 40% noise: a shift below 25 points could not show, and the report says so
+    assert "verbosity: can't tell with 40 cells: a shift below 25 points would not show" in out
+    assert "can't tell: verbosity, confidence, hedging (above) — not the same as no bias" in out
+    assert "no finding" not in out
 
 
 def test_a_judge_that_says_met_to_long_requests_is_found_by_verbosity_alone(project, server, capsys):
     code, data = probe(project, capsys, "--kinds", ALL_KINDS, "--judge", "openai:judge-long", "--batch")
     assert code == 0
     assert {(k, cid) for k, cid, c in entries(data) if c["beyond_noise"]} == {("verbosity", "refund"), ("verbosity", "bill")}
-    assert data["findings"] == [{"kind": "verbosity", "criterion": "refund"}, {"kind": "verbosity", "criterion": "bill"}]
+    assert data["findings"] == [{"kind": "verbosity", "criteria": ["refund", "bill"]}]
+    decided = {kind: entry["beyond_noise"] for kind, entry in data["kinds"].items()}
+    assert decided == {"verbosity": True, "order": False, "confidence": False, "paraphrase": False,
+                       "hedging": {"cant_tell": "no cell could turn unmet: all 80 were unmet before"}}  # fmt: skip
     verbosity = data["kinds"]["verbosity"]["criteria"]["refund"]
     assert verbosity["direction"] == f"{SAMPLES} of {SAMPLES} unmet → met"
     assert verbosity["difference"]["value"] == 1.0 and verbosity["difference"]["ci"][0] > 0.8
@@ -232,8 +240,9 @@ def test_the_paired_difference_interval_by_hand():
 
 
 def test_noise_wording():
-    assert noise_verdict(False, 0.31, {"value": 0.05, "ci": [-0.1, 0.2]}) == (
-        "not distinguishable from this judge's own noise (noise 31%)"
+    difference = {"value": 0.05, "ci": [-0.1, 0.2], "reading": "not_beyond"}
+    assert noise_verdict(False, 0.31, difference) == (
+        "not distinguishable from this judge's own noise (noise 31%): +5 points, 95% CI -10 to +20"
     )
     assert noise_verdict(True, 0.05, {"value": 0.35, "ci": [0.12, 0.58]}) == (
         "beyond this judge's noise (noise 5%): +35 points, 95% CI +12 to +58"
@@ -241,7 +250,10 @@ def test_noise_wording():
     assert noise_verdict(True, 0.05, {"value": 0.35, "ci": [0.12, 0.58]}, compact=True) == (
         "beyond noise (5%): +35 pts, CI +12…+58"
     )
-    assert noise_verdict(False, 0.31, {"value": 0.05, "ci": [-0.1, 0.2]}, compact=True) == "not beyond noise (31%): no finding"
+    assert noise_verdict(False, 0.31, difference, compact=True) == "not beyond noise (31%): no finding"
+    unseen = {"value": 0.0, "ci": [-0.2, 0.2], "reading": "cant_tell", "n": 14, "detectable_shift": 0.3571}
+    assert noise_verdict(False, 0.0, unseen) == "can't tell with 14 cells (noise 0%): a shift below 35 points would not show"
+    assert noise_verdict(False, 0.0, unseen, compact=True) == "can't tell (14 cells): a shift below 35 pts would not show"
     assert noise_verdict(False, None, None) == ""
 
 
@@ -263,23 +275,24 @@ def test_probe_json_shape_from_the_command_line(project, server):
         assert isinstance(c["flips"], int) and isinstance(c["beyond_noise"], bool)
         assert set(c["difference"]) >= {"value", "ci"} and len(c["difference"]["ci"]) == 2
         assert c["beyond_noise"] is (kind == "verbosity")
-    assert data["findings"] == [{"kind": "verbosity", "criterion": "refund"}, {"kind": "verbosity", "criterion": "bill"}]
+    assert data["findings"] == [{"kind": "verbosity", "criteria": ["refund", "bill"]}]
+    assert data["kinds"]["verbosity"]["beyond_noise"] is True and data["kinds"]["paraphrase"]["beyond_noise"] is False
     assert data["unstable"] == []
 
 
-def test_the_decision_holds_over_every_comparison_of_the_run_while_the_reported_interval_stays_95():
-    """5 of 20 cells flip under a kind and none under the noise: alone, its 95% interval excludes 0
-    (+3.8 to +46.9 points, Newcombe); among the 10 comparisons of a 5-kind × 2-criterion run, the
-    Bonferroni interval (z = 2.807) reaches below 0, so it is no finding there."""
-    from rubric_studio.core.intervals import Z95, family_z
+def test_a_criterion_is_decided_within_its_kind_and_never_over_the_other_kinds():
+    """5 of 20 cells moved by a kind and none by the noise: alone, p = ½⁵ = 0.031 ≤ 0.05 — beyond
+    noise. Among a kind's 2 criteria the test runs at 0.025 (Bonferroni within the kind), where it
+    needs 6 cells (a shift of 30 points): can't tell. How many other kinds a run probes never enters."""
     from rubric_studio.engine.probes._noise import compare_with_noise
 
     kind = {f"s{i}": i < 5 for i in range(20)}
     noise = dict.fromkeys(kind, False)
     alone = compare_with_noise(kind, noise, 0.0)
-    among_ten = compare_with_noise(kind, noise, 0.0, comparisons=10)
-    assert alone.beyond_noise and alone.ci[0] == pytest.approx(0.0378, abs=1e-4)
-    assert not among_ten.beyond_noise and among_ten.ci == alone.ci  # the 95% interval is what is shown
-    assert among_ten.decision_ci[0] < 0 < among_ten.decision_ci[1]
-    assert family_z(1) == Z95 and family_z(10) == pytest.approx(2.807034, abs=1e-6)
-    assert among_ten.to_dict()["decided_over"] == 10
+    among_two = compare_with_noise(kind, noise, 0.0, comparisons=2)
+    assert alone.beyond_noise and alone.ci[0] == pytest.approx(0.0378, abs=1e-4)  # the Newcombe 95% interval
+    assert alone.to_dict()["p_value"] == 0.03125 and alone.to_dict()["reading"] == "beyond"
+    assert not among_two.beyond_noise and among_two.ci == alone.ci  # the 95% interval is what is shown
+    assert among_two.to_dict()["level"] == 0.025
+    assert among_two.to_dict()["reading"] == "cant_tell" and among_two.to_dict()["detectable_shift"] == 0.3
+    assert among_two.to_dict()["decided_over"] == 2

@@ -187,8 +187,9 @@ def test_order_in_batch_mode_flips_a_judge_that_favours_the_first_criterion(proj
     users = [json.dumps(r.body) for r in biased.requests]
     swapped = [u for u in users if u.index("Criterion `bill`") < u.index("Criterion `refund`")]
     assert len(swapped) == LABELLED  # the other order reached the judge, once per sample
-    # the baseline batch, the noise batch, the rubric-order batch and the reordered batch: one call per sample each
-    assert biased.calls() == 4 * LABELLED
+    # the baseline (the rubric-order batch), the noise batch and the reordered batch: one call per sample each
+    assert biased.calls() == 3 * LABELLED
+    assert order["beyond_noise"] is True and order["pooled"]["moved"] == 2 * LABELLED
 
 
 def test_table_lines_and_criterion_option(project, biased, capsys):

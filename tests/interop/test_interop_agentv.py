@@ -373,7 +373,7 @@ def test_agentv4_judge_target_takes_key_and_model_as_references_agentv4_accepts(
     key = AGENTV4_ENV_REFERENCE.match(target["api_key"])
     model = AGENTV4_ENV_REFERENCE.match(target["model"])  # a literal model fails when the eval runs
     assert key and key.group(1) == "OPENAI_API_KEY"
-    assert model and dotenv == {model.group(1): "gpt-4o-mini"}  # the model from .env, not the shell
+    assert model and dotenv == {model.group(1): "gpt-6-luna"}  # the model from .env, not the shell
 
 
 def test_agentv4_judge_from_the_header_grades_in_the_real_agentv4_with_only_the_key_set(support_reply, tmp_path):
@@ -403,7 +403,7 @@ def test_agentv4_judge_from_the_header_grades_in_the_real_agentv4_with_only_the_
         server.close()
     sent = [r for r in server.requests if r.api == "openai"]
     assert sent, "the judge target never called the judge"
-    assert sent[0].body["model"] == "gpt-4o-mini"
+    assert sent[0].body["model"] == "gpt-6-luna"
     assert sent[0].headers.get("authorization") == "Bearer sk-only-the-key"
 
 
@@ -437,7 +437,7 @@ def test_agentv5_judge_takes_its_key_from_the_environment(support_reply):
     # AgentV 5 refuses ${{ NAME }} ("removed legacy environment syntax") and wants a whole env reference
     assert provider["config"]["api_key"] == "{{ env.OPENAI_API_KEY }}"
     assert re.fullmatch(r"\s*\{\{\s*env\.([A-Za-z_][A-Za-z0-9_]*)\s*\}\}\s*", provider["config"]["api_key"])
-    assert import_rubric(export_rubric(support_reply, "agentv").text, "agentv").rubric.judge.model == "openai:gpt-4o-mini"
+    assert import_rubric(export_rubric(support_reply, "agentv").text, "agentv").rubric.judge.model == "openai:gpt-6-luna"
 
 
 def test_cli_exports_agentv4(tmp_path):

@@ -81,7 +81,7 @@ def test_rubric_text_and_judge_model(support_reply):
     rubric = support_reply.model_copy(update={"judge": support_reply.judge.model_copy(update={"reasoning_effort": "high"})})
     data, result = _export(rubric)
     assert result.suggested_suffix == ".docent.json"
-    assert data["judge_model"] == {"provider": "openai", "model_name": "gpt-4o-mini", "reasoning_effort": "high"}
+    assert data["judge_model"] == {"provider": "openai", "model_name": "gpt-6-luna", "reasoning_effort": "high"}
     text = data["rubric_text"]
     assert "[policy-accurate] (weight 2; required; operator: contradiction" in text
     assert "   - 7-9: Friendly and professional" in text

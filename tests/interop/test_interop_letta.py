@@ -28,7 +28,7 @@ def test_export_is_a_model_judge_suite(support_reply):
     assert data["reward"] == {"kind": "metric", "metric_key": key}
     assert grader["kind"] == "model_judge"
     assert (grader["model"], grader["provider"], grader["temperature"], grader["max_retries"], grader["timeout"]) == \
-        ("gpt-4o-mini", "openai", 0, 3, 60)
+        ("gpt-6-luna", "openai", 0, 3, 60)
     assert grader["extractor"] == "last_assistant"
     assert data["max_concurrent"] == 8
 

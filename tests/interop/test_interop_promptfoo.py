@@ -34,7 +34,10 @@ def test_export_is_a_runnable_promptfoo_config(support_reply):
     assert result.text.startswith("# yaml-language-server: $schema=https://promptfoo.dev/config-schema.json")
     assert data["prompts"] == ["{{output}}"] and data["providers"] == ["echo"]
     assert data["tests"] and "output" in data["tests"][0]["vars"]
-    assert data["defaultTest"]["options"]["provider"] == {"id": "openai:gpt-4o-mini", "config": {"temperature": 0}}
+    assert data["defaultTest"]["options"]["provider"] == "openai:gpt-6-luna"  # no temperature set: none passed on
+    warm = support_reply.model_copy(update={"judge": support_reply.judge.model_copy(update={"temperature": 0.3})})
+    assert _export(warm)[0]["defaultTest"]["options"]["provider"] == {"id": "openai:gpt-6-luna",
+                                                                     "config": {"temperature": 0.3}}
     assert data["evaluateOptions"] == {"maxConcurrency": 8}
 
 

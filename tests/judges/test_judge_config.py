@@ -10,7 +10,7 @@ from rubric_studio.judges import JudgeConfig, NoJudge, resolve_judge
 def test_no_key_no_model_is_no_judge_with_how_to():
     result = resolve_judge(None, env={})
     assert isinstance(result, NoJudge) and not result.invalid
-    assert "OPENAI_API_KEY" in result.reason and "--judge openai:gpt-4o-mini" in result.reason and "--base-url" in result.reason
+    assert "OPENAI_API_KEY" in result.reason and "--judge openai:gpt-6-luna" in result.reason and "--base-url" in result.reason
 
 
 def test_explicit_provider_without_key_is_no_judge():
@@ -20,9 +20,9 @@ def test_explicit_provider_without_key_is_no_judge():
 
 def test_default_model_from_whichever_key_is_present():
     openai = resolve_judge(None, env={"OPENAI_API_KEY": "sk-o"})
-    assert isinstance(openai, JudgeConfig) and openai.label == "openai:gpt-4o-mini" and openai.api_key == "sk-o"
+    assert isinstance(openai, JudgeConfig) and openai.label == "openai:gpt-6-luna" and openai.api_key == "sk-o"
     anthropic = resolve_judge(None, env={"ANTHROPIC_API_KEY": "sk-a"})
-    assert isinstance(anthropic, JudgeConfig) and anthropic.label == "anthropic:claude-haiku-4-5"
+    assert isinstance(anthropic, JudgeConfig) and anthropic.label == "anthropic:claude-haiku-5-5"
     assert anthropic.provider == "anthropic" and anthropic.base_url is None
 
 

@@ -96,7 +96,7 @@ async def test_opens_without_judge_runs_checks_and_says_how_to_configure(studio:
         assert "·" in matrix._row_strip(0).text.split("│", 1)[1]  # the judge cells: unjudged
         # The status bar names the judge the rubric names (not "judge none" beside the note about it).
         status = str(app.query_one("#status").render())
-        assert "judge openai:gpt-4o-mini (not set up)" in status and "judge none" not in status
+        assert "judge openai:gpt-6-luna (not set up)" in status and "judge none" not in status
         # Human labels from the sidecar are in the model.
         assert app.session.labels["refund-wrong-timeline"].verdict == "fail"
 

@@ -281,7 +281,7 @@ async def test_selection_rubric_tab_refresh_and_narrow_layout(app: Host, rubric:
         await settle(pilot)
         parsed = app.document.parse()
         assert parsed.pass_threshold == 0.7 and parsed.judge.mode == "batch"
-        assert parsed.judge.model == "openai:gpt-4o-mini"
+        assert parsed.judge.model == "openai:gpt-6-luna"
         assert "provider:model" in str(app.query_one("#ed-j-model-err").render())
 
         app.document.save()

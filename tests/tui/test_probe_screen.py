@@ -54,16 +54,19 @@ async def test_probe_palette_command_shows_flips_and_the_perturbed_text(tmp_path
             assert "ProbesDone" in recorder.names and "ProbesFailed" not in recorder.names
             kinds = screen.query_one("#probe-kinds", DataTable)
             rows = {kinds.get_row_at(i)[0]: kinds.get_row_at(i) for i in range(kinds.row_count)}
-            assert list(rows) == ["noise", "verbosity", "order", "confidence", "hedging", "paraphrase"]
+            assert list(rows) == ["noise", "verbosity", "order", "confidence", "hedging", "paraphrase", "leniency"]
             assert rows["noise"][1:4] == [str(LABELLED), "0", "0%"]  # the length judge ignores a blank line
             assert rows["verbosity"][1:4] == [str(LABELLED), str(LABELLED), "100%"]
             assert rows["verbosity"][5] == f"{LABELLED} of {LABELLED} unmet → met"
-            assert rows["verbosity"][6] == "beyond noise (0%): +100 pts, CI +77…+100"
-            assert rows["hedging"][6] == "not beyond noise (0%): no finding"
+            assert rows["verbosity"][6] == "beyond noise: +100 pts, p < 0.001"
+            assert rows["confidence"][6] == "can't tell: 20 cells, < 25 pts unseen"
+            assert rows["hedging"][6] == "can't tell: no cell could turn unmet"
+            # no input: the content-free answers are three distinct requests, judged once each
+            assert rows["leniency"][1:4] == ["3", "0", "0%"]
+            assert rows["leniency"][6] == "can't tell: 3 cells, too few"
             status = " ".join(str(screen.query_one("#probe-status", Static).render()).split())
-            assert "Finding: verbosity flips verdicts beyond this judge's noise (noise 0%)." in status
-            assert ("confidence, hedging, paraphrase: not distinguishable from this judge's own noise (noise 0%)."
-                    in status)  # fmt: skip
+            assert "Finding: verbosity moves verdicts beyond this judge's noise (noise 0%)." in status
+            assert "Can't tell: confidence, hedging, paraphrase, leniency" in status and "No finding" not in status
             assert rows["hedging"][2] == "0" and rows["order"][5] == "skipped" and rows["order"][6].startswith(
                 "the rubric is not batched"
             )
@@ -72,13 +75,14 @@ async def test_probe_palette_command_shows_flips_and_the_perturbed_text(tmp_path
             shown = str(screen.query_one("#probe-text", Static).render())
             padded = perturb_text("verbosity", "ticket 00: we looked into your bill for you", 0, "s00")
             assert "the perturbed output" in shown and padded.split("\n\n")[0] in shown
-            # baseline from the studio's cache: only the noise / verbosity / confidence / hedging / paraphrase cells
-            assert server.calls() == 60 + 5 * LABELLED
+            # baseline from the studio's cache: only the noise / verbosity / confidence / hedging / paraphrase
+            # cells, and the three distinct content-free requests of leniency
+            assert server.calls() == 60 + 5 * LABELLED + 3
             app.save_screenshot(str(tmp_path / "probe-screen.svg"))
             if os.environ.get("PROBE_SCREENSHOT_DIR"):  # to look at it: rsvg-convert the copy
                 app.save_screenshot(str(Path(os.environ["PROBE_SCREENSHOT_DIR"]) / "probe-screen.svg"))
             svg = (tmp_path / "probe-screen.svg").read_text().replace("&#160;", " ")
-            assert "against noise" in svg and "beyond noise" in svg
+            assert "against noise" in svg and "beyond noise" in svg and "leniency" in svg
             await pilot.press("escape")
             await until(lambda: not isinstance(app.screen, ProbeScreen))
     assert {name: (project / name).read_bytes() for name in before} == before

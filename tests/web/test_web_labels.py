@@ -164,7 +164,7 @@ def test_progress_counts_the_persons_share_and_the_lead_sees_everyone(labeller: 
     _put(labeller, "alice", "s1", {"note": "no verdict yet"})  # not done: no verdict
     mine = labeller.client().get("/api/progress", headers=bearer("alice")).json()
     assert mine == {"person": "alice", "role": "annotator", "done": 1,
-                    "total": len(labeller.session.share(labeller.people["alice"]))}
+                    "total": len(labeller.session.share(labeller.people["alice"])), "recheck": 0}
     lead = labeller.client().get("/api/progress", headers=bearer("lena")).json()
     assert lead["people"]["alice"]["done"] == 1 and lead["people"]["bob"]["done"] == 0
     assert sum(p["total"] for p in lead["people"].values()) == 2 * len(labeller.session.sample_ids)

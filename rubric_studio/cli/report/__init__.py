@@ -11,6 +11,7 @@ if TYPE_CHECKING:
     from rubric_studio.cli.report._formats import failure_message, usage_text
     from rubric_studio.cli.report._humans import annotator_labels, humans_section, render_humans
     from rubric_studio.cli.report._json_stream import JsonlSink, JsonSink
+    from rubric_studio.cli.report._pass_rate import StreamedRateLabels, rate_labels
     from rubric_studio.cli.report._run import report_run, say_member_failures, say_stopped
 
 #: Public name -> the private module that defines it.
@@ -20,11 +21,13 @@ _EXPORTS = {
     "humans_section": "_humans",
     "JsonlSink": "_json_stream",
     "JsonSink": "_json_stream",
+    "rate_labels": "_pass_rate",
+    "StreamedRateLabels": "_pass_rate",
     "render_humans": "_humans",
     "report_run": "_run",
     "say_member_failures": "_run",
     "say_stopped": "_run",
     "usage_text": "_formats",
 }
-__all__ = ["annotator_labels", "failure_message", "humans_section", "JsonlSink", "JsonSink", "render_humans", "report_run", "say_member_failures", "say_stopped", "usage_text"]
+__all__ = ["annotator_labels", "failure_message", "humans_section", "JsonlSink", "JsonSink", "rate_labels", "render_humans", "report_run", "say_member_failures", "say_stopped", "StreamedRateLabels", "usage_text"]
 __getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)

@@ -93,6 +93,7 @@ def _rich_table(console, title: str, columns, rows) -> None:
 def _footer_lines(report: Report, labels=None) -> list[tuple[str, str]]:
     """The lines under the table: totals, flip rates, errors, legend, why the judge did not run."""
     lines = [(summary_line(report), "")]
+    lines += [(line, "") for line in rate_lines(report)]
     if report.repeat > 1:
         lines.append((f"consistency over {report.repeat} repeats:", "bold"))
         lines += [(f"  {line}", "") for line in flip_lines(report)]
@@ -110,7 +111,7 @@ def panel_legend(report: Report) -> str:
     pooled without an errored member only when there is one."""
     if not report.judge or report.judge.get("provider") != "panel":
         return ""
-    legend = "  ✓ 2–1 panel members agreeing–disagreeing  ✗ 1–1 tie an even split, counted as unmet"
+    legend = "  ✓ 2–1 panel members agreeing–disagreeing  ✗ 1–1 tie an even split, counted against the sample (✓ on a penalty)"
     if any(pooled_without(cell) for sample in report.samples for cell in sample.criteria):
         legend += "  ✓ 2–0 ⚠1 pooled without 1 panel member that errored (named in --format json: panel.errored)"
     return legend
@@ -135,6 +136,16 @@ def summary_line(report: Report) -> str:
         parts.append(f"{summary.pending} pending")
     mean = "n/a (no final verdicts)" if summary.mean_score is None else f"{summary.mean_score:.3f}"
     return f"{', '.join(parts)} of {summary.samples} — mean score {mean} — {usage_text(report.judge, usage)}"
+
+
+def rate_lines(report: Report) -> list[str]:
+    """The raw and corrected pass rate and met share per criterion, when labels are in play."""
+    summary = report.summary
+    if summary is None or summary.pass_rate is None:
+        return []
+    from rubric_studio.core.pass_rate import pass_rate_lines
+
+    return pass_rate_lines(summary.pass_rate.to_dict())
 
 
 def usage_text(judge: dict[str, str] | None, usage) -> str:
@@ -196,6 +207,9 @@ def markdown(report: Report, rubric: Rubric, labels=None) -> str:
             row.append(markdown_text(human_verdict(label)))
         lines.append("| " + " | ".join(row) + " |")
     lines += ["", markdown_text(summary_line(report)), ""]
+    rates = rate_lines(report)
+    if rates:
+        lines += [("  - " if line.startswith("  ") else "- ") + markdown_text(line.strip()) for line in rates] + [""]
     if report.repeat > 1:
         lines += [f"**Consistency over {report.repeat} repeats**", ""]
         lines += [f"- {markdown_text(x)}" for x in flip_lines(report)] + [""]

@@ -129,6 +129,7 @@ def _summary(report) -> list[str]:
                ("cost", usage.cost_text()), ("wall time", f"{usage.wall_seconds:.2f} s")]
     out += [f'<tr><th scope="row">{name}</th><td class="num">{esc(value)}</td></tr>' for name, value in figures]
     out.append("</tbody></table>")
+    out += _pass_rate(report)
     notes = [f"judge criteria unjudged: {report.judge_note}"] if report.judge_note else []
     notes += [f"judging stopped: {report.judge_stopped}"] if report.judge_stopped else []
     notes += [line for line, _ in report.usage.member_failures()]  # a panel member that errored, named
@@ -138,6 +139,23 @@ def _summary(report) -> list[str]:
     if notes:
         out.append('<ul class="note">' + "".join(f"<li>{esc(note)}</li>" for note in notes) + "</ul>")
     return [*out, "</section>"]
+
+
+def _pass_rate(report) -> list[str]:
+    """The raw and corrected pass rate, overall and per criterion, when labels are in play."""
+    if report.summary.pass_rate is None:
+        return []
+    from rubric_studio.core.pass_rate import labels_text, rate_text
+
+    data = report.summary.pass_rate.to_dict()
+    rows = [("pass rate (samples)", data, "samples"), *((f"{cid} met", e, "cells") for cid, e in data["criteria"].items())]
+    out = ['<table class="pass-rate"><caption>pass rate, raw and corrected by the human labels</caption><tbody>']
+    out += [f'<tr><th scope="row">{esc(name)}</th><td>{esc(rate_text(entry))}</td><td>{esc(labels_text(entry, noun))}</td></tr>'
+            for name, entry, noun in rows]
+    out.append("</tbody></table>")
+    out.append('<p class="note">Corrected: prediction-powered inference — the labelled samples measure the '
+               "judge's false passes and false fails and correct its rate on the rest; 95% interval.</p>")
+    return out
 
 
 def _criterion_head(criterion) -> str:

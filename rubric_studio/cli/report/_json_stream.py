@@ -101,9 +101,11 @@ class _Sink:
     """What both streamed formats keep across chunks: totals, usage, errored cells, and why
     judging stopped. ``add`` takes each chunk's report, ``finish`` closes the output."""
 
-    def __init__(self, out, rubric) -> None:
+    def __init__(self, out, rubric, rates=None) -> None:
         self.out = out
         self.rubric = rubric
+        #: A :class:`~rubric_studio.cli.report._pass_rate.StreamedRateLabels`, or None.
+        self.rates = rates
         self.summary = Summary()
         self.usage = Usage()
         self.chunks = 0
@@ -117,7 +119,15 @@ class _Sink:
         self.usage.merge(report.usage)
         self.errored += report.errored_cells
         self.stopped = self.stopped or stopped
+        if self.rates is not None:
+            self.rates.add(report.samples)
         self.write(report)
+
+    def settle_pass_rate(self) -> None:
+        """Before the summary is written: the raw and corrected pass rate, when labels are in play."""
+        if self.rates is None or not self.chunks:
+            return
+        self.summary.pass_rate = self.rates.finish()
 
     def write(self, report) -> None:
         raise NotImplementedError
@@ -138,6 +148,7 @@ class JsonlSink(_Sink):
         self.out.write("".join(json_safe(json.dumps(s.to_dict(), ensure_ascii=False)) + "\n" for s in report.samples))
 
     def finish(self) -> None:
+        self.settle_pass_rate()
         summary, usage = (self.summary, self.usage) if self.chunks else (None, None)
         self.out.write(jsonl_tail(self.rubric, summary, usage, self.stopped) + "\n")
         self.out.complete = True
@@ -146,8 +157,8 @@ class JsonlSink(_Sink):
 class JsonSink(_Sink):
     """BRIEF §5's object; nothing is written when no sample was graded."""
 
-    def __init__(self, out, rubric) -> None:
-        super().__init__(out, rubric)
+    def __init__(self, out, rubric, rates=None) -> None:
+        super().__init__(out, rubric, rates)
         self.writer = JsonReportWriter(out)
         self.flips = FlipTally()
         self.judge_note: str | None = None
@@ -163,6 +174,7 @@ class JsonSink(_Sink):
     def finish(self) -> None:
         if not self.writer.started:
             return
+        self.settle_pass_rate()
         self.writer.finish(report_tail(self.summary, self.usage, judge_note=self.judge_note,
                                        judge_stopped=self.stopped, repeat=self.repeat, flips=self.flips))
         self.out.complete = True

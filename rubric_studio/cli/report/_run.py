@@ -43,8 +43,9 @@ def say_member_failures(usage) -> None:
         echo(f"error: {line}", sys.stderr)
 
 
-async def report_run(args: Namespace, grader, rubric, sample_set, labels) -> int:
-    """Grade ``sample_set`` with ``grader`` and write the report in ``args.format``."""
+async def report_run(args: Namespace, grader, rubric, sample_set, labels, *, rate_labels=None) -> int:
+    """Grade ``sample_set`` with ``grader`` and write the report in ``args.format``; ``rate_labels``
+    (by sample id) correct the pass rate in the summary."""
     from rubric_studio.cli.progress import progress_bar
     from rubric_studio.cli.report import _formats as formats
 
@@ -55,6 +56,11 @@ async def report_run(args: Namespace, grader, rubric, sample_set, labels) -> int
     finally:
         await grader.aclose()
     report.problems = [str(p) for p in sample_set.problems]
+    if rate_labels:
+        from rubric_studio.cli.report._pass_rate import whole_run_tally
+
+        assert report.summary is not None
+        report.summary.pass_rate = whole_run_tally(report.samples, rate_labels, rubric)
     if getattr(grader.judge, "on_done", None) is not None:  # replies from a batch job are in the cache now
         grader.judge.on_done()
     say_stopped(report.judge_stopped)

@@ -1,6 +1,7 @@
 """Human labels: the ``<rubric>.labels.yaml`` sidecar and ``label`` fields of samples, read and
 edited in place with comments kept; :class:`LabelStore` writes a label in O(1) through the
-sidecar's journal (:mod:`rubric_studio.core.labels._journal`).
+sidecar's journal (:mod:`rubric_studio.core.labels._journal`). Each criterion label records the
+wording it answered (:mod:`rubric_studio.core.labels._wording`).
 """
 
 from __future__ import annotations
@@ -44,6 +45,18 @@ if TYPE_CHECKING:
         round_trip_yaml,
         set_verdict,
     )
+    from rubric_studio.core.labels._wording import (
+        CURRENT_WORDING,
+        OLDER_MARK,
+        OLDER_TEXT,
+        OLDER_WORDING,
+        UNRECORDED_WORDING,
+        check_fingerprint,
+        older_cells,
+        rubric_fingerprints,
+        wording_fingerprint,
+        wording_state,
+    )
 
 #: Public name -> the private module that defines it.
 _EXPORTS = {
@@ -76,6 +89,16 @@ _EXPORTS = {
     "TIE_TEXT": "_labels",
     "unclaim": "_claim",
     "UNNAMED": "_annotators",
+    "CURRENT_WORDING": "_wording",
+    "check_fingerprint": "_wording",
+    "OLDER_MARK": "_wording",
+    "OLDER_TEXT": "_wording",
+    "OLDER_WORDING": "_wording",
+    "UNRECORDED_WORDING": "_wording",
+    "older_cells": "_wording",
+    "rubric_fingerprints": "_wording",
+    "wording_fingerprint": "_wording",
+    "wording_state": "_wording",
 }
 __all__ = [
     "ADJUDICATED",
@@ -107,5 +130,15 @@ __all__ = [
     "TIE_TEXT",
     "unclaim",
     "UNNAMED",
+    "CURRENT_WORDING",
+    "check_fingerprint",
+    "OLDER_MARK",
+    "OLDER_TEXT",
+    "OLDER_WORDING",
+    "UNRECORDED_WORDING",
+    "older_cells",
+    "rubric_fingerprints",
+    "wording_fingerprint",
+    "wording_state",
 ]
 __getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)

@@ -33,6 +33,7 @@ from pathlib import Path
 from rubric_studio.core.atomic import open_working_file, state_folder
 from rubric_studio.core.files import file_signature
 from rubric_studio.core.labels._labels import Label, LabelChange, parse_label
+from rubric_studio.core.labels._wording import check_fingerprint
 
 #: A sidecar's signature: (mtime_ns, size, inode); None when it does not exist.
 Signature = tuple[int, int, int] | None
@@ -75,6 +76,8 @@ class Entry:
             value = value.to_yaml_data()
         data = {"s": self.sample_id, "a": self.annotator, "f": self.change.field, "c": self.change.criterion,
                 "v": value, "b": list(self.base) if self.base else None, "t": round(self.time, 3)}
+        if self.change.given_under is not None:  # the wording a cell answered (lines without it still read)
+            data["g"] = self.change.given_under
         return (json.dumps(data, ensure_ascii=False, separators=(",", ":")) + "\n").encode("utf-8")
 
     @classmethod
@@ -86,7 +89,10 @@ class Entry:
             if field == "label" and value is not None:
                 value = parse_label(value, where="journal")
             base = data.get("b")
-            return cls(str(data["s"]), str(data["a"]), LabelChange(field, value, data.get("c")),
+            given = data.get("g")
+            if given is not None:
+                check_fingerprint(given, "journal: g")
+            return cls(str(data["s"]), str(data["a"]), LabelChange(field, value, data.get("c"), given),
                        tuple(base) if base else None, float(data.get("t") or 0.0))
         except (ValueError, KeyError, TypeError) as exc:
             raise ValueError(f"not a journal entry: {exc}") from None

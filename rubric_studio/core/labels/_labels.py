@@ -6,6 +6,7 @@ Format (BRIEF §2)::
       verdict: pass            # pass | fail
       score: 8                 # optional, 0-10
       criteria: {tone: met, refund-policy: unmet}
+      given_under: {tone: 3f2a9c1b}  # the wording each cell answered (see _wording)
       criterion_scores: {tone: 8}   # optional: an analytic criterion's 0-10 score
       note: free text
 
@@ -28,12 +29,13 @@ from typing import Any
 from rubric_studio.core.atomic import remove_stale_temps
 from rubric_studio.core.files import read_user_file
 from rubric_studio.core.labels._annotators import ADJUDICATED, ENTRY_KEYS, UNNAMED, check_name, majority
+from rubric_studio.core.labels._wording import SEVERAL, check_fingerprint, consensus_wording
 from rubric_studio.core.problems import Problem, RubricError
 from rubric_studio.core.yamlpos import load_plain, load_with_positions
 
 VERDICTS = ("pass", "fail")
 CELL_LABELS = ("met", "unmet")
-LABEL_KEYS = ("verdict", "score", "criteria", "criterion_scores", "note")
+LABEL_KEYS = ("verdict", "score", "criteria", "given_under", "criterion_scores", "note")
 
 
 @dataclass
@@ -49,6 +51,9 @@ class Label:
     #: In a consensus label: the fields annotators split evenly on, not adjudicated (``verdict``
     #: and / or criterion ids) — a tie, which has no value, unlike a field nobody labelled.
     ties: tuple[str, ...] = ()
+    #: Criterion id -> the wording fingerprint its cell answered
+    #: (:func:`~rubric_studio.core.labels.wording_fingerprint`); a cell without one is unrecorded.
+    given_under: dict[str, str] = field(default_factory=dict)
 
     @property
     def is_empty(self) -> bool:
@@ -68,6 +73,9 @@ class Label:
             data["score"] = int(self.score) if float(self.score).is_integer() else self.score
         if self.criteria:
             data["criteria"] = dict(self.criteria)
+        given = {k: v for k, v in self.given_under.items() if k in self.criteria and v != SEVERAL}
+        if given:
+            data["given_under"] = given
         if self.criterion_scores:
             data["criterion_scores"] = {k: int(v) if float(v).is_integer() else v
                                         for k, v in self.criterion_scores.items()}
@@ -102,16 +110,21 @@ class LabelChange:
 
     ``field`` is ``verdict``, ``score``, ``note``, ``cell`` (``criterion`` names the cell:
     ``met`` / ``unmet``), ``cell_score`` (an analytic cell's 0-10 score; ``criterion`` names it)
-    or ``label`` (the whole label: a :class:`Label` or None).
+    or ``label`` (the whole label: a :class:`Label` or None). A ``cell`` change records
+    ``given_under``, the wording fingerprint of the criterion the value answers (None: not known,
+    as for an import; the cell then records none).
     """
 
     field: str
     value: Any = None
     criterion: str | None = None
+    given_under: str | None = None
 
     def __post_init__(self) -> None:
         if self.field not in CHANGE_FIELDS or (self.field in _CELL_FIELDS) != (self.criterion is not None):
             raise ValueError(f"not a label change: {self.field!r} {self.criterion!r}")
+        if self.given_under is not None and self.field != "cell":
+            raise ValueError(f"only a cell change records the wording it answered, not {self.field!r}")
 
     def value_in(self, label: Label | None) -> Any:
         """What ``label`` holds for this change's field (None: nothing)."""
@@ -126,8 +139,13 @@ class LabelChange:
         return getattr(label, self.field)
 
     def restoring(self, label: Label | None) -> LabelChange:
-        """The change that gives this field back the value ``label`` has (undoing this change)."""
-        return replace(self, value=self.value_in(label))
+        """The change that gives this field back the value ``label`` has (undoing this change); a
+        cell gets back the wording it answered too."""
+        value = self.value_in(label)
+        if self.field != "cell":
+            return replace(self, value=value)
+        given = label.given_under.get(self.criterion or "") if label is not None and value is not None else None
+        return replace(self, value=value, given_under=given if given != SEVERAL else None)
 
 
 # -- the values a label holds ------------------------------------------------------
@@ -164,6 +182,8 @@ def change_value(change: LabelChange) -> Any:
         return score_value(value)
     if field == "cell":
         check_cell(value)
+        if change.given_under is not None:
+            check_fingerprint(change.given_under, f"the wording of {change.criterion}")
         return value
     return None if value is None or not str(value).strip() else str(value)
 
@@ -214,6 +234,7 @@ def parse_label(value: Any, where: str = "label") -> Label:
             raise ValueError(f"{where}: criteria.{criterion_id} must be met or unmet, got {state!r}")
         label.criteria[str(criterion_id)] = str(state).lower()
     label.criterion_scores = _criterion_scores(value.get("criterion_scores"), where)
+    label.given_under = _given_under(value.get("given_under"), where)
     note = value.get("note")
     if note is not None:
         label.note = str(note)
@@ -232,6 +253,15 @@ def _criterion_scores(value: Any, where: str) -> dict[str, float]:
             raise ValueError(f"{where}: criterion_scores.{criterion_id} must be a number from 0 to 10, got {score!r}")
         found[str(criterion_id)] = float(score)
     return found
+
+
+def _given_under(value: Any, where: str) -> dict[str, str]:
+    """``given_under:`` of a label (criterion id -> wording fingerprint); ValueError says what is wrong."""
+    if value is None:
+        return {}
+    if not isinstance(value, dict):
+        raise ValueError(f"{where}: given_under must be a mapping of criterion id -> wording fingerprint")
+    return {str(cid): check_fingerprint(given, f"{where}: given_under.{cid}") for cid, given in value.items()}
 
 
 @dataclass
@@ -374,7 +404,15 @@ def consensus(by_annotator: Mapping[str, Label]) -> Label:
     cell_scores.update(judged.criterion_scores)
     notes = {name: lab.note for name, lab in by_annotator.items() if lab.note}
     note = next(iter(notes.values())) if len(notes) == 1 else "\n".join(f"{n}: {t}" for n, t in notes.items())
-    return Label(verdict, score, criteria, note or None, cell_scores, tuple(ties))
+    given: dict[str, str] = {}
+    for criterion in criteria:
+        if criterion in judged.criteria:
+            wording = judged.given_under.get(criterion)
+        else:
+            wording = consensus_wording([lab.given_under.get(criterion) for lab in labels if criterion in lab.criteria])
+        if wording is not None:
+            given[criterion] = wording
+    return Label(verdict, score, criteria, note or None, cell_scores, tuple(ties), given)
 
 
 def consensus_labels(by_sample: Mapping[str, Mapping[str, Label]]) -> dict[str, Label]:

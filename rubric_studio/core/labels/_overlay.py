@@ -54,8 +54,11 @@ def changed_label(label: Label | None, change: LabelChange) -> Label | None:
         new = replace(label) if label is not None else Label()
         if field == "cell":
             new.criteria = {k: v for k, v in new.criteria.items() if k != change.criterion}
+            new.given_under = {k: v for k, v in new.given_under.items() if k != change.criterion}
             if value is not None:
                 new.criteria[change.criterion or ""] = value
+                if change.given_under is not None:
+                    new.given_under[change.criterion or ""] = change.given_under
         elif field == "cell_score":
             new.criterion_scores = {k: v for k, v in new.criterion_scores.items() if k != change.criterion}
             if value is not None:

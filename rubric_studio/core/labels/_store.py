@@ -49,6 +49,7 @@ from rubric_studio.core.labels._labels import (
     LABEL_KEYS,
     Label,
     LabelChange,
+    change_value,
     check_verdict,
     find_key,
     has_label,
@@ -59,6 +60,7 @@ from rubric_studio.core.labels._labels import (
 )
 from rubric_studio.core.labels._overlay import Bases, resolve
 from rubric_studio.core.labels._splice import entries
+from rubric_studio.core.labels._wording import SEVERAL, check_fingerprint
 from rubric_studio.core.problems import RubricError
 from rubric_studio.core.yamlpos import load_with_positions, needs_double_quotes
 
@@ -417,9 +419,8 @@ def apply_change(path: str | Path, sample_id: str, change: LabelChange,
     """
     check = None if expect is _UNSEEN else _unchanged_field(sample_id, change, expect, annotator)
     field, value = change.field, change.value
-    if field == "label":  # the whole label
-        check_verdict(value.verdict if value is not None else None)
-        return _edit(path, sample_id, _whole_label(value), annotator, check)
+    if field == "label":  # the whole label, its cell scores and wordings too
+        return _edit(path, sample_id, _entry_edit(change), annotator, check)
     if field in ("cell", "cell_score"):  # a criterion's met / unmet, or an analytic cell's 0-10 score
         return _edit(path, sample_id, _entry_edit(change), annotator, check)
     check_verdict(value if field == "verdict" else None)
@@ -591,20 +592,59 @@ def _entry_edit(change: LabelChange) -> _EntryEdit:
         scores = dict(value.criterion_scores) if value is not None else {}
         for score in scores.values():
             score_value(score)
+        given = _label_wordings(value)
 
         def edit(entry: CommentedMap, carry: list[str]) -> None:
             whole(entry, carry)
             _set_criterion_scores(entry, carry, scores, replace=True)
+            _set_given_under(entry, carry, given, replace=True)
 
         return edit
     if field == "cell":
-        return lambda entry, carry: _set_cells(entry, carry, {change.criterion: value})
+        change_value(change)  # the wording fingerprint checked too
+        wording = change.given_under if value is not None else None
+
+        def cell(entry: CommentedMap, carry: list[str]) -> None:
+            _set_cells(entry, carry, {change.criterion: value})
+            _set_given_under(entry, carry, {change.criterion: wording})
+
+        return cell
     if field == "cell_score":
         score = score_value(value)
         return lambda entry, carry: _set_criterion_scores(entry, carry, {change.criterion: score})
     check_verdict(value if field == "verdict" else None)
     value = score_value(value) if field == "score" else _note_value(value) if field == "note" else value
     return lambda entry, carry: _set_field(entry, carry, field, value)
+
+
+def _label_wordings(label: Label | None) -> dict[str | None, Any]:
+    """The ``given_under:`` a whole label writes: the wording of each of its cells that records one."""
+    if label is None:
+        return {}
+    return {k: check_fingerprint(v, f"given_under.{k}") for k, v in label.given_under.items()
+            if k in label.criteria and v != SEVERAL}
+
+
+def _set_given_under(entry: CommentedMap, carry: list[str], wordings: dict[str | None, Any],
+                     replace: bool = False) -> None:
+    """Set cells' wording fingerprints under ``given_under:`` (None clears one; ``replace``: clear the
+    others), written as the entry writes ``criteria:`` (a flow mapping beside a flow mapping)."""
+    current = entry.get("given_under")
+    if not isinstance(current, CommentedMap):
+        wanted = {_written_text(str(k)): _written_text(v) for k, v in wordings.items() if v is not None}
+        if wanted:
+            mapping = CommentedMap(wanted)
+            criteria = entry.get("criteria")
+            if isinstance(criteria, CommentedMap) and criteria.fa.flow_style():
+                mapping.fa.set_flow_style()
+            _put(entry, "given_under", mapping, LABEL_KEYS)
+        elif "given_under" in entry:
+            carry.append(_delete(entry, "given_under"))
+        return
+    if replace:
+        wordings = {**{str(k): None for k in current}, **wordings}
+    _update_nested(entry, "given_under", current, {str(k): None if v is None else _written_text(v)
+                                                   for k, v in wordings.items()}, carry)
 
 
 def _set_criterion_scores(entry: CommentedMap, carry: list[str], scores: dict[str | None, Any],

@@ -23,7 +23,7 @@ from typing import Any
 from rubric_studio.core.agreement import Agreement
 from rubric_studio.core.panel import pool_cell
 from rubric_studio.core.results import CriterionResult, SampleResult, Status
-from rubric_studio.core.rubric import Criterion, Rubric
+from rubric_studio.core.rubric import DEFAULT_TIE_RULE, Criterion, Rubric
 from rubric_studio.engine.improve._improve import Candidate
 
 #: How far below the other members' mean kappa a member must be to be offered for dropping.
@@ -70,13 +70,14 @@ def outliers(kappas: Mapping[str, float | None]) -> list[str]:
 def repooled(rubric: Rubric, criterion: Criterion, results: Sequence[SampleResult], drop: str) -> dict[str, bool]:
     """sample id → the panel's met/unmet on ``criterion`` without member ``drop`` (no judge call)."""
     rules = rubric.judge.aggregate if rubric.judge is not None else None
+    ties = rubric.judge.ties if rubric.judge is not None else DEFAULT_TIE_RULE
     out = {}
     for sample in results:
         cell = sample.cell(criterion.key)
         if cell is None or not cell.members:
             continue
         kept = [(entry["judge"], _cell(criterion, entry)) for entry in cell.members if entry["judge"] != drop]
-        pooled = pool_cell(criterion, kept, rules)
+        pooled = pool_cell(criterion, kept, rules, ties)
         if pooled.status in (Status.MET, Status.UNMET):
             out[sample.id] = pooled.status is Status.MET
     return out

@@ -1,6 +1,7 @@
 """Bias probes: controlled perturbations of the judged text (padding, confident or hedging tone, a
-reworded criterion, criteria order) re-judged to measure how often a verdict flips, per criterion,
-each against a null perturbation (same meaning, other bytes): the judge's own noise.
+reworded criterion, criteria order, a content-free answer) re-judged to measure how often a verdict
+moves, each kind against a null perturbation (same meaning, other bytes): the judge's own noise,
+decided once per kind over all its criteria, or "can't tell" with what the probe could not see.
 """
 
 from __future__ import annotations
@@ -10,6 +11,14 @@ from typing import TYPE_CHECKING
 from rubric_studio._lazy import lazy_exports
 
 if TYPE_CHECKING:
+    from rubric_studio.engine.probes._decision import (
+        KindDecision,
+        Reading,
+        Table,
+        detectable_shift,
+        exceed_p,
+        read_table,
+    )
     from rubric_studio.engine.probes._noise import (
         NoiseComparison,
         noise_verdict,
@@ -17,10 +26,13 @@ if TYPE_CHECKING:
         wilson_interval,
     )
     from rubric_studio.engine.probes._perturb import (
+        CONTENT_FREE,
         DESCRIPTIONS,
+        DIRECTIONS,
         KINDS,
         NULL_DESCRIPTION,
         NULL_KIND,
+        content_free,
         null_text,
         paraphrase,
         perturb_text,
@@ -38,6 +50,15 @@ if TYPE_CHECKING:
 
 #: Public name -> the private module that defines it.
 _EXPORTS = {
+    "CONTENT_FREE": "_perturb",
+    "content_free": "_perturb",
+    "detectable_shift": "_decision",
+    "DIRECTIONS": "_perturb",
+    "exceed_p": "_decision",
+    "KindDecision": "_decision",
+    "read_table": "_decision",
+    "Reading": "_decision",
+    "Table": "_decision",
     "CriterionProbe": "_probes",
     "DESCRIPTIONS": "_perturb",
     "Flip": "_probes",
@@ -59,6 +80,15 @@ _EXPORTS = {
     "wilson_interval": "_noise",
 }
 __all__ = [
+    "CONTENT_FREE",
+    "content_free",
+    "detectable_shift",
+    "DIRECTIONS",
+    "exceed_p",
+    "KindDecision",
+    "read_table",
+    "Reading",
+    "Table",
     "CriterionProbe",
     "DESCRIPTIONS",
     "Flip",

@@ -31,13 +31,12 @@ interval of positive width, where the Wald interval collapses to [0, 0]), and Ne
 coverage close to nominal at small n, unlike Wald's; unlike an exact conditional (McNemar-based)
 interval it is about the difference of the two rates — what the report shows — not their odds.
 
-A kind is **beyond noise** when the interval excludes 0 from above: L > 0, hence its flip rate
-exceeds the noise's. A probe run makes one such comparison per kind × criterion, and at 95% each,
-a judge that is only noisy would show a "finding" in about one run of six over ten comparisons; so
-the decision uses the same interval at the family-wise level (Bonferroni over the run's
-comparisons, :func:`rubric_studio.core.intervals.family_z`), while the interval reported stays
-the 95% one. Anything else — a small n, a judge that flips as often on an unchanged
-meaning — is not distinguishable from the judge's own noise, and is not a finding.
+Here the two rates are of the events the kind is tested on (:mod:`._decision`: flips towards
+the kind's direction, over the cells that could move that way), so θ is the shift the decision is
+about, per criterion. The interval is what the report shows beside each criterion: detail. The
+decision is the exact one-sided test of :mod:`._decision` — once per kind, pooled over its
+criteria; per criterion at 0.05/k for the kind's k criteria — and never depends on the other
+kinds of the run.
 """
 
 from __future__ import annotations
@@ -47,7 +46,20 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from rubric_studio.core.intervals import Z95, family_z, wilson_interval
+from rubric_studio.core.intervals import Z95, wilson_interval
+from rubric_studio.engine.probes._decision import (
+    BEYOND,
+    CANT_TELL,
+    LEVEL,
+    NOT_BEYOND,
+    SUGGESTIVE,
+    Reading,
+    Table,
+    cells,
+    floor_points,
+    leans,
+    read_table,
+)
 
 
 def _phi(a: int, b: int, c: int, d: int) -> float:
@@ -79,50 +91,53 @@ def paired_difference(a: int, b: int, c: int, d: int, z: float = Z95) -> tuple[f
 
 @dataclass(frozen=True)
 class NoiseComparison:
-    """One kind × criterion against the null perturbation, over the ``n`` cells compared under both."""
+    """One kind × criterion against the null perturbation, over the ``n`` cells compared under both:
+    the paired table of the kind's events and the noise's, the shift with its 95% interval, and how
+    the test reads at the kind's within-kind level."""
 
     n: int
-    #: The paired table: flipped under both, the kind only, the noise only.
+    #: The paired table: moved under both, the kind only, the noise only.
     both: int
     kind_only: int
     noise_only: int
     noise_rate: float | None
     value: float | None
     ci: tuple[float, float] | None
-    #: The comparisons of the run the decision is made over, and the interval at that family-wise level.
+    #: The kind's criteria this one is decided among (Bonferroni within the kind, never across kinds).
     comparisons: int = 1
-    decision_ci: tuple[float, float] | None = None
+    reading: Reading | None = None
 
     @property
     def beyond_noise(self) -> bool:
-        """The family-wise interval lies above 0: the kind flips more cells than the null perturbation does."""
-        ci = self.decision_ci if self.decision_ci is not None else self.ci
-        return ci is not None and self.value is not None and ci[0] > 0 and self.value > 0
+        """The exact one-sided test at 0.05/``comparisons``: the kind moves more cells than the noise."""
+        return self.reading is not None and self.reading.beyond_noise
 
     def to_dict(self) -> dict[str, object]:
+        reading = self.reading
         return {
             "value": None if self.value is None else round(self.value, 4),
             "ci": None if self.ci is None else [round(self.ci[0], 4), round(self.ci[1], 4)],
-            "n": self.n,
+            "n": self.n, "kind_only": self.kind_only, "noise_only": self.noise_only, "both": self.both,
             "decided_over": self.comparisons,
-        }
+            "level": round(LEVEL / self.comparisons, 6),
+            "p_value": None if reading is None or reading.p_value is None else round(reading.p_value, 6),
+            "reading": None if reading is None else reading.outcome,
+            "detectable_shift": None if reading is None or reading.detectable is None else round(reading.detectable, 4),
+        }  # fmt: skip
 
 
 def compare_with_noise(kind: Mapping[str, bool], noise: Mapping[str, bool], noise_rate: float | None,
                        comparisons: int = 1) -> NoiseComparison:
-    """``kind`` and ``noise``: sample id -> flipped, for the cells each compared; paired on the
-    samples compared under both. ``comparisons``: how many kind × criterion comparisons the run
-    makes (the decision holds the chance of any false finding among them at 5%)."""
+    """``kind`` and ``noise``: cell id -> moved (the kind's event, and the noise's, on the cells
+    each compared); paired on the cells compared under both. ``comparisons``: the criteria of this
+    kind the decision is shared among (the test runs at 0.05/``comparisons``)."""
     shared = [sid for sid in kind if sid in noise]
-    both = sum(1 for sid in shared if kind[sid] and noise[sid])
-    kind_only = sum(1 for sid in shared if kind[sid] and not noise[sid])
-    noise_only = sum(1 for sid in shared if noise[sid] and not kind[sid])
-    found = paired_difference(both, kind_only, noise_only, len(shared) - both - kind_only - noise_only)
+    table = Table.of([(kind[sid], noise[sid]) for sid in shared])
+    found = paired_difference(table.both, table.kind_only, table.noise_only, table.neither)
     value, ci = found if found is not None else (None, None)
-    table = (both, kind_only, noise_only, len(shared) - both - kind_only - noise_only)
-    family = paired_difference(*table, z=family_z(comparisons)) if comparisons > 1 else None
-    return NoiseComparison(len(shared), both, kind_only, noise_only, noise_rate, value, ci,
-                           comparisons, None if family is None else family[1])
+    reading = read_table(table, LEVEL / max(1, comparisons))
+    return NoiseComparison(table.n, table.both, table.kind_only, table.noise_only, noise_rate, value, ci,
+                           max(1, comparisons), reading)  # fmt: skip
 
 
 def _points(value: float) -> str:
@@ -132,19 +147,37 @@ def _points(value: float) -> str:
 def noise_verdict(
     beyond: bool, noise_rate: float | None, difference: Mapping[str, Any] | None, *, compact: bool = False
 ) -> str:
-    """How a kind's flip rate reads against the noise, in the words the table and the studio use:
-    ``beyond this judge's noise (noise 5%): +35 points, 95% CI +12 to +58`` or ``not
-    distinguishable from this judge's own noise (noise 31%)`` (``compact``, for a table column:
-    ``beyond noise (5%): +35 pts, CI +12…+58``, ``not beyond noise (31%): no finding``); empty
-    when no noise was measured."""
-    if noise_rate is None or not difference or difference.get("value") is None:
+    """How one criterion of a kind reads against the noise, in the words the table, the studio and
+    the inspector use: ``beyond this judge's noise (noise 5%): +35 points, 95% CI +12 to +58``;
+    ``suggestive: probe more samples (noise 0%): +16 points, 95% CI -2 to +35`` (a large shift
+    whose interval reaches 0); ``can't tell with 9 cells (noise 0%): a shift below 55 points would
+    not show``; ``not distinguishable from this judge's own noise (noise 31%): +2 points, 95% CI
+    -8 to +12`` (``compact``: a short form for a table column); empty when no noise was measured."""
+    if noise_rate is None or not difference:
         return ""
-    noise = f"noise {noise_rate:.0%}"
-    if not beyond:
-        if compact:
-            return f"not beyond noise ({noise_rate:.0%}): no finding"
-        return f"not distinguishable from this judge's own noise ({noise})"
+    if difference.get("value") is None:
+        return f"no cell could move this kind's way (noise {noise_rate:.0%})" if difference.get("n") == 0 else ""
     value, ci = difference["value"], difference["ci"]
+    reading = difference.get("reading") or (BEYOND if beyond else NOT_BEYOND)
+    noise = f"noise {noise_rate:.0%}"
+    figures = f"{_points(value)} points, 95% CI {_points(ci[0])} to {_points(ci[1])}"
+    short = f"{_points(value)} pts, CI {_points(ci[0])}…{_points(ci[1])}"
+    if reading == BEYOND:
+        if compact:
+            return f"beyond noise ({noise_rate:.0%}): {short}"
+        return f"beyond this judge's noise ({noise}): {figures}"
+    if reading == SUGGESTIVE:
+        if compact:
+            return f"suggestive ({noise_rate:.0%}): {short}: probe more"
+        return f"suggestive: probe more samples ({noise}): {figures}"
+    if reading == CANT_TELL:
+        detectable, n = difference.get("detectable_shift"), difference.get("n", 0)
+        unseen = ("even every cell moving would not show" if detectable is None or detectable > 1
+                  else f"a shift below {floor_points(detectable)} points would not show")  # fmt: skip
+        if compact:
+            return f"can't tell ({cells(n)}): {unseen.replace(' points', ' pts')}"
+        lean = f"; {figures}: suggestive, probe more samples" if leans(value, detectable) else ""
+        return f"can't tell with {cells(n)} ({noise}): {unseen}{lean}"
     if compact:
-        return f"beyond noise ({noise_rate:.0%}): {_points(value)} pts, CI {_points(ci[0])}…{_points(ci[1])}"
-    return f"beyond this judge's noise ({noise}): {_points(value)} points, 95% CI {_points(ci[0])} to {_points(ci[1])}"
+        return f"not beyond noise ({noise_rate:.0%}): no finding"
+    return f"not distinguishable from this judge's own noise ({noise}): {figures}"

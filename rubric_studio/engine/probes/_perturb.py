@@ -12,6 +12,10 @@ criterion asks about:
   (:data:`FRAMES`); never the identical text. Template-based: no model is asked.
 * ``order`` — the judge criteria in another order (a seeded shuffle; never the rubric's own
   order), for a judge that sees them all in one batch call.
+* ``leniency`` — the output replaced by a content-free answer (:data:`CONTENT_FREE`: ``Yes.``,
+  ``Sure, here it is:``, an empty answer, or the sample's input restated): one per sample, a seeded
+  choice. Nothing in it can meet a criterion, so every met verdict is the judge being lenient
+  (Thakur et al., 2025, "Judging the Judges", on judges that accept such answers).
 
 And one *null* perturbation, judged on every probe run: the output with a blank line added at its
 end (:func:`null_sample`). The meaning is unchanged, the bytes are not — the fence code (an HMAC
@@ -34,7 +38,15 @@ from rubric_studio.core.rubric import Criterion, Rubric
 from rubric_studio.core.samples import Sample
 
 TEXT_KINDS = ("verbosity", "confidence", "hedging")
-KINDS = ("verbosity", "order", "confidence", "hedging", "paraphrase")
+KINDS = ("verbosity", "order", "confidence", "hedging", "paraphrase", "leniency")
+
+#: The side each kind is suspected of pushing a verdict to: towards the favourable verdict (met;
+#: unmet on a penalty criterion), the unfavourable one, or either (None: any flip counts).
+FAVOURABLE, UNFAVOURABLE = "favourable", "unfavourable"
+DIRECTIONS: dict[str, str | None] = {
+    "verbosity": FAVOURABLE, "confidence": FAVOURABLE, "hedging": UNFAVOURABLE,
+    "paraphrase": None, "order": None, "leniency": FAVOURABLE,
+}  # fmt: skip
 
 #: What each kind does, in a few words (report headings).
 DESCRIPTIONS = {
@@ -43,6 +55,7 @@ DESCRIPTIONS = {
     "confidence": "confident phrasing added before and after the output",
     "hedging": "hedging phrasing added before and after the output",
     "paraphrase": "the criterion's outcome reworded (synonyms and a neutral framing)",
+    "leniency": 'the output replaced by a content-free answer ("Yes.", "Sure, here it is:", empty, the input restated)',
 }
 
 #: The null perturbation: the same meaning in other bytes (the judge's own noise).
@@ -137,6 +150,25 @@ def null_text(text: str) -> str:
 def null_sample(sample: Sample) -> Sample:
     """A copy of ``sample`` (same id) whose output is :func:`null_text` of it."""
     return replace(sample, output=null_text(sample.output))
+
+
+#: Content-free answers, one of which replaces each sample's output under ``leniency`` (the sample's
+#: input, restated word for word, is a fourth when the sample has one).
+CONTENT_FREE = ("Yes.", "Sure, here it is:", "")
+
+
+def content_free(sample: Sample, seed: int) -> str:
+    """A content-free answer for ``sample``: one of :data:`CONTENT_FREE` or its input restated,
+    chosen with ``seed`` and the sample id."""
+    answers = list(CONTENT_FREE)
+    if sample.input and sample.input.strip():
+        answers.append(sample.input.strip())
+    return _rng(seed, "leniency", sample.id).choice(answers)
+
+
+def content_free_sample(sample: Sample, seed: int) -> Sample:
+    """A copy of ``sample`` (same id) whose output is :func:`content_free`."""
+    return replace(sample, output=content_free(sample, seed))
 
 
 def _swap(match: re.Match[str], rng: random.Random) -> str:

@@ -11,8 +11,9 @@ grader names its judge with ``target:`` (a ``.agentv/targets.yaml`` entry). Agen
 ``provider:`` (a ``providers`` label). So per judged criterion:
 
 * checklist: the share of members that must pass (:func:`.._panel.verdict_share`: 0.500001 for
-  ``majority`` and ``mean``, so a tie fails; 1 for ``all``; 0.0001 for ``any``) as the group's
-  threshold, and for a required criterion also its ``min_score`` gate;
+  ``majority`` and ``mean``, so a tie fails - 0.499999 where ``judge.ties`` counts a tie as met,
+  as the default does on a penalty, whose negated group a tie then fails; 1 for ``all``; 0.0001
+  for ``any``) as the group's threshold, and for a required criterion also its ``min_score`` gate;
 * analytic ``mean``: the members' mean score (4: ``weighted_average``; 5: the set's mean) against
   the criterion's min_score; ``median`` is written as the mean, warned.
 
@@ -25,7 +26,7 @@ import copy
 from dataclasses import dataclass, field
 from typing import Any
 
-from rubric_studio.core.rubric import Criterion, PanelAggregate, Rubric
+from rubric_studio.core.rubric import DEFAULT_TIE_RULE, Criterion, PanelAggregate, Rubric, TieRule
 from rubric_studio.interop._common import Warnings, boundary_safe, num
 from rubric_studio.interop._panel import (
     lossy,
@@ -46,6 +47,7 @@ class Panel:
     provider in 5, its target in 4), with the variable each one's model is read from in 4."""
 
     rules: PanelAggregate
+    ties: TieRule = DEFAULT_TIE_RULE
     providers: list[dict[str, Any]] = field(default_factory=list)
     models: list[str] = field(default_factory=list)
     variables: list[str] = field(default_factory=list)
@@ -58,7 +60,7 @@ def build_panel(rubric: Rubric, label: str, warn: Warnings) -> Panel | None:
         return None
     for note in member_setting_warnings(judge, "AgentV", CARRIED):
         warn.add(note)
-    panel = Panel(panel_rules(judge))
+    panel = Panel(panel_rules(judge), judge.ties)
     for index, member in enumerate(panel_members(judge), start=1):
         variable = f"{JUDGE_MODEL_VARIABLE}_{index}"
         left_out = (f"panel member {index} is left out, and each criterion pools the other members (a verdict "
@@ -80,10 +82,10 @@ def _gates(criterion: Criterion) -> bool:
     return criterion.required and criterion.weight > 0 and criterion.effective_min_score > 0
 
 
-def _pass_mark(criterion: Criterion, rules: PanelAggregate) -> float:
+def _pass_mark(criterion: Criterion, rules: PanelAggregate, ties: TieRule) -> float:
     """The group's pass mark: the share of members for a checklist criterion, the min_score for an
     analytic one (against the members' mean score)."""
-    share = verdict_share(criterion, rules)
+    share = verdict_share(criterion, rules, ties)
     return share if share is not None else boundary_safe(criterion.effective_min_score)
 
 
@@ -106,7 +108,7 @@ def panel_assertion(criterion: Criterion, item: dict[str, Any], panel: Panel, ve
                     warn: Warnings) -> dict[str, Any]:
     """``criterion`` as one AgentV group of a grader per member (``item`` its rubric item): a 4.x
     ``composite`` or a 5.x ``assert-set``."""
-    mark = _pass_mark(criterion, panel.rules)
+    mark = _pass_mark(criterion, panel.rules, panel.ties)
     note = _score_note(criterion, panel.rules, mark)
     if note:
         warn.criterion(criterion.key, note)

@@ -35,7 +35,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from rubric_studio.core.checks import definition_of
-from rubric_studio.core.rubric import Criterion, PanelAggregate, Rubric
+from rubric_studio.core.rubric import DEFAULT_TIE_RULE, Criterion, PanelAggregate, Rubric, TieRule
 from rubric_studio.core.samples import Sample
 from rubric_studio.interop import _checks
 from rubric_studio.interop._common import (
@@ -129,6 +129,7 @@ class _Placement:
     #: The judge panel's members as promptfoo providers (none: one judge for every criterion).
     members: list[Any] = field(default_factory=list)
     rules: PanelAggregate = field(default_factory=PanelAggregate)
+    ties: TieRule = DEFAULT_TIE_RULE
     gates: list[dict[str, Any]] = field(default_factory=list)
     scored: list[dict[str, Any]] = field(default_factory=list)
     total_positive: float = 0.0  # of the criteria that made it into the config
@@ -185,7 +186,7 @@ class _Placement:
         that passes as the panel's rule does (see :mod:`.._panel`)."""
         if not (self.members and criterion.is_judged):
             return parts
-        share = verdict_share(criterion, self.rules)
+        share = verdict_share(criterion, self.rules, self.ties)
         threshold = share if share is not None else boundary_safe(criterion.effective_min_score)
         members = [{key: value for key, value in part.items() if key != "weight"} for part in parts]
         return [{"type": "assert-set", "metric": criterion.key, "threshold": num(threshold), "assert": members}]
@@ -196,6 +197,7 @@ def _place_criteria(rubric: Rubric, warn: Warnings) -> _Placement:
     if rubric.judge is not None and rubric.judge.panel:
         placement.members = [grader_provider(member, warn) for member in panel_members(rubric.judge)]
         placement.rules = panel_rules(rubric.judge)
+        placement.ties = rubric.judge.ties
     for criterion in rubric.criteria:
         if criterion.weight < 0:
             placement.add_penalty(criterion, warn)

@@ -3,7 +3,9 @@
 Attributes down, messages up: the app feeds a report in with :meth:`AgreementPanel.show` and
 hears back through :class:`AgreementPanel.JumpToSample`. The figures table is sized to the
 pane (:mod:`~rubric_studio.tui.calibration._layout`) and laid out again when the pane is
-resized, keeping the highlighted row. Nothing here touches files or the engine.
+resized, keeping the highlighted row. A criterion whose compared labels include some given
+under an older wording of it reads ``tone ↺3`` (3 such labels; ``R`` visits yours). Nothing here
+touches files or the engine.
 """
 
 from __future__ import annotations
@@ -21,6 +23,7 @@ from textual.widgets import DataTable, OptionList, Static
 from textual.widgets.option_list import Option
 
 from rubric_studio.core.agreement import Agreement, AgreementReport
+from rubric_studio.core.labels import OLDER_MARK
 from rubric_studio.core.safe_text import terminal_safe
 from rubric_studio.engine.versions import VersionDiff
 from rubric_studio.tui.calibration._layout import AgreementLayout, agreement_cells, plan_agreement, wrap_id
@@ -38,6 +41,13 @@ def step_through(ids: Sequence[str], current: str | None, step: int = 1) -> str 
     if current not in ids:
         return ids[0] if step > 0 else ids[-1]
     return ids[(list(ids).index(current) + step) % len(ids)]
+
+
+def older_wording_name(report: AgreementReport, criterion_id: str) -> str:
+    """A criterion's row name: its id, with ``↺N`` when N of its compared labels were given under an
+    older wording of it."""
+    older = len(report.older_wording(criterion_id))
+    return f"{criterion_id} {OLDER_MARK}{older}" if older else criterion_id
 
 
 class AgreementPanel(Widget):
@@ -121,7 +131,8 @@ class AgreementPanel(Widget):
         if report is None:
             return []
         return [("overall", "overall", report.overall),
-                *((f"criterion:{cid}", cid, figures) for cid, figures in report.criteria.items())]
+                *((f"criterion:{cid}", older_wording_name(report, cid), figures)
+                  for cid, figures in report.criteria.items())]
 
     def _plan(self) -> AgreementLayout:
         room = (self.content_region.width or self.size.width or 200) - SCROLLBARS
@@ -170,6 +181,9 @@ class AgreementPanel(Widget):
         title = Text(f"disagreements ({len(report.disagreements)}) — enter jumps to the sample\n", style="bold")
         title.append("] / [ next / previous in Results · F fit threshold & weights · V versions · K judge K times"
                      " · I improve a criterion", style="dim")
+        if any(report.older_wording(cid) for cid in report.criteria):
+            title.append(f"\n{OLDER_MARK} labels given under an older wording of their criterion: R re-checks yours",
+                         style="yellow")
         self.query_one("#agreement-disagreements-title", Static).update(title)
         options.add_options([Option(self._disagreement_text(d), id=d["id"]) for d in report.disagreements])
         self.query_one("#agreement-consistency", Static).update(self._consistency_text())

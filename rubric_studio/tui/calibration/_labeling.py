@@ -4,7 +4,8 @@
 ``m`` / ``u`` mark the selected cell met / unmet, ``a`` edits the note, ``c`` clears
 the cell's label (on the sample columns: the verdict), ``C`` the whole label, and
 ``]`` / ``[`` move the results cursor to the next / previous sample that disagrees
-with its label. ``ctrl+z`` in the table undoes the last label change (the field's previous
+with its label, and ``R`` to the next cell of yours given under an older wording of its
+criterion (``m`` / ``u`` there records the wording shown: the label is current again). ``ctrl+z`` in the table undoes the last label change (the field's previous
 value, or its absence, is written back) and ``ctrl+y`` redoes it; a notification says what.
 The keys are bindings of the results table (:mod:`~rubric_studio.tui.label_keys`).
 
@@ -25,8 +26,15 @@ from typing import TYPE_CHECKING, Any
 
 from textual.app import SystemCommand
 
-from rubric_studio.core.labels import LabelChange
-from rubric_studio.session.labels import ClaimStep, describe_change, disagreeing, next_disagreement
+from rubric_studio.core.labels import OLDER_TEXT, LabelChange, rubric_fingerprints
+from rubric_studio.session.labels import (
+    ClaimStep,
+    cell_change,
+    describe_change,
+    disagreeing,
+    next_disagreement,
+    next_older_wording,
+)
 from rubric_studio.tui.calibration._dialogs import LabelNoteScreen, LabelScoreScreen
 from rubric_studio.tui.messages import LabelWriteFailed, LabelWritten
 from rubric_studio.tui.results import ResultsMatrix
@@ -149,7 +157,7 @@ class Labeler:
             return
         if state is not None:
             self.example_offers[sample_id] = criterion_id
-        self._write(sample_id, LabelChange("cell", state, criterion_id))
+        self._write(sample_id, cell_change(self.app.session.rubric, criterion_id, state))
 
     def clear(self) -> None:
         """``c``: the selected cell's label, or on the sample columns the verdict."""
@@ -217,6 +225,34 @@ class Labeler:
         return target
 
 
+    # -- labels given under an older wording -----------------------------------------------
+    def step_recheck(self, step: int = 1) -> tuple[str, str] | None:
+        """``R``: move the results cursor to the next (1) / previous (−1) cell of your labels given
+        under an older wording of its criterion, in the table's order, wrapping (the filter and
+        search are cleared when they hide one)."""
+        app = self.app
+        session = app.session
+        if session.rubric is None:
+            return None
+        fingerprints = rubric_fingerprints(session.rubric.criteria)
+        mine = session.own_labels()
+        matrix = app.query_one(ResultsMatrix)
+        found = next_older_wording(mine, fingerprints, matrix.rows, matrix.cursor_row, step)
+        if found is None and next_older_wording(mine, fingerprints, session.model.order, -1, 1) is not None:
+            matrix.filter_kind = "all"  # a hidden one must not be skipped
+            matrix.search = ""
+            found = next_older_wording(mine, fingerprints, matrix.rows, matrix.cursor_row, step)
+        if found is None:
+            app.notify("None of your labels was given under an older wording.", timeout=3)
+            return None
+        target, criterion = found
+        app.action_show("results")
+        app.select_sample(target, criterion)
+        app.notify(f"{target}: {criterion} was {OLDER_TEXT}; m / u labels it again under the wording now.",
+                   title="Re-check", timeout=5)
+        return found
+
+
 def commands(app: StudioHost) -> Iterable[SystemCommand]:
     """Palette entries for labeling (they act on the sample under the results cursor)."""
     labeler = app.labeler
@@ -233,6 +269,8 @@ def commands(app: StudioHost) -> Iterable[SystemCommand]:
                         lambda: labeler.step_disagreement(1))
     yield SystemCommand("Previous disagreement", "Jump to the previous disagreeing sample ([)",
                         lambda: labeler.step_disagreement(-1))
+    yield SystemCommand("Re-check: next label given under an older wording",
+                        "Jump to your next label whose criterion was reworded since (R)", lambda: labeler.step_recheck(1))
 
 
 def _why(exc: Exception) -> str:

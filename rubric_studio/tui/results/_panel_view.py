@@ -22,8 +22,8 @@ def members_text(cell: CriterionResult) -> Text:
     head = f"\npanel {panel.get('agree', 0)}–{panel.get('disagree', 0)}"
     if panel.get("rule"):
         head += f" ({panel['rule']})"
-    if cell.tie:
-        head += ", a tie: counted as unmet"
+    if cell.tie:  # counted by judge.ties: unmet, or met on a penalty by default
+        head += f", a tie: counted as {cell.status}"
     if panel.get("errors"):
         head += f", {panel['errors']} errored"
     out = Text(head + "\n", style="bold")

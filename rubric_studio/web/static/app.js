@@ -15,6 +15,7 @@
     verdict: null,   // "pass" | "fail" | null
     cells: {},       // criterion id -> "met" | "unmet"
     scores: {},      // analytic criterion id -> 0-10
+    givenUnder: {},  // criterion id -> the wording fingerprint the cell answered
     dirty: false,
     busy: false
   };
@@ -67,7 +68,8 @@
   // -- progress ----------------------------------------------------------------------------
   function showProgress(progress) {
     var node = $("progress");
-    node.textContent = progress.done + " of " + progress.total;
+    node.textContent = progress.done + " of " + progress.total +
+      (progress.recheck ? " · " + progress.recheck + " to re-check" : "");
     node.title = role === "lead"
       ? "samples calling for a look that you adjudicated (" + progress.samples + " samples in all)"
       : "samples of your share you labelled";
@@ -131,6 +133,7 @@
     state.verdict = view.label ? view.label.verdict : null;
     state.cells = view.label ? Object.assign({}, view.label.criteria) : {};
     state.scores = view.label ? Object.assign({}, view.label.criterion_scores) : {};
+    state.givenUnder = view.label ? Object.assign({}, view.label.given_under) : {};
     state.dirty = false;
     body.setAttribute("data-sample-id", view.id);
     if (location.hash !== "#" + encodeURIComponent(view.id)) {
@@ -180,6 +183,7 @@
       if (criterion.contradiction) { tags.appendChild(el("span", "tag", "met when the output does not contradict this")); }
       if (tags.firstChild) { set.appendChild(tags); }
       if (criterion.bands) { set.appendChild(bandList(criterion)); }
+      set.appendChild(olderNote(criterion));
       set.appendChild(cellButtons(criterion));
       box.appendChild(set);
     });
@@ -192,6 +196,37 @@
     });
     list.appendChild(el("li", "", "met from " + Math.round(criterion.min_score * 100) / 10 + " of 10"));
     return list;
+  }
+
+  // A cell given under an older wording of its criterion: marked, with a way to say it still holds.
+  function olderNote(criterion) {
+    var note = el("p", "older");
+    note.setAttribute("data-older", criterion.id);
+    var words = state.view.older_wording;
+    note.appendChild(el("span", "mark", words.mark + " " + words.text + ": re-check it "));
+    var keep = el("button", "keep", "Still holds");
+    keep.type = "button";
+    keep.title = "The label still answers this wording (r: every cell marked " + words.mark + ")";
+    keep.addEventListener("click", function () { recheck(criterion); });
+    note.appendChild(keep);
+    note.hidden = true;
+    return note;
+  }
+
+  function isOlder(criterion) {
+    var given = state.givenUnder[criterion.id];
+    return state.cells[criterion.id] !== undefined && given !== undefined && given !== criterion.fingerprint;
+  }
+
+  function recheck(criterion) {
+    state.givenUnder[criterion.id] = criterion.fingerprint;
+    state.dirty = true;
+    showChoices();
+  }
+
+  function recheckAll() {
+    if (!state.view) { return; }
+    state.view.criteria.filter(isOlder).forEach(recheck);
   }
 
   function cellButtons(criterion) {
@@ -233,6 +268,7 @@
 
   function setCell(criterion, value) {
     if (value) { state.cells[criterion.id] = value; } else { delete state.cells[criterion.id]; }
+    if (value) { state.givenUnder[criterion.id] = criterion.fingerprint; } else { delete state.givenUnder[criterion.id]; }
     var score = state.scores[criterion.id];
     if (score !== undefined && (!value || scoreState(criterion, score) !== value)) {
       delete state.scores[criterion.id];  // a score that says otherwise goes
@@ -248,6 +284,7 @@
     } else {
       state.scores[criterion.id] = score;
       state.cells[criterion.id] = scoreState(criterion, score);
+      state.givenUnder[criterion.id] = criterion.fingerprint;
     }
     state.dirty = true;
     showChoices(criterion.id);
@@ -278,21 +315,27 @@
       if (input && id !== typing) {
         input.value = state.scores[id] === undefined ? "" : String(state.scores[id]);
       }
+      var older = set.querySelector("[data-older]");
+      if (older) { older.hidden = !isOlder(criterionOf(id)); }
     });
   }
 
   // -- saving ------------------------------------------------------------------------------
   function payload() {
     var criteria = {};
+    var givenUnder = {};
     state.view.criteria.forEach(function (criterion) {
       if (state.scores[criterion.id] !== undefined) {
         criteria[criterion.id] = state.scores[criterion.id];
       } else if (state.cells[criterion.id]) {
         criteria[criterion.id] = state.cells[criterion.id];
       }
+      if (criteria[criterion.id] !== undefined && state.givenUnder[criterion.id] !== undefined) {
+        givenUnder[criterion.id] = state.givenUnder[criterion.id];
+      }
     });
     var note = $("note").value;
-    return { verdict: state.verdict, criteria: criteria, note: note.trim() ? note : null };
+    return { verdict: state.verdict, criteria: criteria, note: note.trim() ? note : null, given_under: givenUnder };
   }
 
   function save(thenNext) {
@@ -349,7 +392,9 @@
         if (!label) { return null; }
         var score = label.criterion_scores && label.criterion_scores[criterion.id];
         var value = label.criteria[criterion.id];
-        return value ? value + (score !== undefined ? " (" + score + ")" : "") : null;
+        var older = label.older_wording && label.older_wording.indexOf(criterion.id) >= 0;
+        return value ? value + (score !== undefined ? " (" + score + ")" : "") +
+          (older ? " " + view.older_wording.mark : "") : null;
       }, cell ? judgeCell(cell) : null));
     });
     table.appendChild(leadRow("note", columns, function (label) { return label && label.note; }, null));
@@ -413,6 +458,7 @@
       case "j": case "ArrowRight": move(1); break;
       case "k": case "ArrowLeft": move(-1); break;
       case "n": $("note").focus(); break;
+      case "r": recheckAll(); break;
       case "?": toggleHelp(); break;
       default:
         if (/^[1-9]$/.test(event.key)) { cycle(Number(event.key) - 1); } else { handled = false; }

@@ -1,0 +1,1 @@
+"""rubric-studio's test suite (a package, so that no installed distribution's top-level ``tests`` can shadow it)."""
