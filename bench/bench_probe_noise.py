@@ -1,14 +1,22 @@
 """Probes against the judge's own noise: how often a run reports a bias that is not there, and
-how often it finds one that is.
+how often it finds one that is — one kind × criterion at a time.
 
-1. Simulation, through the engine's own comparison (:func:`compare_with_noise`): a judge that
-   turns over each verdict with probability ``q`` on every new request (the baseline, the null
-   perturbation and each kind are independent draws), 5 kinds × 2 criteria per run, ``n`` cells
-   per criterion. *Before*: a kind × criterion whose flip rate's Wilson 95% interval lies above 0
-   (what the report used to show as "k/n unmet → met" with no baseline). *After*: ``beyond_noise``.
-   Then the power: one kind also flips a further share of the cells, over the same noise.
+1. Simulation, through the engine's per-criterion comparison (:func:`compare_with_noise`): a judge
+   that turns over each verdict with probability ``q`` on every new request (the baseline, the null
+   perturbation and each kind are independent draws), 5 kinds × 2 criteria per run, ``n`` cells per
+   criterion, a cell "moved" when it flipped either way. *Before*: a kind × criterion whose flip
+   rate's Wilson 95% interval lies above 0 (what the report showed as "k/n unmet → met" with no
+   baseline). *After*: that comparison's ``beyond_noise``. Then the power: one kind also flips a
+   further share of the cells, over the same noise.
 2. Through the real openai SDK and the fake server (tests/fakellm.py): the calls a probe run
    makes with and without the null perturbation.
+
+The rule behind *after* has changed since BENCHMARKS.md's table of 2026-11-28: then, a kind ×
+criterion was beyond noise when Newcombe's paired 95% interval of the difference lay above 0, with
+no correction; now :func:`compare_with_noise` is the per-criterion detail of the current decision —
+the exact one-sided McNemar test, here at 0.05 (one comparison; in a probe run at 0.05/k over the
+kind's k criteria). A kind's decision, pooled over its criteria and in its direction, is measured
+by ``bench/bench_probe_decisions.py``.
 
 Run: ``python bench/bench_probe_noise.py`` (prints Markdown).
 """

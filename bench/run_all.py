@@ -14,7 +14,7 @@ from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 SCRIPTS = ["bench_core.py", "bench_judge.py", "bench_tui.py", "bench_throughput.py", "bench_peers.py", "bench_improve.py",
-           "bench_outputs.py", "bench_annotators.py"]
+           "bench_outputs.py", "bench_annotators.py", "bench_pass_rate_coverage.py", "bench_probe_decisions.py"]
 
 
 def main() -> int:

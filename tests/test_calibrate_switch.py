@@ -29,6 +29,7 @@ from pathlib import Path
 
 import jsonschema
 import pytest
+import yaml
 
 from rubric_studio.cli import main
 from tests.fakellm import Call, FakeLLM, server_error
@@ -154,8 +155,6 @@ def test_a_candidate_that_agrees_better_is_a_switch(project, server, capsys):
     assert rate["before"]["corrected"]["n_unlabelled"] == UNLABELLED and rate["after"]["corrected"]["n_unlabelled"] == 0
     assert any("graded only the 40 labelled samples" in w for w in data["warnings"])
     assert data["overall"]["n"] == TICKETS  # calibrate's object, for the current judge
-    schema = json.loads((Path(__file__).parent.parent / "docs/reference/schemas/calibrate.schema.json").read_text())
-    jsonschema.validate(data, schema)
 
 
 def test_a_candidate_worse_on_one_criterion_is_do_not_switch_naming_it(project, server, capsys):
@@ -229,6 +228,23 @@ def test_the_table_says_the_verdict_and_the_test(project, server, capsys):
     assert "pass rate before → after" in out
 
 
+def test_every_verdict_is_documented_by_the_calibrate_schema(project, server, capsys):
+    """The real JSON of each verdict (the switch applied last) validates against the published
+    schema, whose ``switch`` is closed: a verdict or a key it does not document fails."""
+    schema = json.loads((Path(__file__).parent.parent / "docs/reference/schemas/calibrate.schema.json").read_text())
+    assert schema["properties"]["switch"] == {"$ref": "#/$defs/switch"}
+    for candidate, verdict, extra in ((WORSE, "do not switch", ()), (FLAKY, "cant_tell", ()),
+                                      (BETTER, "switch", ("--apply",))):
+        _, data = switch(project, capsys, "--switch-to", candidate, *extra)
+        assert data["switch"]["verdict"] == verdict
+        jsonschema.validate(data, schema)
+        for wrong in ({**data["switch"], "verdict": "maybe"}, {**data["switch"], "undocumented": 1},
+                      {**data["switch"], "overall": {**data["switch"]["overall"], "undocumented": 1}}):
+            with pytest.raises(jsonschema.ValidationError):
+                jsonschema.validate({**data, "switch": wrong}, schema)
+    assert data["switch"]["applied"] == [f"judge {CUR} → {BETTER}"] and data["switch"]["card"] is None
+
+
 # -- --apply ---------------------------------------------------------------------
 def test_apply_writes_only_the_judge_keeps_comments_and_refreshes_the_card(project, server, capsys):
     assert main(["card", str(project / "r.yaml"), str(project / "s.jsonl")]) == 0
@@ -249,6 +265,14 @@ def test_apply_writes_only_the_judge_keeps_comments_and_refreshes_the_card(proje
     assert BETTER in card.read_text() and CUR not in card.read_text()
     main(["validate", str(project / "r.yaml")])
     assert "stale" not in capsys.readouterr().err  # the card names the judge the rubric now names
+    # the refreshed card rests on the samples and labels given, as `card` records them
+    rests = yaml.safe_load(card.read_text())["rests_on"]
+    assert rests["samples"]["n"] == TICKETS + UNLABELLED and rests["samples"]["path"] == "s.jsonl"
+    assert rests["labels"]["n"] == TICKETS and rests["labels"]["path"] == "r.labels.yaml"
+    samples = project / "s.jsonl"
+    samples.write_text(samples.read_text().replace("ticket 07: we looked", "ticket 07: we have looked"))
+    main(["validate", str(project / "r.yaml")])
+    assert "card is stale: samples changed since the card: 50 samples, some of them edited" in capsys.readouterr().err
 
 
 def test_apply_on_any_other_verdict_writes_nothing(project, server, capsys):

@@ -311,6 +311,17 @@ def test_grade_json_jsonl_and_table_carry_the_same_pass_rate(workspace, capsys):
     assert "polite: raw 80.0% · corrected: can't tell (no labelled graded sample)" in table
 
 
+def test_the_reports_page_shows_the_pass_rate_grade_prints_for_this_workspace(workspace, capsys):
+    """docs/reference/reports.md's ``summary.pass_rate`` example is this workspace's, as printed."""
+    import re
+
+    page = (Path(__file__).resolve().parent.parent / "docs" / "reference" / "reports.md").read_text(encoding="utf-8")
+    shown = re.search(r'```json\n("pass_rate": \{.*?\n\})\n```', page, re.S)
+    assert shown is not None, "reports.md no longer shows summary.pass_rate"
+    main(["grade", "lengths.yaml", "--format", "json"])
+    assert json.loads("{" + shown.group(1) + "}")["pass_rate"] == json.loads(capsys.readouterr().out)["summary"]["pass_rate"]
+
+
 def test_grade_html_and_markdown_show_it(workspace, capsys):
     main(["grade", "lengths.yaml", "--format", "html", "-o", "report.html"])
     page = (workspace / "report.html").read_text(encoding="utf-8")

@@ -66,7 +66,6 @@ def test_every_stated_level_and_threshold_is_the_codes(page):
     from rubric_studio.engine.fit import MIN_FOR_HOLDOUT, fit
     from rubric_studio.engine.improve._evidence import ALPHA, MIN_EVIDENCE_CELLS
     from rubric_studio.engine.probes._decision import BLIND_SHIFT, LEVEL, SUGGESTIVE_SHIFT
-    from rubric_studio.engine.probes._perturb import KINDS
 
     assert f"z = \\Phi^{{-1}}(0.975) = {intervals.Z95:.15f}" in page  # to 15 decimals: the last ulp is the platform's
     assert f"fewer than {pass_rate.MIN_LABELLED} did" in page
@@ -79,9 +78,39 @@ def test_every_stated_level_and_threshold_is_the_codes(page):
     assert inspect.signature(fit).parameters["holdout"].default == 0.3 and "(30% of each human class)" in page
     assert f"Below {MIN_FOR_HOLDOUT} labelled samples there is no holdout" in page
     assert round(LEVEL, 10) == 0.05 and "2^{-(b+c)} \\le 0.05" in page
-    assert f"above {BLIND_SHIFT:.0%}".replace("%", " points") in page
-    assert f"A shift of {SUGGESTIVE_SHIFT:.0%}".replace("%", " points or more") in page
-    assert len(KINDS) == 6 and f"\\approx {1 - 0.95 ** len(KINDS):.0%}".replace("%", "\\%") in page
+    flat = " ".join(page.split())  # the page's lines wrap anywhere
+    assert f"above {BLIND_SHIFT:.0%}".replace("%", " points") in flat
+    assert f"A shift of {SUGGESTIVE_SHIFT:.0%}".replace("%", " points or more") in flat
+    assert f"at least {SUGGESTIVE_SHIFT:.0%}".replace("%", " points and half the detectable one") in flat
+
+
+def test_the_bound_on_a_runs_false_findings_is_the_sum_over_its_kinds(page):
+    """The kinds share the baseline and the noise, so 1 − 0.95⁶ (independence) is no bound; the sum of
+    each kind's level is."""
+    from rubric_studio.engine.probes._decision import LEVEL
+    from rubric_studio.engine.probes._perturb import KINDS
+
+    flat = " ".join(page.split())
+    kinds = len(KINDS)
+    assert kinds == 6 and f"at most {kinds * LEVEL:.0%} of the time ({kinds} × {LEVEL:.0%}" in flat
+    assert "0.95^" not in page and "26\\%" not in page
+
+
+def test_leniency_is_held_against_the_noises_flips_either_way(page):
+    """The page: a content-free answer met counts, against the noise's flips **either way**."""
+    from rubric_studio.core.results import CriterionResult, Status
+    from rubric_studio.engine.probes._probes import CriterionProbe, paired_events
+
+    assert "the noise's count is its flips **either way**" in " ".join(page.split())
+    met, unmet = CriterionResult("c", Status.MET), CriterionResult("c", Status.UNMET)
+    lenient, noise = CriterionProbe(content_free=True), CriterionProbe()
+    for sid, answer, before, after in (("down", unmet, met, unmet), ("up", unmet, unmet, met),
+                                       ("kept", met, met, met)):  # fmt: skip
+        lenient.add_content_free(sid, answer, "Yes.")
+        noise.add(sid, before, after, "x")
+    moved, noise_moved = paired_events("leniency", lenient, noise)
+    assert moved == {"down": False, "up": False, "kept": True}
+    assert noise_moved == {"down": True, "up": True, "kept": False}  # met → unmet counts too
 
 
 def test_per_criterion_probe_detail_is_decided_at_the_bonferroni_level_the_page_gives(page):

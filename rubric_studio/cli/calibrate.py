@@ -1,8 +1,8 @@
 """``rubric-studio calibrate``: judge-vs-human agreement, consistency and fitting, headless.
 
 Labels are the samples' inline ``label`` fields overlaid by the sidecar (``--labels``
-or ``<rubric>.labels.yaml``; the sidecar wins field by field). Output: a rich table or
-BRIEF §5's JSON object (``overall``, ``criteria``, ``disagreements``, ``warnings``,
+or ``<rubric>.labels.yaml``; the sidecar wins field by field: :mod:`rubric_studio.cli._labels_in`).
+Output: a rich table or the JSON object (``overall``, ``criteria``, ``disagreements``, ``warnings``,
 ``fit`` with ``--fit``, ``consistency`` with ``--repeat K`` > 1). ``--judges A,B,...``
 grades the labelled samples with each judge and adds ``judges``, ``recommended``,
 ``recommendation`` (the reason, one sentence), ``recommendation_basis`` (the rule that decided)
@@ -94,18 +94,21 @@ def load_all_labels(rubric_path: str, labels_arg: str | None, samples: list,
 def read_labels(rubric_path: str, labels_arg: str | None, samples: list,
                 annotator: str | None = None) -> tuple[dict, list[Problem], Any]:
     """:func:`load_all_labels` and the sidecar's :class:`~rubric_studio.core.labels._labels.LabelSet`
-    (every annotator's labels, read once for the ``humans`` section too)."""
-    from rubric_studio.core.labels import Label, labels_path_for, load_labels, parse_label
+    (every annotator's labels, read once for the ``humans`` section too). Each label is merged as
+    every command merges them (:func:`rubric_studio.cli._labels_in.overlaid`)."""
+    from rubric_studio.cli._labels_in import inline_label, overlaid
+    from rubric_studio.core.labels import labels_path_for, load_labels
 
     problems: list[Problem] = []
     merged: dict[str, Label] = {}
     for sample in samples:
-        if sample.label is None:
-            continue
         try:
-            merged[sample.id] = parse_label(sample.label, where=f"{sample.id}.label")
+            label = inline_label(sample)
         except ValueError as exc:
             problems.append(_sample_problem(sample, str(exc)))
+            continue
+        if label is not None:
+            merged[sample.id] = label
     sidecar = load_labels(labels_arg or labels_path_for(rubric_path), missing_ok=labels_arg is None)
     problems.extend(sidecar.problems)
     chosen = sidecar.labels
@@ -114,19 +117,7 @@ def read_labels(rubric_path: str, labels_arg: str | None, samples: list,
 
         chosen = annotator_labels(sidecar, annotator)
     for sample_id, label in chosen.items():
-        base = merged.get(sample_id)
-        if base is None:
-            merged[sample_id] = label
-            continue
-        merged[sample_id] = Label(
-            verdict=label.verdict if label.verdict is not None else base.verdict,
-            score=label.score if label.score is not None else base.score,
-            criteria={**base.criteria, **label.criteria},
-            note=label.note if label.note is not None else base.note,
-            criterion_scores={**base.criterion_scores, **label.criterion_scores},
-            ties=tuple(t for t in label.ties if t != "verdict" or base.verdict is None),
-            given_under={**{c: g for c, g in base.given_under.items() if c not in label.criteria}, **label.given_under},
-        )
+        merged[sample_id] = overlaid(merged.get(sample_id), label)  # type: ignore[assignment]
     return merged, problems, sidecar
 
 

@@ -39,8 +39,8 @@ def register(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("-o", "--output", metavar="FILE",
                         help="yaml: write the card here instead of beside the rubric; markdown/json: print to FILE")
     parser.add_argument("--probe-kinds", metavar="K1,K2",
-                        help="also run these bias probes (verbosity, order, confidence, hedging, paraphrase) and "
-                             "list the findings beyond the judge's noise")
+                        help="also run these bias probes (verbosity, order, confidence, hedging, paraphrase, leniency) "
+                             "and list each kind's decision against the judge's noise")
     parser.add_argument("--seed", type=int, default=0, help="seed of the probes' perturbations")
     add_extract_option(parser)
     add_judge_options(parser)

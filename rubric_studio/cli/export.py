@@ -30,17 +30,19 @@ def register(parser: argparse.ArgumentParser) -> None:
 
 def _card_comment(rubric, target: str) -> str:
     """``# rubric card: hash …, κ 0.41 [0.12, 0.70] (n=13), 2026-11-28 (x.card.yaml)`` heading a promptfoo or
-    AgentV YAML export when the rubric has a card that is fresh; nothing otherwise."""
+    AgentV YAML export when the rubric has a card that is fresh as ``validate`` reads it (the
+    rubric, the judge it names, the samples and labels the card rests on); nothing otherwise."""
     if target not in ("promptfoo", "agentv") or rubric.path is None:
         return ""
-    from rubric_studio.core.card import card_path_for, read_card, staleness
+    from rubric_studio.cli._card_basis import card_changes
+    from rubric_studio.core.card import card_path_for, read_card
 
     path = card_path_for(rubric.path)
     try:
         card = read_card(path)
     except ValueError:
         return ""
-    if card is None or staleness(card, rubric):
+    if card is None or card_changes(rubric, card):
         return ""
     kappa = card.get("kappa") or {}
     if kappa.get("value") is None or not kappa.get("ci"):

@@ -113,12 +113,13 @@ def run(args: Namespace) -> int:
 
 
 async def _run_whole(args: Namespace, rubric, samples_path: Path, options: dict, labels) -> int:
+    from rubric_studio.cli.report import rate_labels as pass_rate_labels
     from rubric_studio.core.samples import load_samples
     from rubric_studio.engine.api import make_grader, unusable_judge
 
     sample_set = load_samples(samples_path, extractor=args.extract, follow_links=args.allow_code)
     print_problems(sample_set.problems)
-    rate_labels = _labels_for_the_pass_rate(args, sample_set.samples)
+    rate_labels = pass_rate_labels(args.rubric, args.labels, sample_set.samples)
     grader = make_grader(rubric, **options)
     if (unusable := unusable_judge(grader)) is not None:
         await grader.aclose()
@@ -139,18 +140,6 @@ async def _run_whole(args: Namespace, rubric, samples_path: Path, options: dict,
         say_warnings(grader)
 
 
-def _labels_for_the_pass_rate(args: Namespace, samples: list) -> dict:
-    """The labels the corrected pass rate rests on, as ``calibrate`` reads them: inline ``label``
-    fields overlaid by ``--labels`` or the rubric's ``.labels.yaml``. The sidecar's problems are
-    said (those of ``--labels`` were said already) and do not stop the run."""
-    from rubric_studio.cli.report import rate_labels
-
-    labels, problems = rate_labels(args, samples)
-    if not args.labels:
-        print_problems(problems)
-    return labels
-
-
 async def _run_streaming(args: Namespace, rubric, samples_path: Path, options: dict) -> int:
     """``--format jsonl`` and ``--format json``: each chunk of samples is written as soon as it
     is graded, and dropped (100,000 samples in constant memory)."""
@@ -160,7 +149,7 @@ async def _run_streaming(args: Namespace, rubric, samples_path: Path, options: d
     from rubric_studio.core.samples import Sample, iter_samples
     from rubric_studio.engine.api import make_grader, stream_grade, unusable_judge
 
-    rates = StreamedRateLabels(args, rubric)
+    rates = StreamedRateLabels(args.rubric, args.labels, rubric)
     if not args.labels:
         print_problems(rates.problems)  # those of --labels were said already
 

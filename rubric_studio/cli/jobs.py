@@ -273,8 +273,9 @@ async def _cancel(store: Any, job: Any, chosen_url: str | None) -> int:
 
 async def _wait(args: Namespace, store: Any, job: Any) -> int:
     """Collect ``job`` (and any other pending job its inputs need) and print the report of its
-    rubric over its samples; a job collected already is reported from the cache."""
-    from rubric_studio.cli.report import report_run
+    rubric over its samples (its pass rate corrected by the labels beside the rubric, as in
+    ``grade``); a job collected already is reported from the cache."""
+    from rubric_studio.cli.report import rate_labels, report_run
     from rubric_studio.core.loading import load_rubric
     from rubric_studio.core.samples import load_samples
     from rubric_studio.engine.batch import BatchRun, Inputs, JobStore, job_grader, plan_requests
@@ -299,4 +300,5 @@ async def _wait(args: Namespace, store: Any, job: Any) -> int:
     for problem in run.resume(also=[job] if job.pending else []):
         echo(f"warning: {problem}", sys.stderr)
     grader = await _collected_grader(run, grader, args.cache_path)
-    return await report_run(args, grader, rubric, sample_set, None)
+    labels = rate_labels(job.rubric_path, None, sample_set.samples)  # those beside the rubric, as grade reads them
+    return await report_run(args, grader, rubric, sample_set, None, rate_labels=labels)

@@ -3,7 +3,9 @@
 Settings that act only once the rubric is trusted (code checks, a judge base URL or provider
 the user did not choose, a prompt file outside the rubric's folder; see
 :mod:`rubric_studio.core.trust`) are listed as warnings at their key: they do not change the
-exit code. A prompt file outside the folder is read only when the user trusts it.
+exit code. A prompt file outside the folder is read only when the user trusts it. A value the
+judge it is sent to is known to refuse (``reasoning_effort: minimal`` for a GPT-6 model:
+:func:`rubric_studio.judges.capabilities.refused_setting`) is a warning at that value, too.
 
 A rubric with a card beside it (``<stem>.card.yaml``, ``rubric-studio card``) is compared with it:
 when the rubric, the judge it names, or the samples and labels the card rests on changed since, a
@@ -22,7 +24,6 @@ import argparse
 import json
 import sys
 from argparse import Namespace
-from pathlib import Path
 
 
 def register(parser: argparse.ArgumentParser) -> None:
@@ -41,10 +42,70 @@ def _trust_review(rubric) -> tuple[list, list]:
     return blocked, trust_problems(rubric, blocked, [gate for gate in gates if gate not in blocked])
 
 
+def _judges_named(rubric) -> list[tuple[str, str | None, str | None, tuple]]:
+    """(``provider:model``, reasoning effort, base URL, where the effort is written) of each judge
+    the rubric names with an effort set: its model, or each panel member (whose own effort, or the
+    ``judge:`` block's it inherits)."""
+    from rubric_studio.engine.panel import member_settings
+
+    settings = rubric.judge
+    if settings is None:
+        return []
+    if not settings.panel:
+        named = [(settings.model, settings.reasoning_effort, settings.base_url, ("judge", "reasoning_effort"))]
+    else:
+        named = []
+        for index, member in enumerate(settings.panel):
+            own = "reasoning_effort" in member.model_fields_set
+            try:
+                merged = member_settings(settings, member)
+            except ValueError:  # settings that do not merge: the run says why
+                continue
+            named.append((merged.model, merged.reasoning_effort, merged.base_url,
+                          ("judge", "panel", index, "reasoning_effort") if own else ("judge", "reasoning_effort")))
+    return [entry for entry in named if entry[0] and entry[1] is not None]
+
+
+def _refused_review(rubric) -> list:
+    """A warning at each ``reasoning_effort`` the judge it is sent to is known to refuse (the
+    judge's endpoint as the rubric names it: the provider's own, or an alias's default)."""
+    from types import SimpleNamespace
+
+    from rubric_studio.core.providers import find
+    from rubric_studio.core.yamlpos import load_with_positions
+
+    named = _judges_named(rubric)
+    if not named or rubric._source_text is None:
+        return []
+    from rubric_studio.judges.capabilities import refused_setting  # only for a rubric that sets an effort
+
+    _, positions, _ = load_with_positions(rubric._source_text, str(rubric.path))
+    problems = []
+    for model_text, effort, base_url, where in named:
+        written, _, model = model_text.partition(":")
+        found = find(written.strip())
+        if found is None or not model.strip():
+            continue
+        provider, alias = found
+        base_url = base_url or (alias.default_base_url if alias is not None else None)
+        if alias is not None and base_url is None:  # an endpoint the rubric does not name: unknown
+            continue
+        config = SimpleNamespace(provider=provider.name, model=model.strip(), base_url=base_url, temperature=0.0,
+                                 reasoning_effort=effort, max_tokens=1024, structured_output=None, label=model_text)
+        try:
+            why = refused_setting(config, "reasoning_effort")
+        except (ValueError, ImportError, AttributeError, TypeError):  # a plugin's table that cannot say
+            continue
+        if why is not None:
+            problems.append(positions.problem(where, f"{'.'.join(map(str, where))}: {why}", severity="warning"))
+    return problems
+
+
 def _card_review(rubric) -> tuple[str, list]:
     """(the card's state, problems to add: a warning when it is stale, an error at its line and column
     when it cannot be read as a card)."""
-    from rubric_studio.core.card import CardUnreadable, card_path_for, read_card, stale_message, staleness
+    from rubric_studio.cli._card_basis import card_changes
+    from rubric_studio.core.card import CardUnreadable, card_path_for, read_card, stale_message
     from rubric_studio.core.problems import Problem
 
     path = card_path_for(rubric.path)
@@ -54,83 +115,11 @@ def _card_review(rubric) -> tuple[str, list]:
         return "unreadable", [exc.problem]
     if card is None:
         return "none", []
-    changes = staleness(card, rubric, _rests_on_now(rubric, card))
+    changes = card_changes(rubric, card)
     if not changes:
         return "fresh", []
     message = f"{stale_message(card, changes)}; refresh it with rubric-studio card {rubric.path}"
     return "stale", [Problem(str(path), None, None, message, "warning")]
-
-
-def _rests_on_now(rubric, card: dict) -> dict:
-    """The samples and labels the card rests on, as they are now: read from the files it names
-    (those beside the rubric when it names none), each ``{n, hash}`` or ``{cant_read: why}``.
-    A file outside the rubric's folder (or in a hidden or credentials folder below it) is not read."""
-    from rubric_studio.core.card import samples_basis
-    from rubric_studio.core.discovery import find_samples_for
-    from rubric_studio.core.labels import labels_path_for
-    from rubric_studio.core.problems import RubricError
-    from rubric_studio.core.samples import load_samples
-
-    rests = card.get("rests_on") if isinstance(card.get("rests_on"), dict) else {}
-    then_samples, then_labels = (rests.get(key) if isinstance(rests.get(key), dict) else None
-                                 for key in ("samples", "labels"))
-    if then_samples is None and then_labels is None:
-        return {}
-    then_samples, then_labels = then_samples or {}, then_labels or {}
-    samples_path = _inside(rubric, then_samples, find_samples_for(rubric.path))
-    if samples_path is None:
-        return {}
-    named = then_samples.get("path") or samples_path.name
-    if not samples_path.exists():
-        return {"samples": {"cant_read": f"{named} is gone"}}
-    extract = then_samples.get("extract") if then_samples.get("extract") in _EXTRACTORS else "last_assistant"
-    try:
-        samples = load_samples(samples_path, extractor=extract).samples
-    except (RubricError, OSError, ValueError):
-        return {"samples": {"cant_read": f"{named} cannot be read (grade it to see why)"}}
-    now: dict = {"samples": samples_basis(samples)} if then_samples else {}
-    labels_path = _inside(rubric, then_labels, labels_path_for(rubric.path))
-    if labels_path is not None:
-        now["labels"] = _labels_now(rubric, labels_path, then_labels.get("path") or labels_path.name, samples)
-    return now
-
-
-def _inside(rubric, entry: dict, default: Path | None) -> Path | None:
-    """The file a card's ``rests_on`` entry names (``default`` when it names none), or None when it
-    is not inside the rubric's folder (nor in a hidden or credentials folder below it)."""
-    from rubric_studio.core.card import recorded_path
-    from rubric_studio.core.folders import outside_reason
-
-    text = entry.get("path")
-    path = recorded_path(text, rubric.path) if isinstance(text, str) and text else default
-    try:
-        folder = Path(rubric.path).resolve().parent
-        return None if path is None or outside_reason(path.resolve(), folder) is not None else path
-    except (OSError, ValueError):  # a path no file can have (a NUL in a hand-edited card)
-        return None
-
-
-def _labels_now(rubric, labels_path: Path, named: str, samples: list) -> dict:
-    """``{n, hash}`` of the labels as ``card`` reads them (the samples' own labels overlaid by the
-    sidecar's consensus), or ``{cant_read: why}``."""
-    from rubric_studio.cli.calibrate import read_labels
-    from rubric_studio.core.card import labels_basis
-    from rubric_studio.core.labels import labels_from_samples
-    from rubric_studio.core.problems import RubricError
-
-    try:
-        if labels_path.exists():
-            labels, problems, _ = read_labels(str(rubric.path), str(labels_path), samples)
-        else:  # a sidecar that is gone leaves the labels the samples carry
-            labels, problems = labels_from_samples(samples), []
-    except (RubricError, OSError, ValueError):
-        return {"cant_read": f"{named} cannot be read"}
-    if not labels and any(p.severity == "error" for p in problems):
-        return {"cant_read": f"{named} cannot be read"}
-    return labels_basis(labels, [s.id for s in samples])
-
-
-_EXTRACTORS = ("last_assistant", "all_assistant", "transcript")
 
 
 def run(args: Namespace) -> int:
@@ -144,6 +133,7 @@ def run(args: Namespace) -> int:
         blocked: list = []
         if rubric is not None:
             blocked, more = _trust_review(rubric)
+            more += _refused_review(rubric)
             card_state, stale = _card_review(rubric)
             problems = [*sorted([*problems, *more], key=lambda p: (p.line or 0, p.column or 0)), *stale]
         errors = [p for p in problems if p.severity == "error"]

@@ -335,22 +335,52 @@ def judge_name(judge: Mapping[str, Any] | None) -> str | None:
 
 
 def probe_section(report: Mapping[str, Any]) -> dict[str, Any]:
-    """The probe findings beyond noise of a probe report (``probe --format json``'s object)."""
-    findings = []
+    """The probes as the card records them, from a probe report (``probe --format json``'s object).
+
+    Each kind is decided once against the judge's own noise, pooled over its criteria (the report's
+    ``kinds.<kind>.beyond_noise``): a kind decided true is a finding — what it moved, what the noise
+    moved on the same cells, the exact test, the sentence the report reads it with, and the criteria
+    where it also shows on its own (per-criterion detail, not a second decision). A kind that can't
+    tell is listed with why (too few cells and the shift that would go unseen, a suggestive shift, no
+    cell that could move its way), a skipped kind with why it was skipped, and a judge that gave one
+    verdict to every cell is named (``constant``): none of these is "no finding".
+    """
+    findings: list[dict[str, Any]] = []
+    cant_tell: list[dict[str, str]] = []
+    skipped: list[dict[str, str]] = []
     for kind, entry in report.get("kinds", {}).items():
-        for cid, c in entry.get("criteria", {}).items():
-            if not c.get("beyond_noise"):
-                continue
-            difference = c.get("difference") or {}
-            findings.append({
-                "kind": kind, "criterion": cid, "direction": c.get("direction"),
-                "flip_rate": figure(c.get("rate"), c.get("ci"), int(c.get("n") or 0)),
-                "difference": figure(difference.get("value"), difference.get("ci"),
-                                     int(difference.get("n") or c.get("n") or 0)),
-            })  # fmt: skip
+        verdict = entry.get("beyond_noise")
+        if entry.get("skipped"):
+            skipped.append({"kind": kind, "why": str(entry["skipped"])})
+        elif verdict is True:
+            findings.append(_probe_finding(kind, entry))
+        elif isinstance(verdict, Mapping):
+            cant_tell.append({"kind": kind, "why": str(verdict.get("cant_tell") or entry.get("reads") or "")})
+        elif verdict is not False:
+            cant_tell.append({"kind": kind, "why": "not compared with the judge's own noise"})
     noise = {cid: figure(c.get("rate"), c.get("ci"), int(c.get("n") or 0)) for cid, c in report.get("noise", {}).items()}
-    return {"kinds": list(report.get("kinds", {})), "seed": report.get("seed", 0), "noise": noise,
-            "findings": findings, "samples": (report.get("samples") or {}).get("n", 0)}
+    section: dict[str, Any] = {"kinds": list(report.get("kinds", {})), "seed": report.get("seed", 0), "noise": noise,
+                               "findings": findings, "cant_tell_kinds": cant_tell,
+                               "samples": (report.get("samples") or {}).get("n", 0)}  # fmt: skip
+    if skipped:
+        section["skipped"] = skipped
+    if report.get("constant"):
+        section["constant"] = str(report["constant"])
+    return section
+
+
+def _probe_finding(kind: str, entry: Mapping[str, Any]) -> dict[str, Any]:
+    """One kind beyond the judge's noise: its pooled counts as figures, the exact test, its reading."""
+    pooled = entry.get("pooled") or {}
+    cells = int(pooled.get("cells") or 0)
+    return {
+        "kind": kind, "counted": pooled.get("counted"),
+        "moved": rate_figure(int(pooled.get("moved") or 0), cells, "cells compared"),
+        "noise_moved": rate_figure(int(pooled.get("noise_moved") or 0), cells, "cells compared"),
+        "test": {"shift": pooled.get("shift"), "p_value": pooled.get("p_value"), "level": pooled.get("level")},
+        "reads": entry.get("reads"),
+        "criteria": [cid for cid, c in entry.get("criteria", {}).items() if c.get("beyond_noise")],
+    }  # fmt: skip
 
 
 def consistency_section(flip_rates: Mapping[str, Mapping[str, Any]], repeat: int,
@@ -659,6 +689,29 @@ def repeat_calls_text(consistency: Mapping[str, Any]) -> str | None:
     return f"plus {extra.get('calls')} repeat calls for the flip rate: {price}"
 
 
+def _probe_lines(probes: Mapping[str, Any]) -> list[str]:
+    """The card's probes in Markdown: the findings, a constant judge, the kinds that can't tell and
+    those skipped; "no finding" only when every kind probed was decided and none is beyond the noise."""
+    if "findings" not in probes:
+        return [f"- probes: can't tell — {probes['cant_tell']}"]
+    kinds = ", ".join(probes["kinds"])
+    lines = []
+    if probes["findings"]:
+        lines.append(f"- probe findings beyond this judge's noise ({kinds}):")
+        for f in probes["findings"]:
+            alone = f"; on its own on {', '.join(f['criteria'])}" if f.get("criteria") else ""
+            lines.append(f"  - {f['kind']}: {f.get('reads') or f.get('direction')}{alone}")
+    constant = probes.get("constant")
+    if constant:
+        lines.append(f"- probes: {constant}")
+    unsure = [c for c in probes.get("cant_tell_kinds", []) if c["why"] != constant]
+    lines += [f"- probes · {c['kind']}: can't tell — {c['why']}" for c in unsure]
+    lines += [f"- probes · {c['kind']}: skipped — {c['why']}" for c in probes.get("skipped", [])]
+    if not lines:
+        lines.append(f"- probes ({kinds}): no finding beyond this judge's own noise")
+    return lines
+
+
 def card_markdown(card: Mapping[str, Any]) -> str:
     """The card as Markdown for a README or a pull request: a table of figures, each with its 95% CI and n."""
     rubric = card["rubric"]
@@ -692,16 +745,6 @@ def card_markdown(card: Mapping[str, Any]) -> str:
         lines.append(f"- consistency: can't tell — {consistency['cant_tell']}")
     elif (extra := repeat_calls_text(consistency)) is not None:
         lines.append(f"- cost: {extra}")
-    probes = card["probes"]
-    if "findings" not in probes:
-        lines.append(f"- probes: can't tell — {probes['cant_tell']}")
-    elif not probes["findings"]:
-        lines.append(f"- probes ({', '.join(probes['kinds'])}): no finding beyond this judge's own noise")
-    else:
-        lines.append(f"- probe findings beyond noise ({', '.join(probes['kinds'])}):")
-        for f in probes["findings"]:
-            value, ci, n = _value(f["difference"], pct=True)
-            lines.append(f"  - {f['kind']} · {f['criterion']}: {f['direction']}; flips above noise {value} "
-                         f"(95% CI {ci}, n {n})")
+    lines += _probe_lines(card["probes"])
     lines.extend(f"- warning: {w}" for w in card.get("warnings", []))
     return "\n".join(lines) + "\n"

@@ -26,7 +26,7 @@ from typing import Any
 
 from rubric_studio.core.check_runner import CheckRunner
 from rubric_studio.core.results import CriterionResult, SampleResult, Status
-from rubric_studio.core.rubric import Criterion, Rubric
+from rubric_studio.core.rubric import DEFAULT_TIE_RULE, Criterion, Rubric
 from rubric_studio.core.samples import Sample
 from rubric_studio.core.scoring import score_sample
 from rubric_studio.engine.cache import ReplyCache
@@ -166,7 +166,7 @@ class Grader:
         resolved, to_send = self._resolve_known(rubric, work, usage)
         for sample in samples:
             for criterion in rubric.judge_criteria:
-                cells[sample.id][criterion.key] = self._judge_cell(criterion, sample.id, work, resolved)
+                cells[sample.id][criterion.key] = self._judge_cell(criterion, sample.id, work, resolved, rubric)
 
         results = {s.id: self._score(rubric, s.id, cells[s.id]) for s in samples}
         emit(RunStarted(total_requests=len(work.requests) if work else 0, to_send=len(to_send),
@@ -260,7 +260,7 @@ class Grader:
                     touched.update(sample.id for sample in work.samples_of[key])
                 for sample_id in touched:
                     for criterion in rubric.judge_criteria:
-                        cells[sample_id][criterion.key] = self._judge_cell(criterion, sample_id, work, resolved)
+                        cells[sample_id][criterion.key] = self._judge_cell(criterion, sample_id, work, resolved, rubric)
                     results[sample_id] = self._score(rubric, sample_id, cells[sample_id])
                 if touched or not waiting:
                     emit(SamplesUpdated([results[i] for i in touched], final=not waiting))
@@ -359,7 +359,8 @@ class Grader:
 
     # -- cells -------------------------------------------------------------
     def _judge_cell(
-        self, criterion: Criterion, sample_id: str, work: Work | None, resolved: dict[str, RequestResult]
+        self, criterion: Criterion, sample_id: str, work: Work | None, resolved: dict[str, RequestResult],
+        rubric: Rubric,
     ) -> CriterionResult:
         """A judge criterion's cell: unjudged while its outcome is the starter's placeholder or
         there is no judge, else from the replies resolved so far."""
@@ -367,9 +368,10 @@ class Grader:
             return CriterionResult(criterion.key, Status.UNJUDGED, source="none", rationale=PLACEHOLDER_RATIONALE)
         if work is None:
             return CriterionResult(criterion.key, Status.UNJUDGED, source="none", rationale=self.no_judge_reason)
-        return self._cell_from(criterion, sample_id, work, resolved)
+        return self._cell_from(criterion, sample_id, work, resolved, rubric)
 
-    def _cell_from(self, criterion: Criterion, sample_id: str, work: Work, resolved: dict[str, RequestResult]) -> CriterionResult:
+    def _cell_from(self, criterion: Criterion, sample_id: str, work: Work, resolved: dict[str, RequestResult],
+                   rubric: Rubric) -> CriterionResult:
         keys = work.cell_keys.get((sample_id, criterion.key), [])
         votes: list[CriterionResult] = []
         for key in keys:
@@ -385,7 +387,8 @@ class Grader:
             return CriterionResult(criterion.key, Status.PENDING, source="none")
         if len(votes) == 1:
             return votes[0]
-        return aggregate_votes(criterion, votes)
+        # an even split of the repeats counts as a panel's tie does (judge.ties)
+        return aggregate_votes(criterion, votes, rubric.judge.ties if rubric.judge is not None else DEFAULT_TIE_RULE)
 
     def _score(self, rubric: Rubric, sample_id: str, cells: dict[str, CriterionResult]) -> SampleResult:
         return SampleResult.from_outcome(sample_id, score_sample(rubric, cells))

@@ -15,7 +15,9 @@ The rows:
   ``MessageCreateParams`` does not declare it) and no ``reasoning_effort`` (extended
   thinking cannot be combined with the forced tool call that shapes the reply).
 * OpenAI reasoning models (o1, o3, o4, gpt-5, gpt-6 …): no ``temperature`` (they accept only
-  the default); ``reasoning_effort`` is sent.
+  the default); ``reasoning_effort`` is sent. GPT-6 models on api.openai.com refuse the efforts
+  ``none`` and ``minimal`` (the request fails): :func:`refused_setting` words it, and
+  ``validate`` warns at the rubric's value.
 * Other models on api.openai.com: ``temperature`` is sent; ``reasoning_effort`` is not
   (only reasoning models take it).
 * OpenAI-compatible servers (any other base URL): both are sent; the server decides.
@@ -36,6 +38,10 @@ OPENAI_OFFICIAL_URL = "https://api.openai.com/v1"
 OPENAI_REASONING = re.compile(r"^(o\d|gpt-[5-9])", re.I)
 #: The optional parameters the table decides about (JudgeConfig / judge settings names).
 OPTIONAL_PARAMETERS = ("temperature", "reasoning_effort")
+#: OpenAI's GPT-6 family, which refuses the lowest reasoning efforts.
+OPENAI_GPT6 = re.compile(r"^gpt-6(?![0-9])", re.I)
+#: What GPT-6 models refuse: parameter -> the values whose requests fail.
+GPT6_REFUSES = {"reasoning_effort": frozenset({"none", "minimal"})}
 
 
 @dataclass(frozen=True)
@@ -48,6 +54,8 @@ class Capabilities:
     why_not: dict[str, str] = field(default_factory=dict)
     #: The body field that carries judge.max_tokens.
     max_tokens_field: str = "max_tokens"
+    #: Parameter -> values of it the model refuses (its requests fail), where that is known.
+    refuses: dict[str, frozenset[str]] = field(default_factory=dict)
 
     def sent(self, parameter: str) -> bool:
         return parameter in self.sends
@@ -86,11 +94,13 @@ def openai_capabilities(config: CallConfig) -> Capabilities:
     # Reasoning models reject max_tokens; many compatible servers only know max_tokens.
     tokens_field = "max_completion_tokens" if official else "max_tokens"
     if OPENAI_REASONING.match(config.model):
+        gpt6 = OPENAI_GPT6.match(config.model) is not None
         return Capabilities(
-            family="OpenAI reasoning models (o1, o3, o4, gpt-5)",
+            family="OpenAI GPT-6 models" if gpt6 else "OpenAI reasoning models (o1, o3, o4, gpt-5)",
             sends=frozenset({"reasoning_effort"}),
             why_not={"temperature": "reasoning models accept only their default temperature"},
             max_tokens_field=tokens_field,
+            refuses=GPT6_REFUSES if gpt6 and official else {},  # elsewhere the server decides
         )
     if official:
         return Capabilities(
@@ -119,3 +129,15 @@ def dropped_settings(config: CallConfig, written: Iterable[str]) -> list[str]:
             lines.append(f"judge.{name} is not sent to {config.label} ({table.family}): {table.why_not[name]}; "
                          "it has no effect on the verdicts")  # fmt: skip
     return lines
+
+
+def refused_setting(config: CallConfig, parameter: str) -> str | None:
+    """Why ``config``'s model refuses the value its ``parameter`` is set to (every request would
+    fail), or None: the value is unset, not sent, or not known to be refused."""
+    table = capabilities(config)
+    value = getattr(config, parameter, None)
+    refused = table.refuses.get(parameter, frozenset())
+    if value is None or not table.sent(parameter) or str(value) not in refused:
+        return None
+    return (f"{config.label} does not take {parameter} {value} ({table.family} refuse "
+            f"{' and '.join(sorted(refused, reverse=True))}): every call to it would be refused")

@@ -26,6 +26,7 @@ LEGEND = [
     ("·", "dim", "unjudged: no judge configured, or an untrusted code check"),
     ("↑  ↓", "bold", "flipped since the last save: now met / now unmet (verdict: now pass / fail)"),
     ("≠", "magenta", "disagrees with the human label"),
+    ("↺", "yellow", "the human label was given under an older wording of the criterion (R: the next one)"),
     ("⋈ tie", "bold yellow", "human column: annotators split evenly on the verdict (· there: nobody labelled it)"),
     ("✓?", "bold yellow", "made-up quote: in neither the output nor the input (the inspector shows it)"),
     ("id*", "", "required: unmet fails the sample"),

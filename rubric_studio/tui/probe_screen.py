@@ -159,10 +159,6 @@ class ProbeScreen(ModalScreen[None]):
                 yield Button("Close", id="probe-close")
 
     def on_mount(self) -> None:
-        from rubric_studio.engine.probes import KINDS
-
-        # every kind's row and the noise's in view, under the header (the stylesheet's cap predates leniency)
-        self.query_one("#probe-kinds", DataTable).styles.max_height = len(KINDS) + 3
         which = (
             "labelled samples" if any(x.verdict or x.criteria for x in self.labels.values()) else "samples"
         )

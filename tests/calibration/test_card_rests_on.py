@@ -149,6 +149,28 @@ def test_validate_says_the_samples_changed_since_the_card(support, server, capsy
     assert state == "stale" and "samples changed since the card: support_reply.samples.jsonl is gone" in err
 
 
+def test_an_export_names_the_card_only_while_validate_calls_it_fresh(support, server, capsys, tmp_path):
+    """promptfoo's export heads itself with the card while it is fresh; once the samples or the
+    labels it rests on change (the rubric and judge as they were), validate calls it stale and the
+    export names no card."""
+    def exported() -> str:
+        out = tmp_path / "eval.yaml"
+        assert main(["export", str(support), "--to", "promptfoo", "--no-samples", "-o", str(out)]) == 0
+        return out.read_text().splitlines()[0]
+
+    assert main(["card", str(support), "--base-url", server.base_url_openai]) == 0
+    assert _validate(support, capsys)[0] == "fresh" and exported().startswith("# rubric card: hash ")
+    for name, more in (("support_reply.labels.yaml", "\ncancel-subscription:\n  verdict: pass\n"),
+                       ("support_reply.samples.jsonl", '{"id": "late-extra", "output": "We refunded you."}\n')):
+        path = support.with_name(name)
+        text = path.read_text()
+        path.write_text(text + more)
+        assert _validate(support, capsys)[0] == "stale"
+        assert "rubric card" not in exported()
+        path.write_text(text)
+        assert _validate(support, capsys)[0] == "fresh" and exported().startswith("# rubric card: hash ")
+
+
 def test_a_card_written_with_another_judge_than_the_rubric_names_is_stale_at_once(support, server, capsys):
     assert main(["card", str(support), "--judge", "openai:gpt-4.1-nano", "--base-url", server.base_url_openai]) == 0
     assert _card(support)["rests_on"]["judge"] == {"model": "openai:gpt-4.1-nano"}

@@ -239,6 +239,22 @@ def test_the_paired_difference_interval_by_hand():
     assert paired_difference(0, 0, 0, 0) is None
 
 
+def test_the_per_criterion_interval_never_collapses_to_a_point():
+    """Both runs agreeing on every cell (b = c = 0) — none moved, all moved, or some moved under both —
+    still leaves an interval of positive width around 0: φ̂ < 1 whenever it is positive (the n/2
+    shrinkage), so the square-and-add never reaches 0. And every interval holds its estimate."""
+    for n in range(1, 41):
+        for both in range(n + 1):
+            value, (low, high) = paired_difference(both, 0, 0, n - both)
+            assert value == 0 and low < -1e-3 and high > 1e-3, (both, n)
+    for n in range(1, 16):
+        for a in range(n + 1):
+            for b in range(n + 1 - a):
+                for c in range(n + 1 - a - b):
+                    value, (low, high) = paired_difference(a, b, c, n - a - b - c)
+                    assert -1 <= low <= value <= high <= 1 and high - low > 1e-3, (a, b, c, n)
+
+
 def test_noise_wording():
     difference = {"value": 0.05, "ci": [-0.1, 0.2], "reading": "not_beyond"}
     assert noise_verdict(False, 0.31, difference) == (

@@ -368,6 +368,27 @@ def test_jobs_wait_works_from_any_folder(project, provider, monkeypatch, capsys)
     assert json.loads(capsys.readouterr().out)["usage"]["judge_calls"] == 12
 
 
+def test_jobs_wait_reports_the_pass_rate_corrected_by_the_labels_as_grade_does(project, provider, capsys):
+    """Twelve samples, ten labelled beside the rubric (one inline): the report ``jobs wait`` prints
+    carries ``summary.pass_rate`` and it is the one ``grade`` gives over the same replies."""
+    rows = [json.loads(line) for line in write_samples(project / "r.samples.jsonl", 12).read_text().splitlines()]
+    rows[9]["label"] = {"verdict": "pass", "criteria": {"hello": "met"}}
+    (project / "r.samples.jsonl").write_text("".join(json.dumps(row) + "\n" for row in rows))
+    (project / "r.labels.yaml").write_text("".join(
+        f"s{i}: {{verdict: {'pass' if i % 2 else 'fail'}, criteria: {{hello: met}}}}\n" for i in range(9)))
+    with FakeBatches() as fake:
+        url = fake.base_url(provider)
+        assert grade(project, url, "--batch-api", "--no-wait")[0] == 0
+        job_id = job_id_from(capsys.readouterr().out)
+        jobs(project, "wait", job_id, "--format", "json")
+        waited = json.loads(capsys.readouterr().out)["summary"]
+        _, graded = grade(project, url)  # every reply from the cache
+    rate = waited["pass_rate"]
+    assert rate["corrected"]["n_labelled"] == 10 and rate["corrected"]["n_unlabelled"] == 2
+    assert rate["criteria"]["hello"]["corrected"]["n_labelled"] == 10
+    assert graded is not None and rate == graded["summary"]["pass_rate"]
+
+
 # -- jobs status and bad input -------------------------------------------------------------
 
 

@@ -99,3 +99,48 @@ async def test_an_unstable_cell_is_one_section_and_noise_level_kinds_say_so(tmp_
     noisy = probe_text([ProbeFinding("hedging", "unmet", "met", "x", "x",
                                      "not distinguishable from this judge's own noise (noise 31%)")]).plain  # fmt: skip
     assert "not distinguishable from this judge's own noise (noise 31%): not a finding" in noisy
+
+
+async def test_a_content_free_answer_judged_met_shows_the_answer_given(tmp_path: Path, monkeypatch):
+    """Leniency: the inspector shows the content-free answer the judge met in place of the output —
+    "(an empty answer)" for the empty one — not "the criteria in the order judged"."""
+    from rubric_studio.core.loading import load_rubric
+    from rubric_studio.core.samples import Sample
+    from rubric_studio.engine.probes import content_free, run_probes
+    from rubric_studio.tui.results import ProbeFindings
+    from tests.engine.test_probe_decisions import SECRET, output, question
+    from tests.engine.test_probe_decisions import brain as decision_brain
+    from tests.engine.test_probe_decisions import write_project as decision_project
+
+    project = decision_project(tmp_path, samples=12, subjects=("refund", "bill"), inputs=question)
+    samples = [Sample(f"s{i:02d}", output(i), input=question(i)) for i in range(12)]
+    answers = {s.id: content_free(s, 0) for s in samples}
+    with FakeLLM(brain=decision_brain) as server:
+        env = {"OPENAI_API_KEY": "k", "OPENAI_BASE_URL": server.base_url_openai, "RUBRIC_STUDIO_SECRET": SECRET}
+        for name, value in env.items():
+            monkeypatch.setenv(name, value)
+        report = await run_probes(load_rubric(project / "r.yaml"), samples, ["leniency"],
+                                  {"judge": "openai:judge-agreeable", "env": env}, criterion="refund")  # fmt: skip
+    findings = ProbeFindings()
+    assert findings.take("refund", report, {s.id: s for s in samples}) == 12  # every content-free answer met
+    empty = next(s for s in samples if answers[s.id] == "")
+    worded = next(s for s in samples if answers[s.id] == "Yes.")
+    for sample, shown_as in ((empty, "(an empty answer)"), (worded, "Yes.")):
+        text = probe_text(findings.of(sample, "refund")).plain
+        assert "Probe: leniency — a content-free answer judged met" in text
+        assert f"the answer the judge saw, in place of the output: {shown_as}\n" in text
+        assert "the criteria in the order judged" not in text and sample.output not in text
+        assert text.count("Probe:") == 1
+
+
+def test_cant_tell_and_suggestive_readings_are_not_called_no_finding():
+    from rubric_studio.tui.results._probe_view import ProbeFinding
+
+    readings = {
+        "can't tell with 9 cells (noise 0%): a shift below 55 points would not show": False,
+        "suggestive: probe more samples (noise 0%): +16 points, 95% CI -2 to +35": False,
+        "not distinguishable from this judge's own noise (noise 31%): +2 points, 95% CI -8 to +12": True,
+    }
+    for verdict, no_finding in readings.items():
+        text = probe_text([ProbeFinding("verbosity", "unmet", "met", "x", "x", verdict)]).plain
+        assert verdict in text and ("not a finding" in text) is no_finding, verdict

@@ -55,6 +55,8 @@ async def test_probe_palette_command_shows_flips_and_the_perturbed_text(tmp_path
             kinds = screen.query_one("#probe-kinds", DataTable)
             rows = {kinds.get_row_at(i)[0]: kinds.get_row_at(i) for i in range(kinds.row_count)}
             assert list(rows) == ["noise", "verbosity", "order", "confidence", "hedging", "paraphrase", "leniency"]
+            # every row in view under the header (the stylesheet's height for the table): none scrolled away
+            assert kinds.max_scroll_y == 0 and kinds.scrollable_content_region.height >= kinds.row_count + 1
             assert rows["noise"][1:4] == [str(LABELLED), "0", "0%"]  # the length judge ignores a blank line
             assert rows["verbosity"][1:4] == [str(LABELLED), str(LABELLED), "100%"]
             assert rows["verbosity"][5] == f"{LABELLED} of {LABELLED} unmet → met"

@@ -15,6 +15,12 @@ that change did not touch the same field — compared against a copy of the side
 otherwise kept aside in ``<sidecar name>.superseded`` (the later change wins, nothing is lost
 without a trace). A line cut short by a killed writer (no newline) was never acknowledged: it
 is skipped and cut off before the next append.
+
+Writers and the fold hold the folder's lock; readers do not (a read-only checkout can still be
+read). A fold may therefore land while a reader reads: between its reading of the sidecar and of
+the journal, or between finding a base copy and opening it (the fold removes the copies). A
+reader notes what it started from (:func:`read_point`) and reads again when that moved or a copy
+it looked for vanished (:mod:`rubric_studio.core.labels._overlay`).
 """
 
 from __future__ import annotations
@@ -185,6 +191,25 @@ def _generation(fd: int) -> str | None:
         return str(json.loads(line)["journal"])
     except (ValueError, KeyError, TypeError):
         return None
+
+
+def generation(journal: Path) -> str | None:
+    """The id of the journal on disk now (None: empty, absent, or not to be read: the reading
+    that follows says why)."""
+    try:
+        fd = _open(journal, os.O_RDONLY)
+    except OSError:
+        return None
+    try:
+        return _generation(fd)
+    finally:
+        os.close(fd)
+
+
+def read_point(sidecar: Path, journal: Path) -> tuple[Signature, str | None]:
+    """Where a reader starts: the sidecar's signature and the journal's id. A fold that lands
+    meanwhile changes one or both (it rewrites the sidecar, or at least empties the journal)."""
+    return signature(sidecar), generation(journal)
 
 
 def read(journal: Path, offset: int = 0) -> Tail:

@@ -27,12 +27,14 @@ from rubric_studio.core.labels import _journal
 from rubric_studio.core.labels._journal import Entry, signature
 from rubric_studio.core.labels._labels import Label, LabelChange, LabelSet, load_sidecar
 from rubric_studio.core.labels._overlay import (
+    READ_ATTEMPTS,
     Bases,
     ByAnnotator,
     apply_entries,
     changed_label,
     resolve,
     set_consensus,
+    settled,
 )
 from rubric_studio.core.labels._store import LabelConflict, _fold
 from rubric_studio.core.problems import Problem
@@ -59,15 +61,21 @@ class LabelStore:
 
     # -- reading ---------------------------------------------------------------------------
     def _load(self) -> None:
-        sidecar = load_sidecar(self.path)
-        self._sidecar_sig = signature(self.path)
-        self._sidecar = sidecar.by_annotator
-        self._bases = Bases(self.journal)
-        self.by_annotator = {s: dict(labels) for s, labels in sidecar.by_annotator.items()}
-        self.labels = dict(sidecar.labels)
-        self.problems = list(sidecar.problems)
-        self._offset, self._generation = 0, None
-        self._take(_journal.read(self.journal))
+        """Read the sidecar and its whole journal again; again while a fold moves them (a reader
+        holds no lock, see :mod:`rubric_studio.core.labels._overlay`)."""
+        for _ in range(READ_ATTEMPTS):
+            start = _journal.read_point(self.path, self.journal)
+            sidecar = load_sidecar(self.path)
+            self._sidecar_sig = start[0]  # what was read is the sidecar as it was then (or is read again)
+            self._sidecar = sidecar.by_annotator
+            self._bases = Bases(self.journal)
+            self.by_annotator = {s: dict(labels) for s, labels in sidecar.by_annotator.items()}
+            self.labels = dict(sidecar.labels)
+            self.problems = list(sidecar.problems)
+            self._offset, self._generation = 0, None
+            self._take(_journal.read(self.journal))
+            if settled(self.path, self.journal, start, self._bases):
+                return
 
     def _take(self, tail: _journal.Tail) -> set[tuple[str, str]]:
         """Apply the lines just read; the labels they changed."""
@@ -88,7 +96,10 @@ class LabelStore:
         with self._guard:
             if signature(self.path) == self._sidecar_sig:
                 tail = _journal.read(self.journal, self._offset if self._generation else 0)
-                if self._generation is None or tail.generation == self._generation:
+                # a line over another version than the one read: a fold landed since the check
+                # above (its copy may go at any moment), so everything is read again
+                if (self._generation is None or tail.generation == self._generation) \
+                        and all(entry.base == self._sidecar_sig for entry in tail.entries):
                     return self._take(tail)
             before = self.by_annotator
             self._load()

@@ -4,6 +4,11 @@ A line sets one field of one annotator's label (:func:`changed_label`, the same 
 sidecar editor). A line written over an older version of the sidecar than the one on disk now
 applies only when nobody changed that field since (:func:`resolve`; see
 :mod:`rubric_studio.core.labels._journal`). :func:`load_labels` is the sidecar with its journal.
+
+Readers hold no lock, so a fold may land while they read. The sidecar, the journal and the copies
+of older versions are then read again, until a reading starts and ends at the same
+:func:`~rubric_studio.core.labels._journal.read_point` with no copy gone from under it
+(:data:`READ_ATTEMPTS` at most: folds are rare, and a reading they keep moving is kept as read).
 """
 
 from __future__ import annotations
@@ -27,6 +32,9 @@ from rubric_studio.core.labels._labels import (
 from rubric_studio.core.problems import Problem, RubricError
 
 ByAnnotator = dict[str, dict[str, Label]]
+#: Readings of the sidecar and its journal before one is kept that a fold may have moved.
+READ_ATTEMPTS = 8
+_NOW = object()  # the sidecar's signature as it is now
 
 
 def load_labels(path: str | Path, *, missing_ok: bool = True) -> LabelSet:
@@ -41,7 +49,20 @@ def load_labels(path: str | Path, *, missing_ok: bool = True) -> LabelSet:
     source = Path(path)
     if not source.exists() and not missing_ok:
         raise RubricError([Problem(str(source), None, None, "labels file not found")])
-    return with_journal(load_sidecar(source), source)
+    journal = _journal.journal_path(source)
+    for _ in range(READ_ATTEMPTS):
+        start = _journal.read_point(source, journal)
+        bases = Bases(journal)
+        labels = with_journal(load_sidecar(source), source, bases, start[0])
+        if settled(source, journal, start, bases):
+            break
+    return labels
+
+
+def settled(sidecar: Path, journal: Path, start: tuple[Signature, str | None], bases: Bases) -> bool:
+    """Whether a reading that began at ``start`` stands: no fold landed while it read (the sidecar
+    and the journal are where they were) and no copy it looked for vanished."""
+    return not bases.vanished and _journal.read_point(sidecar, journal) == start
 
 
 def changed_label(label: Label | None, change: LabelChange) -> Label | None:
@@ -80,15 +101,34 @@ class Bases:
     def __init__(self, journal: Path) -> None:
         self.journal = journal
         self._parsed: dict[Signature, ByAnnotator | None] = {}
+        #: A copy was found but gone when read: a fold removed it meanwhile, and what was read
+        #: with it (lines and sidecar from before the fold) must be read again.
+        self.vanished = False
 
     def labels(self, base: Signature) -> ByAnnotator | None:
-        """The labels of that version (empty: it did not exist; None: no copy was kept)."""
+        """The labels of that version (empty: it did not exist; None: no copy was kept, or it
+        vanished while read - then :attr:`vanished` is set)."""
         if base is None:
             return {}
         if base not in self._parsed:
-            copy = _journal.base_copy(self.journal, base)
-            self._parsed[base] = load_sidecar(copy).by_annotator if copy is not None else None
+            self._parsed[base] = self._read(base)
         return self._parsed[base]
+
+    def _read(self, base: Signature) -> ByAnnotator | None:
+        copy = _journal.base_copy(self.journal, base)
+        if copy is None:
+            return None
+        try:
+            labels = load_sidecar(copy).by_annotator
+        except RubricError:
+            if copy.exists():
+                raise  # a copy that cannot be read: say so
+            labels = None
+        # a copy gone now may have been gone when opened (read as a sidecar that does not exist)
+        if labels is None or not copy.exists():
+            self.vanished = True
+            return None
+        return labels
 
 
 def resolve(entries: Iterable[Entry], sidecar_now: Signature, by_now: Mapping[str, Mapping[str, Label]],
@@ -146,15 +186,18 @@ def read_journal(journal: Path, offset: int = 0) -> _journal.Tail:
         raise RubricError([Problem(str(journal), None, None, message)]) from None
 
 
-def with_journal(label_set: LabelSet, sidecar: str | Path) -> LabelSet:
-    """``label_set`` (the sidecar as loaded) with its journal's lines over it."""
+def with_journal(label_set: LabelSet, sidecar: str | Path, bases: Bases | None = None,
+                 loaded_at: Signature | object = _NOW) -> LabelSet:
+    """``label_set`` (the sidecar as loaded, at ``loaded_at``: its signature then, by default now)
+    with its journal's lines over it; ``bases``: the copies of older versions looked at."""
     journal = _journal.journal_path(sidecar)
     tail = read_journal(journal)
     problems = label_set.problems + [Problem(str(journal), None, None, p) for p in tail.problems]
     if not tail.entries:
         return replace(label_set, problems=problems) if tail.problems else label_set
     by = {s: dict(labels) for s, labels in label_set.by_annotator.items()}
-    keep, _lost = resolve(tail.entries, signature(Path(sidecar)), label_set.by_annotator, Bases(journal))
+    now = signature(Path(sidecar)) if loaded_at is _NOW else loaded_at
+    keep, _lost = resolve(tail.entries, now, label_set.by_annotator, bases or Bases(journal))
     touched = {s for s, _ in apply_entries(by, keep)}
     labels = dict(label_set.labels)
     for sample_id in touched:

@@ -40,7 +40,7 @@ way. The shift reported is (b − c)/n: how much more often the kind moves a cel
 at 5%: adding another kind to a run does not change it. Over the six kinds a judge with no bias
 can show a false finding in a run: each kind at most 5% of the time (the exact conditional test
 keeps its level), so at most 6 × 5% = 30% for the run; simulated judges turning verdicts over at
-random (``bench/bench_probe_decisions.py``) show 2–17%. Repeat a finding with another ``--seed``
+random (``bench/bench_probe_decisions.py``) show 2–14%. Repeat a finding with another ``--seed``
 before acting on it alone. Per criterion, the same test runs on that criterion's cells at 0.05/k
 for the kind's k criteria (Bonferroni within the kind): detail that says where a bias shows,
 never a second decision.

@@ -30,6 +30,10 @@ Why this one: it stays inside [−1, 1], is defined when b = c = 0 (a clean judg
 interval of positive width, where the Wald interval collapses to [0, 0]), and Newcombe found its
 coverage close to nominal at small n, unlike Wald's; unlike an exact conditional (McNemar-based)
 interval it is about the difference of the two rates — what the report shows — not their odds.
+It never collapses to a point (φ̂ < 1 whenever it is positive), but where about half the cells
+moved under both and a small one-sided shift exists it is narrower than Tango's score interval
+and holds the true shift about 90% of the time (``bench/bench_probe_decisions.py``, part 4):
+detail, which the decision never reads.
 
 Here the two rates are of the events the kind is tested on (:mod:`._decision`: flips towards
 the kind's direction, over the cells that could move that way), so θ is the shift the decision is

@@ -5,7 +5,8 @@ the criterion, the judge's rationale, its evidence quotes (found ones highlighte
 the sample text; quotes of the input, not the output, said so and highlighted in the
 input; made-up ones flagged, also in the cell's heading), and the exact request and reply
 with keys redacted. For a sample (cursor on the sample columns): all its criteria, its human
-label and the text with every found quote highlighted.
+label and the text with every found quote highlighted. A human met / unmet given under an older
+wording of its criterion than the one shown says so (``↺``).
 
 Attributes down: the app calls :meth:`Inspector.show` with plain data.
 """
@@ -23,7 +24,7 @@ from textual.app import ComposeResult
 from textual.containers import VerticalScroll
 from textual.widgets import Collapsible, Static
 
-from rubric_studio.core.labels import Label
+from rubric_studio.core.labels import OLDER_MARK, OLDER_TEXT, Label, wording_fingerprint
 from rubric_studio.core.results import (
     CriterionResult,
     Evidence,
@@ -37,7 +38,7 @@ from rubric_studio.core.safe_text import terminal_safe
 from rubric_studio.core.samples import Sample
 from rubric_studio.judges.evidence import locate
 from rubric_studio.session.results_model import has_made_up_quote, redact
-from rubric_studio.tui.results._text import MADE_UP, cell_text, verdict_text
+from rubric_studio.tui.results._text import MADE_UP, cell_text, older_wording, verdict_text
 
 STATUS_STYLE = {"good": "bold green", "bad": "bold red", "error": "bold yellow", "pending": "dim", "unjudged": "dim",
                 "pass": "bold green", "fail": "bold red", "disagree": "bold magenta"}
@@ -291,6 +292,8 @@ class Inspector(VerticalScroll, can_focus=True):
             cell = cells.get(criterion.key)
             ctext, cstyle = cell_text(criterion, cell)
             human = label.criteria.get(criterion.key, "") if label else ""
+            if human and older_wording(label, criterion.key, {criterion.key: wording_fingerprint(criterion)}):
+                human += f" {OLDER_MARK}"
             why = ""
             if cell is not None:
                 why = cell.error or cell.rationale or ""
@@ -322,6 +325,8 @@ class Inspector(VerticalScroll, can_focus=True):
         if human:
             differs = cell is not None and cell.status in (Status.MET, Status.UNMET) and str(cell.status) != human
             out.append(f"  human: {terminal_safe(human)}", style="bold magenta" if differs else "")
+            if older_wording(label, criterion.key, {criterion.key: wording_fingerprint(criterion)}):
+                out.append(f" {OLDER_MARK} {OLDER_TEXT}", style="yellow")
         out.append_text(stale)
         if cell is not None:
             out.append("\n")

@@ -10,9 +10,10 @@ Cells are compact so that a rubric's criteria fit beside the editor: ``✓`` / `
 (an analytic raw score), ``✗.29`` (a check's partial score), ``⚠`` (error), ``·``
 (unjudged), ``⋯`` (pending), ``≠`` (differs from the human label), ``⋈ tie`` in the human
 column (annotators split evenly, not adjudicated: unlike ``·``, nobody labelled), ``?`` (the judge
-quoted something no text it saw says) and a reversed ``↑`` / ``↓`` (flipped since the
-last save). Columns take the width the terminal gives (:mod:`~rubric_studio.tui.results._layout`);
-what is still cut is written in full on the focused line above the titles. When rows
+quoted something no text it saw says), ``↺`` (the human label on the cell was given under an
+older wording of its criterion: the outcome was edited since, see :mod:`rubric_studio.core.labels`)
+and a reversed ``↑`` / ``↓`` (flipped since the last save). Columns take the width the terminal
+gives (:mod:`~rubric_studio.tui.results._layout`); what is still cut is written in full on the focused line above the titles. When rows
 leave room, a legend shows at the bottom. The texts of cells and titles are pure functions
 (:mod:`~rubric_studio.tui.results._text`).
 
@@ -26,6 +27,10 @@ scrolls to keep it on screen, and every move posts ``Highlighted`` once the cell
 cursor changed. Jumps (next flip, next sample without a label) go through the rows shown,
 wrapping.
 
+The wording of each criterion now (what ``↺`` compares a label's ``given_under`` with) is that
+of the rubric the studio grades, ``app.session.rubric``: an edited outcome leaves the columns,
+and so the model's criteria, as they were. Under a host without a session, the model's criteria.
+
 Attributes down: the app sets :attr:`ResultsMatrix.model` and calls
 :meth:`ResultsMatrix.rows_changed` / :meth:`ResultsMatrix.reset`; a search box sets
 :attr:`ResultsMatrix.search`. Messages up: :class:`ResultsMatrix.Highlighted` (cursor moved),
@@ -36,7 +41,7 @@ search or sort changed).
 from __future__ import annotations
 
 import time
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import KW_ONLY, dataclass
 
 from rich.cells import cell_len
@@ -50,7 +55,9 @@ from textual.reactive import reactive
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
+from rubric_studio.core.labels import OLDER_MARK, rubric_fingerprints
 from rubric_studio.core.results import CriterionResult, pooled_mark
+from rubric_studio.core.rubric import Criterion
 from rubric_studio.core.safe_text import terminal_safe
 from rubric_studio.session.labels import next_unlabelled
 from rubric_studio.session.results_model import (
@@ -75,6 +82,7 @@ from rubric_studio.tui.results._text import (
     LEGEND,
     LEGEND_LINES,
     MADE_UP,
+    OLDER_LEGEND,
     SCORE_W,
     SEPARATOR,
     TIE_LEGEND,
@@ -84,6 +92,7 @@ from rubric_studio.tui.results._text import (
     column_title,
     fit,
     human_text,
+    older_wording,
     score_cell,
     squeeze,
     title_lines,
@@ -104,6 +113,12 @@ STALE = Style(dim=True, italic=True)
 class ResultsMatrix(ScrollView, can_focus=True):
     """Samples × criteria, virtualised."""
 
+    DEFAULT_CSS = """
+    ResultsMatrix > .matrix--older {
+        color: $text-warning;
+    }
+    """
+
     COMPONENT_CLASSES = {
         "matrix--focus",
         "matrix--header",
@@ -122,6 +137,7 @@ class ResultsMatrix(ScrollView, can_focus=True):
         "matrix--disagree",
         "matrix--tie",
         "matrix--made-up",
+        "matrix--older",
         "matrix--flip-up",
         "matrix--flip-down",
         "matrix--empty",
@@ -202,7 +218,9 @@ class ResultsMatrix(ScrollView, can_focus=True):
         self._last_rebuild = 0.0
         self._rebuild_timer = None
         self._styles: dict[str, Style] = {}
-        self._legend: dict[tuple[int, bool], list[Strip]] = {}
+        self._legend: dict[tuple[int, bool, bool], list[Strip]] = {}
+        self._wordings: tuple[Sequence[Criterion] | None, dict[str, str]] = (None, {})
+        self._any_older: tuple[object, bool] = (None, False)
         self._highlighted: tuple[str | None, str | None] = (None, None)
         self._longest_id = ID_MIN
         self._layout_key: tuple[int, int] | None = None
@@ -614,13 +632,15 @@ class ResultsMatrix(ScrollView, can_focus=True):
     def _legend_lines(self, width: int) -> list[Strip]:
         """The cell legend, wrapped to ``width`` (at most LEGEND_LINES lines; none if it does not fit)."""
         ties = any(label.verdict_tied for label in self.model.shown_labels.values())
-        cached = self._legend.get((width, ties))
+        older = self._some_label_older()
+        cached = self._legend.get((width, ties, older))
         if cached is not None:
             return cached
         muted = self._style("pending")
         lines: list[list[Segment]] = [[]]
         used = 0
-        for mark, style, meaning in (*LEGEND, TIE_LEGEND) if ties else LEGEND:
+        entries = (*LEGEND, *((TIE_LEGEND,) if ties else ()), *((OLDER_LEGEND,) if older else ()))
+        for mark, style, meaning in entries:
             length = cell_len(mark) + 1 + cell_len(meaning)
             gap = 2 if used else 1
             if used and used + gap + length > width:
@@ -640,8 +660,35 @@ class ResultsMatrix(ScrollView, can_focus=True):
             line.append(Segment(" " + meaning, muted))
             used += gap + length
         strips = [Strip(line) for line in lines] if 0 < len(lines) <= LEGEND_LINES else []
-        self._legend[(width, ties)] = strips
+        self._legend[(width, ties, older)] = strips
         return strips
+
+    # -- the wording of each criterion now ---------------------------------------------
+    @property
+    def wordings(self) -> dict[str, str]:
+        """Criterion id -> the wording fingerprint of the criterion now (see the module docstring).
+        Worked out once per rubric; when it changes, every line is drawn again (a row whose results
+        did not change may still gain or lose its ``↺``)."""
+        session = getattr(self.app, "session", None) if self.is_attached else None
+        rubric = getattr(session, "rubric", None)
+        criteria = rubric.criteria if rubric is not None else self.model.criteria
+        known, fingerprints = self._wordings
+        if criteria is not known:
+            fingerprints = rubric_fingerprints(criteria)
+            if known is not None and fingerprints != self._wordings[1]:
+                self.refresh()
+            self._wordings = (criteria, fingerprints)
+        return fingerprints
+
+    def _some_label_older(self) -> bool:
+        """Whether some label shown has a cell given under an older wording (the legend then
+        explains ``↺``); worked out again only when the labels or the wordings change."""
+        labels, wordings = self.model.shown_labels, self.wordings
+        key = (self.model.version, self.model.show_own, id(self._wordings[0]))
+        if self._any_older[0] != key:
+            older = any(older_wording(label, cid, wordings) for label in labels.values() for cid in label.criteria)
+            self._any_older = (key, older)
+        return self._any_older[1]
 
     def _header_strip(self, *, last: bool = True) -> Strip:
         """The titles' line: ``last`` the one above the rows (the sample columns' titles, and each
@@ -689,6 +736,7 @@ class ResultsMatrix(ScrollView, can_focus=True):
         paint.add(SEPARATOR, "id")
         flips = model.flips.get(sample_id, {})
         cells = {c.id: c for c in result.criteria} if result is not None else {}
+        wordings = self.wordings
         for index in self._shown_columns():
             column = self.columns[index]
             key = column.criterion.key
@@ -697,6 +745,8 @@ class ResultsMatrix(ScrollView, can_focus=True):
             if cell_disagrees(cell, label):
                 style, text = "disagree", text + "≠"
             marks = [(MADE_UP, "made-up")] if has_made_up_quote(cell) else []
+            if older_wording(label, key, wordings):
+                marks.append((OLDER_MARK, "older"))
             marks += paint.flip_mark(flips.get(key, 0))
             text, marks = _errored_last(text, cell, column.width, marks)
             paint.cell(text, style, column.width, marks, at_cursor=on_row and self.cursor_col == index + 1)

@@ -3,14 +3,17 @@ cell's inspector shows what the judge saw and how its verdict moved.
 
 The probe screen hands its report to :class:`ProbeFindings` (one per studio window); the
 inspector asks it for the findings of the selected sample × criterion and draws each as a
-section — ``Probe: verbosity — unmet → met``, whether that kind is beyond the judge's own noise
-("not distinguishable from this judge's own noise (noise 31%)" otherwise: then it is no finding),
-what the kind changes, and the perturbed text with the **added** text marked (padding, confident
-or hedging sentences around the output), or the reworded outcome, or the order the criteria were
-judged in. A cell that flipped under every kind probed is one section, *unstable*, not one per kind. A probe run again for the same
-criterion replaces its findings; a finding whose sample's output has changed since is not shown
-(it describes text that is no longer there). Probes never change the rubric or the labels, and
-neither do these sections: they are only shown.
+section — ``Probe: verbosity — unmet → met``, how that kind reads against the judge's own noise
+(beyond it: a finding; "not distinguishable from this judge's own noise (noise 31%)": no
+finding; a can't-tell or suggestive reading is shown as it is, since neither is "no finding"),
+what the kind changes, and what the judge saw: the perturbed text with the **added** text marked
+(padding, confident or hedging sentences around the output), the reworded outcome, the order the
+criteria were judged in, or — for leniency — the content-free answer judged met in place of the
+output ("(an empty answer)" for the empty one). A cell that flipped under every kind probed is
+one section, *unstable*, not one per kind. A probe run again for the same criterion replaces its
+findings; a finding whose sample's output has changed since is not shown (it describes text that
+is no longer there). Probes never change the rubric or the labels, and neither do these
+sections: they are only shown.
 """
 
 from __future__ import annotations
@@ -27,6 +30,9 @@ __all__ = ["ADDED_STYLE", "ProbeFinding", "ProbeFindings", "probe_text"]
 
 ADDED_STYLE = "black on green"  # text a probe added around the output
 _AROUND_OUTPUT = ("verbosity", "confidence", "hedging")
+_CONTENT_FREE = "leniency"
+#: What the inspector shows for the content-free answer that is no text at all.
+EMPTY_ANSWER = "(an empty answer)"
 
 
 @dataclass(frozen=True)
@@ -96,11 +102,12 @@ def probe_text(findings: list[ProbeFinding]) -> Text:
             out.append(f"({terminal_safe(finding.verdict)}): listed once, not as a finding of any kind; "
                        "the judge is unsure of this cell\n", style="dim")  # fmt: skip
             continue
-        out.append(f"\nProbe: {finding.kind} — {finding.before} → {finding.after}\n", style="bold cyan")
+        if finding.kind == _CONTENT_FREE:
+            out.append(f"\nProbe: {finding.kind} — a content-free answer judged {finding.after}\n", style="bold cyan")
+        else:
+            out.append(f"\nProbe: {finding.kind} — {finding.before} → {finding.after}\n", style="bold cyan")
         if finding.verdict:
-            beyond = finding.verdict.startswith("beyond")
-            out.append(finding.verdict + ("" if beyond else ": not a finding") + "\n",
-                       style="bold magenta" if beyond else "yellow")  # fmt: skip
+            out.append_text(_verdict_text(finding.verdict))
         out.append(f"{DESCRIPTIONS.get(finding.kind, finding.kind)}\n", style="dim")
         if finding.kind in _AROUND_OUTPUT:
             out.append_text(marked_text(finding.text, finding.output))
@@ -108,10 +115,26 @@ def probe_text(findings: list[ProbeFinding]) -> Text:
         elif finding.kind == "paraphrase":
             out.append("the criterion as the judge saw it: ", style="bold")
             out.append(terminal_safe(finding.text, multiline=True) + "\n")
+        elif finding.kind == _CONTENT_FREE:
+            out.append("the answer the judge saw, in place of the output: ", style="bold")
+            if finding.text:
+                out.append(terminal_safe(finding.text, multiline=True) + "\n")
+            else:
+                out.append(f"{EMPTY_ANSWER}\n", style="dim italic")
         else:
             out.append("the criteria in the order judged: ", style="bold")
             out.append(terminal_safe(finding.text, multiline=True) + "\n")
     return out
+
+
+def _verdict_text(verdict: str) -> Text:
+    """How the kind reads against the noise: a finding in bold; "not distinguishable" marked as not a
+    finding; a can't-tell or suggestive reading as it is (neither is "no finding")."""
+    if verdict.startswith("beyond"):
+        return Text(verdict + "\n", style="bold magenta")
+    if verdict.startswith("not distinguishable"):
+        return Text(verdict + ": not a finding\n", style="yellow")
+    return Text(verdict + "\n", style="yellow")
 
 
 def marked_text(text: str, output: str) -> Text:

@@ -9,9 +9,11 @@ component classes of :class:`~rubric_studio.tui.results._matrix.ResultsMatrix`.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 from rich.cells import cell_len
 
-from rubric_studio.core.labels import TIE_MARK, TIE_TEXT, Label
+from rubric_studio.core.labels import OLDER_MARK, OLDER_WORDING, TIE_MARK, TIE_TEXT, Label, wording_state
 from rubric_studio.core.results import CriterionResult, SampleResult, Status, Verdict, score_label
 from rubric_studio.core.results import cell_mark as status_mark
 from rubric_studio.core.rubric import Criterion
@@ -123,6 +125,14 @@ def human_text(result: SampleResult | None, label: Label | None) -> tuple[str, s
     return label.verdict, "human"
 
 
+def older_wording(label: Label | None, criterion_id: str, wordings: Mapping[str, str]) -> bool:
+    """Whether ``label``'s met / unmet for ``criterion_id`` was given under an older wording of the
+    criterion than the one now (``wordings``: criterion id -> wording fingerprint now); a label
+    that recorded no wording is not older (:func:`~rubric_studio.core.labels.wording_state`)."""
+    fingerprint = wordings.get(criterion_id)
+    return fingerprint is not None and wording_state(label, criterion_id, fingerprint) == OLDER_WORDING
+
+
 def squeeze(text: str, width: int) -> str:
     """``text`` in ``width`` cells: first without its space ("✓ 10" → "✓10"), then without "≠"."""
     if cell_len(text) > width:
@@ -187,4 +197,6 @@ LEGEND: tuple[tuple[str, str, str], ...] = (
 )
 #: Added to the legend while some sample's annotators tie on its verdict.
 TIE_LEGEND = (TIE_MARK, "tie", "people tie (no consensus)")
+#: Added to the legend while some label shown was given under an older wording of its criterion.
+OLDER_LEGEND = (OLDER_MARK, "older", "label given under an older wording")
 LEGEND_LINES = 4  # at most
