@@ -14,7 +14,8 @@ from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 SCRIPTS = ["bench_core.py", "bench_judge.py", "bench_tui.py", "bench_throughput.py", "bench_peers.py", "bench_improve.py",
-           "bench_outputs.py", "bench_annotators.py", "bench_pass_rate_coverage.py", "bench_probe_decisions.py"]
+           "bench_outputs.py", "bench_annotators.py", "bench_pass_rate_coverage.py", "bench_probe_decisions.py",
+           "bench_first_second.py"]
 
 
 def main() -> int:

@@ -52,6 +52,8 @@ _EXPORTS = {
     "FORMATS": "interop",
 }
 
+# Written out, grouped by topic, because the docs' API page reads it from the source (without
+# running it); tests/test_lazy_surfaces.py keeps it equal to _EXPORTS and __version__.
 __all__ = [  # noqa: RUF022 - grouped by topic
     "load_rubric", "parse_rubric", "Rubric", "Criterion", "RubricError", "Problem",
     "load_samples", "Sample", "load_labels",

@@ -4,13 +4,21 @@ A package's ``__init__`` names what it offers and which private module defines i
 imported only when a name is first used, so importing a package costs nothing and no two packages
 depend on each other's import order (the pattern of Textual's ``textual.widgets``)::
 
+    if TYPE_CHECKING:
+        from package._document import RubricDocument
+        from package._merge import merge3
+
     _EXPORTS = {"RubricDocument": "_document", "merge3": "_merge"}
-    __all__ = ["RubricDocument", "merge3"]
+    __all__ = list(_EXPORTS)
     __getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)
 
 ``dir(package)`` (and so tab completion) lists the public names only, and
-``from package import *`` imports exactly ``__all__``. A package that only groups modules names
-them with :func:`lazy_submodules`; a package that imports eagerly takes :func:`public_dir`.
+``from package import *`` imports exactly ``__all__``. ``_EXPORTS`` is the one list: ``__all__``
+is read from it, and the ``if TYPE_CHECKING:`` block (for type checkers, which do not run
+``__getattr__``) imports the same names from the same modules, as a test checks. The top-level
+package alone writes its ``__all__`` out: the documentation's API page reads it from the source.
+A package that only groups modules names them with :func:`lazy_submodules`; a package that
+imports eagerly takes :func:`public_dir`.
 """
 
 from __future__ import annotations

@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import functools
 import gc
 import os
 import shutil
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -30,6 +33,7 @@ def pytest_configure(config: pytest.Config) -> None:
     _bytecode_outside_the_tree()
     _scale_pilot_waits()
     _scale_notification_lifetimes()
+    _pilot_tests_end_after_mounting()
 
 
 def pytest_report_header(config: pytest.Config) -> str:
@@ -105,6 +109,56 @@ def _scale_notification_lifetimes() -> None:
 
     scaled_notify.scaled_for_tests = True  # type: ignore[attr-defined]
     App.notify = scaled_notify  # type: ignore[method-assign]
+
+
+MOUNTING_WAIT = 10.0
+"""At most this long (scaled) a Pilot test's app waits, as the test ends, for widgets still mounting."""
+
+
+def _pilot_tests_end_after_mounting() -> None:
+    """A Pilot test's app is torn down only once no widget of it is still mounting.
+
+    The studio mounts its heaviest widgets (the editor, the Agreement panel) just after the first
+    screen, and a dialog composes after its push: a test that had already seen what it asserts
+    could end in the middle of such a mount. Textual's teardown then removes the children of a
+    ``Tabs`` or a ``Select`` before their own mount handler runs, which fails ("No Tab with id …",
+    "No nodes match 'SelectOverlay'") and turns the finished test into an error. A user's ctrl+q
+    waits for a mounting editor the same way (:mod:`rubric_studio.tui.quit_flow`). Bounded: an app
+    whose widgets never finish mounting is torn down anyway, and a test that failed is not held up."""
+    try:
+        from textual.app import App
+    except ImportError:  # pragma: no cover - textual is a dependency
+        return
+    run_test = App.run_test
+    if getattr(run_test, "ends_after_mounting", False):
+        return
+
+    @contextlib.asynccontextmanager
+    async def run_test_ending_after_mounting(self, *args, **kwargs):
+        async with run_test(self, *args, **kwargs) as pilot:
+            yield pilot
+            await _mounting_finished(self, scaled(MOUNTING_WAIT))
+
+    functools.update_wrapper(run_test_ending_after_mounting, run_test)
+    run_test_ending_after_mounting.ends_after_mounting = True  # type: ignore[attr-defined]
+    App.run_test = run_test_ending_after_mounting  # type: ignore[method-assign]
+
+
+def _still_mounting(app) -> bool:
+    """Whether a widget on one of ``app``'s screens has not finished mounting."""
+    return any(not node.is_mounted for screen in list(app.screen_stack) for node in screen.walk_children(with_self=True))
+
+
+async def _mounting_finished(app, limit: float) -> None:
+    """Wait (at most ``limit`` seconds) until no widget of the running ``app`` is still mounting."""
+    deadline = time.monotonic() + limit
+    while app.is_running and time.monotonic() < deadline:
+        try:
+            if not _still_mounting(app):
+                return
+        except Exception:  # the screens changed under the walk: look again
+            pass
+        await asyncio.sleep(0.01)
 
 
 # The collector's first generation runs every this many allocations (Python's default: 700).

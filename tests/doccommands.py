@@ -19,6 +19,18 @@ The convention (written up for authors in ``docs/contributing-docs.md``):
   studio commands, default ``^q Quit``); ``schema`` the name of a JSON Schema under
   ``docs/reference/schemas/`` the last command's standard output must validate against;
   ``skip`` the reason the block cannot run here (required: an empty reason is an error).
+
+* A page whose blocks build on each other (the tutorial) says so on a line of its own, anywhere
+  but right before a fence::
+
+      <!-- doc-test-page: in-order local-judge="http://127.0.0.1:8080/v1" -->
+
+  ``in-order``: its blocks run in order in one folder, as one test (a skipped block is left out,
+  the others still run). ``local-judge``: the address the page gives for a local judge server;
+  the test serves its fake judge there instead (the address is replaced by the fake's in every
+  command and file). On such a page a block that is not run may carry ``file=NAME``: the reader
+  writes that text into NAME (in the studio's editor, or any editor), and the test writes it
+  there at that point of the page.
 """
 
 from __future__ import annotations
@@ -34,7 +46,10 @@ ROOT = Path(__file__).resolve().parent.parent
 RUN_LANGUAGES = {"console", "sh", "bash", "shell"}
 _FENCE = re.compile(r"^(?P<indent>\s*)(?P<fence>`{3,}|~{3,})\s*(?P<info>[^`\s]*)")
 _ANNOTATION = re.compile(r"^\s*<!--\s*doc-test:(?P<body>.*?)-->\s*$")
+_PAGE = re.compile(r"^\s*<!--\s*doc-test-page:(?P<body>.*?)-->\s*$")
 _KEYS = {"exit", "contains", "screen", "schema", "skip"}
+_FILE_KEYS = {"file"}
+_PAGE_KEYS = {"in-order", "local-judge"}
 
 
 class DocTestSyntaxError(ValueError):
@@ -54,6 +69,13 @@ class Block:
     screen: str | None = None
     schema: str | None = None
     skip: str | None = None
+    #: The page's blocks run in order in one folder (``doc-test-page: in-order``).
+    in_order: bool = False
+    #: The address the page gives for a local judge server (``doc-test-page: local-judge=URL``).
+    local_judge: str | None = None
+    #: A file block (``file=NAME``): the name the reader writes ``text`` into; it has no command.
+    writes: str | None = None
+    text: str = ""
 
     @property
     def id(self) -> str:
@@ -74,7 +96,7 @@ def is_studio(command: str) -> bool:
     return words[1] not in SUBCOMMANDS and not words[1].startswith("-")
 
 
-def _annotation(text: str, where: str) -> dict[str, list[str]]:
+def _annotation(text: str, where: str, keys: set[str] = _KEYS, flags: frozenset[str] = frozenset()) -> dict[str, list[str]]:
     try:
         items = shlex.split(text)
     except ValueError as exc:
@@ -82,8 +104,11 @@ def _annotation(text: str, where: str) -> dict[str, list[str]]:
     found: dict[str, list[str]] = {}
     for item in items:
         key, sep, value = item.partition("=")
-        if not sep or key not in _KEYS:
-            raise DocTestSyntaxError(f"{where}: doc-test expects key=value with a key of {sorted(_KEYS)}, got {item!r}")
+        if item in flags:
+            found[item] = []
+            continue
+        if not sep or key not in keys:
+            raise DocTestSyntaxError(f"{where}: doc-test expects key=value with a key of {sorted(keys)}, got {item!r}")
         found.setdefault(key, []).append(value)
     if "skip" in found and not all(v.strip() for v in found["skip"]):
         raise DocTestSyntaxError(f"{where}: skip needs a reason: skip=\"why it cannot run here\"")
@@ -111,10 +136,32 @@ def _commands(language: str, body: list[str]) -> list[str]:
     return commands
 
 
+def _page_options(lines: list[str], name: str) -> dict[str, list[str]]:
+    """The page's ``doc-test-page`` line, read (none: {}); one shown inside a fence is an example."""
+    found: dict[str, list[str]] = {}
+    fence = ""
+    for number, line in enumerate(lines, 1):
+        opening = _FENCE.match(line)
+        if opening and (not fence or opening["fence"].startswith(fence)):
+            fence = "" if fence else opening["fence"]
+            continue
+        match = None if fence else _PAGE.match(line)
+        if match:
+            if found:
+                raise DocTestSyntaxError(f"{name}:{number}: a second doc-test-page line; write one per page")
+            found = _annotation(match["body"], f"{name}:{number}", {"local-judge"}, frozenset({"in-order"}))
+            if "local-judge" in found and not all(found["local-judge"]):
+                raise DocTestSyntaxError(f"{name}:{number}: local-judge needs the address the page uses")
+    return found
+
+
 def blocks_of(path: Path, root: Path = ROOT) -> list[Block]:
-    """The command blocks of one Markdown file (raises :class:`DocTestSyntaxError`)."""
+    """The command blocks (and, on an in-order page, the file blocks) of one Markdown file (raises
+    :class:`DocTestSyntaxError`)."""
     name = str(path.relative_to(root))
     lines = path.read_text(encoding="utf-8").split("\n")
+    page = _page_options(lines, name)
+    in_order, local_judge = "in-order" in page, (page.get("local-judge") or [None])[-1]
     blocks: list[Block] = []
     i = 0
     while i < len(lines):
@@ -139,8 +186,16 @@ def blocks_of(path: Path, root: Path = ROOT) -> list[Block]:
                                          "(or ```sh) so it is tested, or ```text if it is a synopsis")
             continue
         if language not in RUN_LANGUAGES:
-            if note:
-                raise DocTestSyntaxError(f"{where}: a doc-test annotation on a ```{language} block, which is not run")
+            if not note:
+                continue
+            if not in_order:
+                raise DocTestSyntaxError(f"{where}: a doc-test annotation on a ```{language} block, which is not run "
+                                         "(file=NAME is for pages marked <!-- doc-test-page: in-order -->)")
+            writes = (_annotation(note["body"], where, _FILE_KEYS).get("file") or [""])[-1]
+            if not writes:
+                raise DocTestSyntaxError(f"{where}: file= needs the name the reader writes this text into")
+            blocks.append(Block(name, start + 1, language, [], in_order=True, local_judge=local_judge, writes=writes,
+                                text="\n".join(body) + "\n"))
             continue
         options = _annotation(note["body"], where) if note else {}
         commands = _commands(language, body)
@@ -152,7 +207,7 @@ def blocks_of(path: Path, root: Path = ROOT) -> list[Block]:
             raise DocTestSyntaxError(f"{where}: exit= takes codes like 0 or 0|1") from None
         blocks.append(Block(name, start + 1, language, commands, exits, options.get("contains", []),
                             (options.get("screen") or [None])[-1], (options.get("schema") or [None])[-1],
-                            (options.get("skip") or [None])[-1]))
+                            (options.get("skip") or [None])[-1], in_order, local_judge))
     return blocks
 
 

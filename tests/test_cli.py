@@ -1,4 +1,5 @@
-"""The command-line contract (BRIEF §5): formats, JSON shape, exit codes, messages."""
+"""The command-line contract (docs/reference/command-line.md, docs/reference/reports.md#grade):
+formats, JSON shape, exit codes, messages."""
 
 from __future__ import annotations
 

@@ -3,7 +3,10 @@
 Each runnable fenced block (the convention is in ``tests/doccommands.py`` and
 ``docs/contributing-docs.md``) is one test: its commands run in order in a fresh copy of the
 files the documentation refers to, with the judge pointed at the local fake judge
-(``tests/fakellm.py``). A command that opens the studio runs at a real terminal in tmux: the
+(``tests/fakellm.py``). A page whose blocks build on each other (the tutorial) is one test: its
+blocks run in order in one folder that holds only the repository's ``sample_rubrics/``, its file
+blocks written where the reader writes them, and the address it gives for a local judge server
+served by the fake judge. A command that opens the studio runs at a real terminal in tmux: the
 first screen must show, then ``ctrl+q`` quits it. Every command fails the test on a traceback
 or an exit code the block does not allow; the block's pinned substrings and JSON Schema are
 checked on its output. A new documented command is covered without a test written by hand.
@@ -73,14 +76,14 @@ def _wrapped(command: str) -> str:
     return f"source ./.doc-env 2>/dev/null; {command}\nstatus=$?; export -p > ./.doc-env; exit $status"
 
 
-def _run_headless(command: str, cwd: Path, env: dict[str, str], block: Block) -> str:
+def _run_headless(command: str, cwd: Path, env: dict[str, str], block: Block, last: bool = True) -> str:
     done = subprocess.run(["bash", "-c", _wrapped(command)], cwd=cwd, env=env, capture_output=True, text=True,
                           stdin=subprocess.DEVNULL, timeout=scaled(60))  # fmt: skip
     output = done.stdout + done.stderr
     assert TRACEBACK not in output, f"{block.id}: `{command}` printed a traceback:\n{output}"
     assert done.returncode in block.exits, (
         f"{block.id}: `{command}` exited {done.returncode}, the doc allows {sorted(block.exits)}:\n{output[-3000:]}")
-    if block.schema and command == block.commands[-1]:
+    if block.schema and last:
         schema = json.loads((SCHEMAS / f"{block.schema}.schema.json").read_text())
         jsonschema.validate(json.loads(done.stdout), schema)
     return output
@@ -139,9 +142,14 @@ def _run_in_terminal(command: str, cwd: Path, env: dict[str, str], block: Block)
 
 def _params():
     """One test per distinct block: the same block shown in two places (the README's quick start is
-    also the site's Getting started) runs once, its test named after both."""
+    also the site's Getting started) runs once, its test named after both. The blocks of an
+    in-order page are one test, run in order."""
     places: dict[tuple, list[Block]] = {}
+    pages: dict[str, list[Block]] = {}
     for block in BLOCKS:
+        if block.in_order:
+            pages.setdefault(block.file, []).append(block)
+            continue
         key = (tuple(block.commands), block.exits, tuple(block.contains), block.screen, block.schema, block.skip)
         places.setdefault(key, []).append(block)
     for same in places.values():
@@ -149,30 +157,54 @@ def _params():
         marks = []
         if block.skip:
             marks.append(pytest.mark.skip(reason=f"{block.id}: {block.skip}"))
-        bare = [c.split("#")[0].strip() for c in block.commands]
-        broken = [KNOWN_BROKEN[c] for c in bare if c in KNOWN_BROKEN]
-        if broken:
-            marks.append(pytest.mark.xfail(reason=broken[0], strict=False))
-        if any(is_studio(c) for c in block.commands):
-            marks.append(pytest.mark.tmux)
-        yield pytest.param(block, id="+".join(b.id for b in same), marks=marks)
+        yield pytest.param([block], id="+".join(b.id for b in same), marks=marks + _marks([block]))
+    for file, blocks in pages.items():
+        yield pytest.param(blocks, id=f"{file}:in-order", marks=_marks(blocks))
+
+
+def _marks(blocks: list[Block]) -> list[pytest.MarkDecorator]:
+    marks = []
+    bare = [c.split("#")[0].strip() for b in blocks if not b.skip for c in b.commands]
+    broken = [KNOWN_BROKEN[c] for c in bare if c in KNOWN_BROKEN]
+    if broken:
+        marks.append(pytest.mark.xfail(reason=broken[0], strict=False))
+    if any(is_studio(c) for b in blocks if not b.skip for c in b.commands):
+        marks.append(pytest.mark.tmux)
+    return marks
+
+
+def _as_served(text: str, block: Block, server: FakeLLM) -> str:
+    """``text`` with the page's local judge address replaced by the fake judge's."""
+    if not block.local_judge:
+        return text
+    return text.replace(block.local_judge.rstrip("/"), server.base_url_openai.rstrip("/"))
 
 
 @pytest.mark.long
-@pytest.mark.parametrize("block", list(_params()))
-def test_a_documented_command_block_runs_as_written(block: Block, fake_judge: FakeLLM, template: Path,
+@pytest.mark.parametrize("blocks", list(_params()))
+def test_a_documented_command_block_runs_as_written(blocks: list[Block], fake_judge: FakeLLM, template: Path,
                                                     tmp_path: Path):
     workspace = tmp_path / "ws"
-    shutil.copytree(template, workspace)
+    if blocks[0].in_order:  # a page read start to end (the tutorial) has only what a clone of the repository has
+        shutil.copytree(template / "sample_rubrics", workspace / "sample_rubrics")
+    else:
+        shutil.copytree(template, workspace)
     env = _environment(fake_judge)
-    output = ""
-    for command in block.commands:
-        if is_studio(command):
-            output += _run_in_terminal(command, workspace, env, block)
-        else:
-            output += _run_headless(command, workspace, env, block)
-    for text in block.contains:
-        assert text in output, f"{block.id}: the output no longer contains {text!r}:\n{output[-3000:]}"
+    for block in blocks:
+        if block.skip:
+            continue
+        if block.writes is not None:
+            (workspace / block.writes).write_text(_as_served(block.text, block, fake_judge), encoding="utf-8")
+            continue
+        output = ""
+        for number, written in enumerate(block.commands, 1):
+            command = _as_served(written, block, fake_judge)
+            if is_studio(command):
+                output += _run_in_terminal(command, workspace, env, block)
+            else:
+                output += _run_headless(command, workspace, env, block, last=number == len(block.commands))
+        for text in block.contains:
+            assert text in output, f"{block.id}: the output no longer contains {text!r}:\n{output[-3000:]}"
 
 
 def test_the_documentation_has_commands_and_studio_commands():
@@ -206,3 +238,43 @@ def test_the_convention_is_enforced(tmp_path: Path):
     assert block.exits == {1} and block.contains == ["a b"]
     assert [is_studio(c) for c in block.commands] == [False, True]
     assert is_studio("rubric-studio new x.yaml") and not is_studio("rubric-studio new x.yaml --no-open")
+
+
+def test_an_in_order_page_keeps_its_file_blocks_and_local_judge(tmp_path: Path):
+    (tmp_path / "docs").mkdir()
+    page = tmp_path / "docs" / "page.md"
+    page.write_text('<!-- doc-test: file=r.yaml -->\n```yaml\nname: r\n```\n')
+    with pytest.raises(DocTestSyntaxError, match="file=NAME is for pages marked"):
+        blocks_of(page, tmp_path)
+    page.write_text('<!-- doc-test-page: in-order local-judge="http://127.0.0.1:8080/v1" -->\n\n'
+                    '<!-- doc-test: file=r.yaml -->\n```yaml\nname: r\njudge: {base_url: http://127.0.0.1:8080/v1}\n```\n\n'
+                    "```yaml\nnot: written\n```\n\n"
+                    '```console\n$ rubric-studio grade r.yaml --base-url http://127.0.0.1:8080/v1\n```\n')
+    written, run = blocks_of(page, tmp_path)
+    assert (written.writes, written.commands, written.text) == (
+        "r.yaml", [], "name: r\njudge: {base_url: http://127.0.0.1:8080/v1}\n")
+    assert run.in_order and run.local_judge == "http://127.0.0.1:8080/v1" and run.writes is None
+    with FakeLLM() as server:
+        assert _as_served(run.commands[0], run, server) == f"rubric-studio grade r.yaml --base-url {server.base_url_openai}"
+    page.write_text("<!-- doc-test-page: in-order -->\n\n<!-- doc-test: file= -->\n```yaml\nname: r\n```\n")
+    with pytest.raises(DocTestSyntaxError, match="file= needs the name"):
+        blocks_of(page, tmp_path)
+    page.write_text("<!-- doc-test-page: in-order -->\n<!-- doc-test-page: in-order -->\n")
+    with pytest.raises(DocTestSyntaxError, match="a second doc-test-page line"):
+        blocks_of(page, tmp_path)
+    page.write_text("<!-- doc-test-page: sometimes -->\n")
+    with pytest.raises(DocTestSyntaxError, match="doc-test expects key=value"):
+        blocks_of(page, tmp_path)
+    page.write_text("```text\n<!-- doc-test-page: in-order -->\n```\n\n```console\n$ rubric-studio grade r.yaml\n```\n")
+    (shown,) = blocks_of(page, tmp_path)  # a page line shown as an example, inside a fence, is not the page's
+    assert not shown.in_order
+
+
+def test_the_tutorial_runs_in_order_from_new_to_a_card_with_a_local_judge():
+    tutorial = [b for b in BLOCKS if b.file == "docs/tutorial.md"]
+    assert tutorial and all(b.in_order and b.local_judge for b in tutorial)
+    commands = [c for b in tutorial if not b.skip for c in b.commands]
+    first_new = next(i for i, c in enumerate(commands) if c.startswith("rubric-studio new "))
+    card = next(i for i, c in enumerate(commands) if c.startswith("rubric-studio card "))
+    assert first_new < card
+    assert any(b.writes for b in tutorial)  # the criteria the reader writes are written by the test too

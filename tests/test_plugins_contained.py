@@ -51,8 +51,9 @@ AS_AT_A_TERMINAL = ("import runpy, signal\n"
 READS = {
     # a check type no built-in has: the check plugins are read to look for it
     "check-type": ("name: r\ncriteria:\n  - {id: a, check: {type: word_count, at_most: 3}}\n", ["validate", "r.yaml"], 2),
-    # a provider no built-in has: the provider plugins are read to look for it
-    "provider": ("name: r\njudge: {model: 'house:small'}\ncriteria:\n  - {id: a, outcome: Mentions x}\n",
+    # a provider no built-in has (a name no built-in will take): the provider plugins are read to look for it
+    "provider": ("name: r\njudge: {model: 'zz-test-plugin-provider:small'}\n"
+                 "criteria:\n  - {id: a, outcome: Mentions x}\n",
                  ["validate", "r.yaml"], 2),
     # a format no built-in has
     "format": (PLAIN, ["export", "r.yaml", "--to", "house"], 2),

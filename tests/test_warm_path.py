@@ -29,16 +29,23 @@ print("SDKS", sorted({m.split('.')[0] for m in sys.modules} & {'openai', 'anthro
 WARM_STUDIO = """
 import asyncio, sys
 from rubric_studio.tui.app import StudioApp
+from tests._timing import scaled
+
+async def until(condition, what):
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + scaled(30)
+    while not condition():
+        if loop.time() > deadline:
+            raise SystemExit(f"timed out waiting for {what}")
+        await asyncio.sleep(0.02)
 
 async def first_screen():
     app = StudioApp(sys.argv[1], sys.argv[2], base_url=sys.argv[3], watch=False)
-    async with app.run_test() as pilot:
-        for _ in range(500):
-            if app.session.report is not None:
-                break
-            await pilot.pause(0.02)
+    async with app.run_test():
+        await until(lambda: app.session.report is not None, "the first run's report")
         print("CALLS", app.session.report.usage.judge_calls, app.session.report.usage.cache_hits, file=sys.stderr)
-        await pilot.pause(0.5)  # let the first screen settle before leaving
+        # leave once the first screen is whole: the editor, mounted just after it, shows the rubric
+        await until(lambda: getattr(app.editor, "ready", False), "the editor mounted after the first screen")
 asyncio.run(first_screen())
 print("SDKS", sorted({m.split('.')[0] for m in sys.modules} & {'openai', 'anthropic', 'httpx2'}), file=sys.stderr)
 """

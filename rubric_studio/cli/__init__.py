@@ -1,4 +1,4 @@
-"""The ``rubric-studio`` command line (BRIEF §5).
+"""The ``rubric-studio`` command line (docs/reference/command-line.md).
 
 Each subcommand's module (``validate.py``, ``history.py`` ...) defines its parser in a
 ``register(parser)`` function and its work in ``run(args)``; only the module of the command

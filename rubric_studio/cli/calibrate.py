@@ -10,7 +10,8 @@ and ``indistinguishable`` (:mod:`rubric_studio.engine.judge_compare`); the secti
 describe the first judge listed (``overall_judge``). ``--min-kappa X`` adds ``gate``.
 Exit codes: 0 computed (and the gate passed); 1 kappa below ``--min-kappa`` or undefined
 (with ``--judges``: the recommended judge's; no recommendation fails the gate); 2 bad
-input (file:line:column); 3 some cells errored (the report is still printed; it wins
+input (file:line:column), or judged criteria and no judge configured (a rubric of deterministic
+checks only needs none); 3 some cells errored (the report is still printed; it wins
 over 1 so a gate never passes or fails on partial data).
 """
 
@@ -175,7 +176,7 @@ def run(args: Namespace) -> int:
         return _compare(args, rubric, samples, labels, inputs.options, judges)
     warn_untrusted(rubric, args)
     report = asyncio.run(_grade(rubric, samples, inputs.options))
-    if isinstance(report, str):  # the judge's settings can never work: nothing was sent
+    if isinstance(report, str):  # no judge, or its settings can never work: nothing was sent
         return fail_usage(report)
     return _finish(args, rubric, report, labels, inputs.sidecar)
 
@@ -229,10 +230,27 @@ async def _grade(rubric, samples, options):
     try:
         if (unusable := unusable_judge(grader)) is not None:
             return unusable
+        if (missing := _missing_judge(rubric, grader)) is not None:
+            return missing
         return await grader.run(rubric, samples)
     finally:
         say_warnings(grader)
         await grader.aclose()
+
+
+def _missing_judge(rubric, grader) -> str | None:
+    """Why calibrating ``rubric`` cannot mean anything, or None: it has judged criteria (other than
+    the starter's placeholder, which is never judged) and no judge is configured. Without one every
+    judged cell stays unjudged and the agreement table would be all zeros; a rubric of deterministic
+    checks only is measured against the labels without a judge."""
+    from rubric_studio.engine.starter import awaits_outcome
+
+    judged = [c.id for c in rubric.judge_criteria if not awaits_outcome(c)]
+    if grader.judge is not None or not judged:
+        return None
+    shown = ", ".join(judged[:3]) + (f" and {len(judged) - 3} more" if len(judged) > 3 else "")
+    where = rubric.path or rubric.name
+    return f"cannot calibrate {where} without a judge (judged criteria: {shown}): {grader.no_judge_reason}"
 
 
 def _finish(args: Namespace, rubric, report, labels, sidecar: Any = None) -> int:

@@ -1,7 +1,7 @@
 """``rubric-studio grade``: grade samples headless, for CI and scripts.
 
-Formats: table, json (BRIEF §5's object, written sample by sample as they are graded;
-constant memory), jsonl (one line per sample as it is graded, then a summary line;
+Formats: table, json (the object of docs/reference/reports.md#grade, written sample by sample as
+they are graded; constant memory), jsonl (one line per sample as it is graded, then a summary line;
 constant memory), markdown, junit (failure messages name
 the criteria that failed) and html (one self-contained page). Whatever the format, a
 transient progress bar shows on stderr when stderr is a terminal (see ``progress``).

@@ -1,4 +1,4 @@
-"""``rubric-studio RUBRIC [SAMPLES]``: open the studio (BRIEF §1).
+"""``rubric-studio RUBRIC [SAMPLES]``: open the studio (docs/getting-started/studio.md).
 
 Checks the arguments before anything heavy is imported, then runs
 :class:`~rubric_studio.tui.app.StudioApp`. A missing rubric is created from a

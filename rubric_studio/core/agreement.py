@@ -1,7 +1,7 @@
 """Judge–human agreement: how closely a rubric's verdicts match a person's labels.
 
 Pure arithmetic over graded samples and :class:`~rubric_studio.core.labels._labels.Label`s,
-in BRIEF §5's ``calibrate`` JSON shape. "Positive" is **pass** for a sample and
+in ``calibrate``'s JSON shape (docs/reference/reports.md#calibrate). "Positive" is **pass** for a sample and
 **met** for a criterion cell (for a penalty criterion, met means the bad thing is
 present: the arithmetic is the same, only the reading differs).
 
@@ -233,7 +233,7 @@ class AgreementReport:
         return "; ".join(parts)
 
     def to_dict(self) -> dict[str, Any]:
-        """BRIEF §5's calibrate object (without ``fit``)."""
+        """The object of docs/reference/reports.md#calibrate (without ``fit``)."""
         return {
             "overall": self.overall.to_dict(),
             "criteria": {cid: {**a.to_dict(), **self.wording_counts(cid)} for cid, a in self.criteria.items()},

@@ -1,4 +1,4 @@
-"""Scoring: from cells to a sample score and verdict (BRIEF §3 and §8, exactly).
+"""Scoring: from cells to a sample score and verdict (docs/concepts/scoring.md, exactly).
 
 figure = clip(Σ wᵢ·sᵢ / Σ_{wᵢ>0} wᵢ, 0, 1) over criteria that have a result (met/unmet).
 Verdict: ``error`` if a cell errored (unless ``on_error: ignore``); ``fail`` as soon

@@ -1,4 +1,5 @@
-"""A grading report: every sample's result, a summary and usage, in BRIEF §5's JSON shape."""
+"""A grading report: every sample's result, a summary and usage, in the JSON shape of
+docs/reference/reports.md#grade."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Import and export rubrics for the eval tools people already run (BRIEF §6).
+"""Import and export rubrics for the eval tools people already run (docs/how-to/interop.md).
 
 One module per format (:mod:`.agentv`, :mod:`.promptfoo`, :mod:`.letta`,
 :mod:`.docent`, :mod:`.healthbench`, :mod:`.markdown`), each registered once in

@@ -1,6 +1,6 @@
 """Write a :class:`Rubric` as clean rubric-studio YAML (what ``import`` produces).
 
-Key order follows BRIEF §2 (name, description, pass_threshold, on_error, judge,
+Key order follows docs/reference/files.md#writing-rubrics (name, description, pass_threshold, on_error, judge,
 criteria; per criterion id, operator, outcome or check, weight, required,
 score_ranges, min_score, tags). Values equal to their defaults are left out,
 except ``pass_threshold``, which is always written because it decides every

@@ -24,6 +24,14 @@ from rubric_studio.judges.replies import cut_off, expected_keys, prose_cut_off, 
 from rubric_studio.judges.sdk_judge import SDKJudge
 
 OFFICIAL_BASE_URL = "https://api.anthropic.com"
+#: The code of the built-in provider ``anthropic``, by part, as ``"module:attr"`` references
+#: imported on first use (:func:`rubric_studio.judges.provider_code.code`).
+CODE = {
+    "judge": "rubric_studio.judges.anthropic:AnthropicJudge",
+    "body": "rubric_studio.judges.bodies:anthropic_body",
+    "capabilities": "rubric_studio.judges.capabilities:anthropic_capabilities",
+    "batch": "rubric_studio.judges.batch_api:AnthropicBatches",
+}
 
 
 class AnthropicJudge(SDKJudge):

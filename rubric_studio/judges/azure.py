@@ -34,6 +34,14 @@ from rubric_studio.judges.openai import OpenAIJudge
 GPT_CHAT = re.compile(r"^gpt-(?!5)", re.I)
 #: Azure's limits per batch input file: requests and bytes.
 AZURE_BATCH_LIMITS = (100_000, 200 * 1024 * 1024)
+#: The code of the built-in provider ``azure``, by part, as ``"module:attr"`` references
+#: imported on first use (:func:`rubric_studio.judges.provider_code.code`).
+CODE = {
+    "judge": "rubric_studio.judges.azure:AzureJudge",
+    "body": "rubric_studio.judges.bodies:openai_body",
+    "capabilities": "rubric_studio.judges.azure:azure_capabilities",
+    "batch": "rubric_studio.judges.azure:AzureBatches",
+}
 
 
 class AzureJudge(OpenAIJudge):

@@ -42,6 +42,14 @@ from rubric_studio.judges.replies import (
 from rubric_studio.judges.sdk_judge import SDKJudge
 
 OFFICIAL_BASE_URL = OPENAI_OFFICIAL_URL
+#: The code of the built-in provider ``openai`` (and its aliases), by part, as ``"module:attr"``
+#: references imported on first use (:func:`rubric_studio.judges.provider_code.code`).
+CODE = {
+    "judge": "rubric_studio.judges.openai:OpenAIJudge",
+    "body": "rubric_studio.judges.bodies:openai_body",
+    "capabilities": "rubric_studio.judges.capabilities:openai_capabilities",
+    "batch": "rubric_studio.judges.batch_api:OpenAIBatches",
+}
 # How servers word "I cannot do that response_format" in a 400.
 _UNSUPPORTED = re.compile(r"response_format|json_schema|structured|grammar|tool|function", re.I)
 

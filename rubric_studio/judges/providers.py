@@ -2,8 +2,8 @@
 
 :mod:`rubric_studio.core.providers` holds what a provider is; this module finds its judge
 class, Batch API client, body builder and capability table when a judge is made or a request
-is built (:func:`~rubric_studio.judges.provider_code.code`: a built-in provider's from its
-table, a plugin's from its own references). Importing a provider's module never imports its
+is built (:func:`~rubric_studio.judges.provider_code.code`: a built-in provider's from its own
+module's ``CODE``, a plugin's from its own references). Importing a provider's module never imports its
 SDK (the judge does, on the first request), so a fully cached run stays SDK-free.
 """
 
@@ -13,9 +13,9 @@ from typing import TYPE_CHECKING
 
 from rubric_studio.core.providers import Provider, get, names
 from rubric_studio.judges.base import JudgeError
-from rubric_studio.judges.provider_code import BUILTIN_CODE, code
+from rubric_studio.judges.provider_code import builtin_code, code
 
-__all__ = ["BUILTIN_CODE", "code", "definition", "no_batch_api"]
+__all__ = ["builtin_code", "code", "definition", "no_batch_api"]
 
 if TYPE_CHECKING:
     from rubric_studio.judges.base import JudgeConfig

@@ -29,10 +29,8 @@ from rubric_studio.core.labels import (
     Label,
     LabelChange,
     LabelStore,
-    claim_unnamed,
     journal_path,
     older_cells,
-    unclaim,
     wording_fingerprint,
 )
 from rubric_studio.core.problems import RubricError
@@ -191,6 +189,8 @@ class LabelWriter:
 
     async def _claim(self) -> ClaimStep | None:
         """Claim the unnamed labels (once): a step of its own, undone after the change that follows it."""
+        from rubric_studio.core.labels import claim_unnamed  # ruamel: loaded when a claim is made
+
         self.claim_pending, self.claim_offered = False, True
         name = self.annotator
         if name in (None, UNNAMED, ADJUDICATED):
@@ -223,6 +223,8 @@ class LabelWriter:
                 return None
             step = source[-1]
             if isinstance(step, ClaimStep):
+                from rubric_studio.core.labels import claim_unnamed, unclaim
+
                 if undo:
                     await asyncio.to_thread(unclaim, self.path, step.sample_ids, step.annotator)
                 else:

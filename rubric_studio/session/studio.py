@@ -24,6 +24,7 @@ import threading
 from collections import deque
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
+from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -40,7 +41,6 @@ from rubric_studio.core.labels import (
 )
 from rubric_studio.core.problems import Problem, RubricError
 from rubric_studio.core.samples import Sample, load_samples
-from rubric_studio.session.calibration import Calibration
 from rubric_studio.session.labels import LabelWriter, open_store
 from rubric_studio.session.results_model import ResultsModel
 from rubric_studio.session.trust import SessionTrust
@@ -51,6 +51,7 @@ if TYPE_CHECKING:
     from rubric_studio.core.rubric import Rubric
     from rubric_studio.engine.grader import Grader
     from rubric_studio.engine.report import Report
+    from rubric_studio.session.calibration import Calibration
 
 REPORT_HISTORY = 20
 JUDGE_HELP = (
@@ -151,8 +152,14 @@ class StudioSession:
         #: The annotator was named (``--annotator`` or the environment), not taken from the OS user.
         self.annotator_chosen = annotator_is_named(annotator, env)
         self.trust = SessionTrust(self)
-        self.calibration = Calibration(self)
         self.versions = SessionVersions(self, persist=persist_history)
+
+    @cached_property
+    def calibration(self) -> Calibration:
+        """Fitting and consistency runs (made when first used: opening a rubric needs neither)."""
+        from rubric_studio.session.calibration import Calibration
+
+        return Calibration(self)
 
     # -- files -------------------------------------------------------------------------
     def _discover_samples(self) -> Path | None:

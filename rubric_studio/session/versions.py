@@ -30,7 +30,6 @@ from rubric_studio.engine.versions import (
     grader_key_of,
     text_hash,
 )
-from rubric_studio.session.calibration import flip_summary
 from rubric_studio.session.results_model import UP
 
 if TYPE_CHECKING:
@@ -276,6 +275,8 @@ class SessionVersions:
 
     def graded(self, report: Report, *, consistency: int | None) -> RunOutcome:
         """A run finished: record its version (not for a consistency run) and say what changed."""
+        from rubric_studio.session.calibration import flip_summary
+
         session = self.session
         rubric = session.rubric
         if rubric is None:

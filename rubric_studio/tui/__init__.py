@@ -1,4 +1,5 @@
-"""The studio: a Textual app over the core and the engine (BRIEF §1, §7).
+"""The studio: a Textual app over the core and the engine (docs/getting-started/studio.md,
+docs/development.md#the-studios-code).
 
 Modules: ``app`` (StudioApp: layout, workers, message handlers), ``messages``
 (engine events and file changes as Textual messages), ``model`` (pure state:

@@ -1,28 +1,35 @@
 """What the studio's flows and screens may use of the app: :class:`StudioHost`.
 
-Labelling, calibration, interop, trust and improvement flows act on the session and talk to
-the user; they get the app as a :class:`StudioHost` — the session, the editor and the few
-Textual calls they need — never the ``StudioApp`` class itself, so no module of the studio
-imports the app back. The types are the concrete ones (the editor is an
+Grading, files, outside edits, labelling, calibration, interop, trust, improvement and the other
+flows act on the session and talk to the user; they get the app as a :class:`StudioHost` — the
+session, the values several panes show, the editor and the few Textual calls they need — never
+the ``StudioApp`` class itself, so no module of the studio imports the app back. The types are the concrete ones (the editor is an
 :class:`~rubric_studio.tui.editor.EditorPane`), imported for type checking only; the flows
-themselves (labeller, calibration, trust) are not part of it: each flow module defines its
-own and the flows do not import one another.
+themselves (grading, labeller, calibration, trust ...) are not part of it: each flow module
+defines its own, the flows do not import one another, and one flow reaches another through the
+app's attribute for it (``app.grading``, ``app.live``).
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Literal, Protocol, TypeVar, overload
+from typing import TYPE_CHECKING, Any, Literal, Protocol, TypeVar, overload
 
 if TYPE_CHECKING:
     import asyncio
+    from collections.abc import Callable, Mapping, Sequence
+    from pathlib import Path
 
     from textual.css.query import DOMQuery
     from textual.message import Message
     from textual.notifications import SeverityLevel
     from textual.screen import Screen, ScreenResultCallbackType
+    from textual.timer import Timer
     from textual.widget import AwaitMount, Widget
     from textual.worker import Worker, WorkType
 
+    from rubric_studio.core.labels import Label
+    from rubric_studio.core.problems import Problem
+    from rubric_studio.engine.report import Report
     from rubric_studio.session.studio import StudioSession
     from rubric_studio.tui.editor import EditorPane
 
@@ -35,7 +42,13 @@ class StudioHost(Protocol):
     """The app as its flows see it."""
 
     session: StudioSession
+    # What several panes show (the app's reactive values: setting one redraws every pane showing it).
     selection: tuple[str | None, str | None]  # (sample, criterion) last highlighted in Results
+    problems: Sequence[Problem]
+    graded: Sequence[str]
+    report: Report | None
+    labels: Mapping[str, Label]
+    next_rubric: Path | None  # a rubric to open once this studio has closed
 
     @property
     def editor(self) -> EditorPane | None: ...  # the EditorPane once mounted, else None
@@ -48,6 +61,9 @@ class StudioHost(Protocol):
 
     @property
     def is_mounted(self) -> bool: ...
+
+    @property
+    def screen_stack(self) -> list[Screen[Any]]: ...
 
     def notify(self, message: str, *, title: str = "", severity: SeverityLevel = "information",
                timeout: float | None = None, markup: bool = True) -> None: ...
@@ -65,6 +81,14 @@ class StudioHost(Protocol):
                    thread: bool = False) -> Worker[WorkResult]: ...
 
     def post_message(self, message: Message) -> bool: ...
+
+    def call_after_refresh(self, callback: Callable[..., Any], *args: Any, **kwargs: Any) -> bool: ...
+
+    def call_later(self, callback: Callable[..., Any], *args: Any, **kwargs: Any) -> bool: ...
+
+    def set_interval(self, interval: float, callback: Callable[[], Any] | None = None) -> Timer: ...
+
+    def exit(self, *args: Any, **kwargs: Any) -> None: ...
 
     @overload
     def query_one(self, selector: type[WidgetType]) -> WidgetType: ...
@@ -93,6 +117,12 @@ class StudioHost(Protocol):
     def apply_saved_rubric(self, text: str | None = None, *, initial: bool = False) -> bool: ...
 
     def refresh_editor(self) -> None: ...
+
+    def ensure_editor_soon(self) -> None: ...  # mount the editor once this frame is drawn
+
+    def refresh_bars(self) -> None: ...  # the run header and the status bar
+
+    def refresh_inspector(self) -> None: ...
 
     def rebuild_grader(self) -> None: ...
 

@@ -1,6 +1,6 @@
 """Textual messages of the studio that no widget posts: engine events and file changes, posted by workers.
 
-Workers stay thin (BRIEF §7): the grading worker turns each
+Workers stay thin (docs/development.md#the-studios-code): the grading worker turns each
 :mod:`rubric_studio.engine.events` event into one of these and posts it to the app;
 the watch worker posts :class:`FilesChanged`. Every grading message carries the
 ``run`` number it belongs to, so the app can drop messages of a superseded run.

@@ -21,7 +21,6 @@ from typing import TYPE_CHECKING
 from rubric_studio.core.atomic import ChangedOnDisk, DiskState
 from rubric_studio.core.document import Merge
 from rubric_studio.core.problems import RubricError
-from rubric_studio.tui.conflict import LOAD, MERGE, OVERWRITE, ConflictScreen
 
 if TYPE_CHECKING:
     from rubric_studio.tui.host import StudioHost
@@ -116,6 +115,8 @@ class SaveFlow:
     # -- asking ----------------------------------------------------------------------------
     def _ask(self, disk: str | None, state: DiskState, *, saving: bool,
              then: Callable[[], object] | None = None, reverts: str | None = None) -> None:
+        from rubric_studio.tui.conflict import ConflictScreen
+
         app = self.app
         if self.asking:
             if saving:
@@ -132,6 +133,8 @@ class SaveFlow:
         app.push_screen(screen, functools.partial(self._answered, question))
 
     def _answered(self, question: _Question, choice: str | None) -> None:
+        from rubric_studio.tui.conflict import LOAD, MERGE, OVERWRITE
+
         self.asking = False
         app = self.app
         if choice == LOAD:

@@ -153,55 +153,90 @@ class StatusState:
     card: str = ""
 
 
+#: The status bar's items, most important first. Where the line does not fit the terminal, a judge
+#: panel is told shorter first (its name, then its members: :func:`member_usage_text`), then whole
+#: items are left out from the end of this list: an item is never cut.
+STATUS_PRIORITY = ("judge", "unsaved", "in flight", "concurrency", "cost", "card", "calls", "tokens",
+                   "cache hits", "panel")
+#: The forms a judge panel goes through before any item is left out: (the judge's name, the members).
+_PANEL_FORMS = (("full", "full"), ("short", "full"), ("short", "calls"), ("short", "count"))
+
+
 class StatusBar(Static):
-    """Judge model, calls in flight, cache hits, tokens and cost of the session."""
+    """Judge model, calls in flight, cache hits, tokens and cost of the session, fitted to the
+    bar's width again whenever the state or the width changes."""
+
+    state: StatusState | None = None
 
     def show(self, state: StatusState) -> None:
-        self.update(status_text(state, self.content_region.width or self.size.width or None))
+        self.state = state
+        self._fit()
+
+    def on_resize(self) -> None:
+        self._fit()
+
+    def _fit(self) -> None:
+        if self.state is not None:
+            self.update(status_text(self.state, self.content_region.width or self.size.width or None))
 
 
 def status_text(state: StatusState, width: int | None = None) -> Text:
-    """The status bar's line: judge, in flight, calls, cache hits, tokens (prompt-cached ones
-    in brackets), cost, panel members, the rubric card's state (once there is a card), unsaved
-    edits. Within ``width`` a judge panel's members
-    are told in full (calls, cache hits, cost each), else by their calls alone, else by their
-    count: the unsaved-edits mark after them is never cut off."""
-    usage = state.usage or Usage()
-    short = f"panel of {len(usage.members)}" if usage.members else state.judge  # the members follow
-    for judge, members in ((state.judge, "full"), (short, "full"), (short, "calls"), (short, "count")):
-        line = _status_line(state, judge, members)
+    """The status bar's line: judge, in flight, calls, cache hits, tokens (prompt-cached ones in
+    brackets), cost, panel members, the rubric card's state (once there is a card), unsaved edits.
+
+    Within ``width`` a judge panel's members are told in full (calls, cache hits, cost each), else
+    by their calls alone, else by their count; then items are left out whole, in the reverse
+    order of :data:`STATUS_PRIORITY` (the unsaved-edits mark and the judge go last)."""
+    for judge, members in _PANEL_FORMS:
+        items = status_items(state, judge=judge, members=members)
+        line = _joined(items.values())
         if width is None or line.cell_len <= width:
             return line
-    return line
+    for name in reversed(STATUS_PRIORITY[1:]):
+        items.pop(name, None)
+        line = _joined(items.values())
+        if line.cell_len <= width:
+            break
+    return line  # the judge alone, cut only when even it does not fit
 
 
-def _status_line(state: StatusState, judge: str, members: str) -> Text:
-    usage = state.usage or Usage()
+def _joined(items) -> Text:
     out = Text(no_wrap=True, overflow="ellipsis")
-    out.append(" judge ", style="dim")
-    out.append(terminal_safe(judge), style="bold" if state.judge_ready else "bold yellow")
+    for item in items:
+        out.append_text(item)
+    return out
+
+
+def status_items(state: StatusState, *, judge: str = "full", members: str = "full") -> dict[str, Text]:
+    """The status bar's items in the order shown, each with the space before it, by their names in
+    :data:`STATUS_PRIORITY` (only the items there is something to show for). ``judge``: ``full``
+    or ``short`` (``panel of 3``, the members told after); ``members``: see :func:`member_usage_text`."""
+    usage = state.usage or Usage()
+    name = f"panel of {len(usage.members)}" if judge == "short" and usage.members else state.judge
+    items: dict[str, Text] = {}
+    items["judge"] = Text.assemble((" judge ", "dim"), (terminal_safe(name), "bold" if state.judge_ready else "bold yellow"))
     sent = min(state.in_flight, state.concurrency) if state.concurrency else state.in_flight
-    out.append(f"  {sent} in flight", style="cyan" if sent else "dim")
+    items["in flight"] = Text(f"  {sent} in flight", style="cyan" if sent else "dim")
     if state.in_flight > sent:
-        out.append(f" +{state.in_flight - sent} queued", style="dim")
+        items["in flight"].append(f" +{state.in_flight - sent} queued", style="dim")
     if state.concurrency_text and (state.in_flight or _lowered(state.concurrency_text)):
         lowered = _lowered(state.concurrency_text)
-        out.append(f"  concurrency {state.concurrency_text}", style="yellow" if lowered else "dim")
-    out.append(f"  {usage.judge_calls + state.run_calls} calls", style="dim")
-    out.append(f"  {usage.cache_hits} cache hits", style="dim")
-    out.append(f"  {tokens_text(usage.input_tokens + usage.output_tokens)} tokens", style="dim")
+        items["concurrency"] = Text(f"  concurrency {state.concurrency_text}", style="yellow" if lowered else "dim")
+    items["calls"] = Text(f"  {usage.judge_calls + state.run_calls} calls", style="dim")
+    items["cache hits"] = Text(f"  {usage.cache_hits} cache hits", style="dim")
+    items["tokens"] = Text(f"  {tokens_text(usage.input_tokens + usage.output_tokens)} tokens", style="dim")
     if usage.cached_input_tokens:
-        out.append(f" ({tokens_text(usage.cached_input_tokens)} cached)", style="dim")
-    out.append(f"  {usage.cost_text()}", style="dim")
+        items["tokens"].append(f" ({tokens_text(usage.cached_input_tokens)} cached)", style="dim")
+    items["cost"] = Text(f"  {usage.cost_text()}", style="dim")
     if usage.members:
-        out.append("  │ " + member_usage_text(usage, members), style="dim")
+        items["panel"] = Text("  │ " + member_usage_text(usage, members), style="dim")
     if state.card and state.card_state != "none":
-        out.append("  │ ", style="dim")
-        out.append(terminal_safe(state.card), style="green" if state.card_state == "fresh" else "yellow")
+        items["card"] = Text.assemble(("  │ ", "dim"), (terminal_safe(state.card),
+                                                        "green" if state.card_state == "fresh" else "yellow"))
     if state.dirty:
-        out.append("  │ ", style="dim")
-        out.append(f"● {terminal_safe(state.file or 'rubric')} has unsaved edits", style="yellow")
-    return out
+        items["unsaved"] = Text.assemble(("  │ ", "dim"),
+                                         (f"● {terminal_safe(state.file or 'rubric')} has unsaved edits", "yellow"))
+    return items
 
 
 def member_usage_text(usage: Usage, detail: str = "full") -> str:

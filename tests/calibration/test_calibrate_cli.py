@@ -32,28 +32,64 @@ def _labelled_cells(labels_path, criterion: str) -> int:
     return sum(1 for entry in data.values() if criterion in (entry.get("criteria") or {}))
 
 
-def test_no_judge_excludes_samples_with_a_warning_and_exits_0(support, capsys):
+@pytest.fixture
+def checks_only(support):
+    """The support rubric cut down to its deterministic checks (no judge named): the same samples
+    and labels, nothing a judge would grade."""
     rubric, labels = support
+    data = yaml.safe_load(rubric.read_text())
+    data["criteria"] = [c for c in data["criteria"] if "check" in c]
+    del data["judge"]
+    rubric.write_text(yaml.safe_dump(data, sort_keys=False))
+    return rubric, labels
+
+
+def test_no_judge_for_judged_criteria_says_how_to_configure_one_and_exits_2(support, tmp_path, capsys):
+    rubric, _ = support
+    assert main(["calibrate", str(rubric), "--format", "json"]) == 2
+    captured = capsys.readouterr()
+    assert captured.out == ""  # no all-zero table
+    error = captured.err.strip()
+    assert error.count("\n") == 0 and "resolves-issue" in error
+    assert "OPENAI_API_KEY is not set" in error and "--judge" in error and "--base-url" in error
+    unnamed = tmp_path / "unnamed.yaml"  # no judge.model and no key: the words grade's note uses
+    unnamed.write_text("name: u\ncriteria:\n  - id: polite\n    outcome: Polite\n")
+    samples = rubric.with_name("support_reply.samples.jsonl")
+    assert main(["calibrate", str(unnamed), str(samples), "--labels", str(support[1])]) == 2
+    assert "no judge configured: set OPENAI_API_KEY" in capsys.readouterr().err
+
+
+def test_a_placeholder_criterion_needs_no_judge(tmp_path, capsys):
+    from rubric_studio.engine.starter import PLACEHOLDER_OUTCOME
+
+    (tmp_path / "r.yaml").write_text(f"name: x\ncriteria:\n  - id: todo\n    outcome: {PLACEHOLDER_OUTCOME}\n"
+                                     "  - id: short\n    check: {type: length, max_words: 3}\n")
+    (tmp_path / "s.jsonl").write_text('{"id": "a", "output": "one two three four"}\n{"id": "b", "output": "ok"}\n')
+    (tmp_path / "l.yaml").write_text("a: {criteria: {short: unmet}}\nb: {criteria: {short: met}}\n")
+    args = ["calibrate", str(tmp_path / "r.yaml"), str(tmp_path / "s.jsonl"), "--labels", str(tmp_path / "l.yaml")]
+    assert main([*args, "--format", "json"]) == 0
+    assert _json(capsys)["criteria"]["short"]["n"] == 2
+
+
+def test_checks_only_calibrate_without_a_judge(checks_only, capsys):
+    rubric, labels = checks_only
     assert main(["calibrate", str(rubric), "--format", "json"]) == 0
     data = _json(capsys)
     assert list(data) == ["overall", "criteria", "disagreements", "warnings", "judge", "usage", "pass_rate", "humans"]
-    assert data["usage"]["judge_calls"] == 0
-    assert set(data["overall"]) == KEYS and data["overall"]["n"] == 0
-    verdicts = sum(1 for e in yaml.safe_load(labels.read_text()).values() if "verdict" in e)
-    assert any(f"{verdicts} labelled samples excluded" in w and "unjudged" in w for w in data["warnings"])
-    assert any("judge criteria not graded" in w for w in data["warnings"])
-    # checks need no judge: `short` is compared on every labelled cell
+    assert data["usage"]["judge_calls"] == 0 and data["judge"] is None
+    assert set(data["overall"]) == KEYS and data["overall"]["n"] == sum(
+        1 for e in yaml.safe_load(labels.read_text()).values() if "verdict" in e)
+    assert not any("judge criteria not graded" in w for w in data["warnings"])
     assert data["criteria"]["short"]["n"] == _labelled_cells(labels, "short")
-    assert data["criteria"]["resolves-issue"]["n"] == 0
     assert all(set(v) == KEYS | CURRENCY_KEYS for v in data["criteria"].values())
 
 
-def test_table_format_and_fit_without_judge(support, capsys):
-    rubric, _ = support
+def test_table_format_and_fit_without_judge(checks_only, capsys):
+    rubric, _ = checks_only
     assert main(["calibrate", str(rubric), "--fit"]) == 0
     out = capsys.readouterr().out
     assert "agreement" in out and "per criterion" in out and "fit" in out
-    assert "warning: nothing to fit" in out
+    assert "pass_threshold 0.8 →" in out and "holdout" in out
 
 
 def test_bad_labels_file_exits_2_with_position(support, capsys):
@@ -199,12 +235,12 @@ def test_kappa_of_one_labelled_sample_is_not_a_number(tmp_path, capsys):
     assert "[0.00, 0.00]" not in page.read_text()
 
 
-def test_labels_not_yet_folded_from_the_journal_are_counted(support, capsys):
+def test_labels_not_yet_folded_from_the_journal_are_counted(checks_only, capsys):
     """A label clicked in the web labeller or pressed in the studio sits in the labels journal until
     it is folded into the sidecar: calibrate counts it all the same."""
     from rubric_studio.core.labels import LabelChange, LabelStore, load_labels
 
-    rubric, labels = support
+    rubric, labels = checks_only
     assert main(["calibrate", str(rubric), "--format", "json"]) == 0
     before = _json(capsys)["criteria"]["short"]["n"]
     sidecar = yaml.safe_load(labels.read_text())

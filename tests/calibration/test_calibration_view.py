@@ -123,7 +123,8 @@ async def test_score_and_note_dialogs():
         app.push_screen(LabelScoreScreen("a", 5), app.results.append)
         await pilot.pause()
         await pilot.press("backspace", "1", "2", "enter")  # 12 is out of range: refused, the dialog stays
-        await pilot.pause()
+        await until(lambda: "0 to 10" in str(app.screen.query_one("#label-score-error", Static).render()),
+                    what="the score dialog's error about the range")
         assert isinstance(app.screen, LabelScoreScreen)
         assert "0 to 10" in str(app.screen.query_one("#label-score-error", Static).render())
         await pilot.press("backspace", "backspace", "7", ".", "5", "enter")

@@ -1,4 +1,4 @@
-"""Scoring semantics of BRIEF §3: reference vectors and properties."""
+"""Scoring semantics: the worked examples of docs/concepts/scoring.md#worked-examples, and properties."""
 
 from __future__ import annotations
 

@@ -18,6 +18,7 @@ from rubric_studio.core.samples import Sample
 from rubric_studio.engine.api import make_grader
 from rubric_studio.engine.events import Progress
 from rubric_studio.judges.server_slots import local_root, published_slots
+from tests._timing import scaled
 from tests.engine.conftest import judge_and_url
 from tests.engine.test_fail_fast import rubric_with
 from tests.fakellm import FakeLLM, Slow, rate_limited
@@ -124,7 +125,9 @@ async def test_the_first_call_of_a_wave_rate_limited_goes_again_like_the_others(
         if "Reply 0 " in call.sample:
             first_sample.append(call.sample)
             if len(first_sample) == 1:
-                time.sleep(0.4)  # the other calls of the wave arrive meanwhile
+                deadline = time.monotonic() + scaled(10)
+                while server.calls() < 6 and time.monotonic() < deadline:  # the other calls of the wave arrive meanwhile
+                    time.sleep(0.01)
                 return rate_limited(retry_after=0.05)
         return Slow(0.2)
 

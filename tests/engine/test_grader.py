@@ -1,4 +1,5 @@
-"""The grader's incremental contract (BRIEF §4), with an in-process judge.
+"""The grader's incremental contract (docs/concepts/judges-and-cache.md#what-a-change-re-judges),
+with an in-process judge.
 
 The judge here implements the one-method Judge interface directly, so these tests
 count requests exactly; the same properties are checked end to end through the
@@ -9,6 +10,8 @@ from __future__ import annotations
 
 import asyncio
 import json
+import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -20,6 +23,7 @@ from rubric_studio.engine.cache import ReplyCache
 from rubric_studio.engine.events import RunStarted, SamplesUpdated
 from rubric_studio.engine.grader import Grader
 from rubric_studio.judges import Judge, JudgeConfig, JudgeError, JudgeReply, JudgeRequest
+from tests._timing import scaled
 
 RUBRIC = """\
 name: demo
@@ -64,6 +68,14 @@ class ScriptedJudge(Judge):
         else:
             body = {"rationale": "looked", "evidence": ["thank you"] if hit else [], "verdict": "met" if hit else "unmet"}
         return JudgeReply(text=json.dumps(body), input_tokens=100, output_tokens=20)
+
+
+async def _until(condition, what: str, timeout: float = 10.0) -> None:
+    """Wait for ``condition`` on the loop (a hang fails after ``timeout`` seconds, scaled)."""
+    deadline = time.monotonic() + scaled(timeout)
+    while not condition():
+        assert time.monotonic() < deadline, f"timed out waiting for {what}"
+        await asyncio.sleep(0.005)
 
 
 def samples(n: int = 4) -> list[Sample]:
@@ -158,7 +170,7 @@ async def test_stale_in_flight_requests_are_cancelled_and_fresh_ones_adopted():
     judge = ScriptedJudge(delay=0.3)
     grader = Grader(judge=judge)
     first = asyncio.create_task(grader.run(rubric(), samples()))
-    await asyncio.sleep(0.05)
+    await _until(lambda: len(judge.calls) >= 4, "the first run's first requests in flight")  # concurrency 4
     first.cancel()  # the studio moves on to a newer version
     edited = rubric(RUBRIC.replace("Mentions the refund", "Mentions the refund amount"))
     report = await grader.run(edited, samples())
@@ -238,7 +250,7 @@ async def test_checks_run_off_the_event_loop(tmp_path: Path):
         "import time\nfrom pathlib import Path\n\n"
         f"FLAG = Path({str(flag)!r})\n\n"
         "def wait_for_flag(output):\n"
-        "    deadline = time.monotonic() + 3\n"
+        f"    deadline = time.monotonic() + {scaled(3)}\n"
         "    while time.monotonic() < deadline:\n"
         "        if FLAG.exists():\n            return True\n"
         "        time.sleep(0.01)\n"
@@ -263,12 +275,10 @@ async def test_a_cancelled_run_stops_its_checks_at_the_next_sample(tmp_path: Pat
     slow = parse_rubric("name: w\ncriteria:\n  - id: k\n    check: {type: python, function: 'slowchecks:slow'}\n",
                         str(tmp_path / "r.yaml"))
     run = asyncio.create_task(Grader(judge=None, allow_code=True).run(slow, [Sample(id=f"s{i}", output=str(i)) for i in range(200)]))
-    await asyncio.sleep(0.2)
+    await _until(lambda: "slowchecks" in sys.modules and sys.modules["slowchecks"].SEEN, "the checks running")
     run.cancel()
     with pytest.raises(asyncio.CancelledError):
         await run
-    import sys
-
     seen = sys.modules["slowchecks"].SEEN
     count = len(seen)
     await asyncio.sleep(0.3)

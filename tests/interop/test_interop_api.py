@@ -15,12 +15,19 @@ from rubric_studio.interop import (
     import_rubric,
     rubric_to_yaml,
 )
+from rubric_studio.interop._formats import BUILTIN
 
 
-def test_formats_describe_both_directions():
-    assert set(FORMATS) == {"agentv", "promptfoo", "letta", "docent", "healthbench", "markdown"}
-    assert not FORMATS["markdown"].can_import and FORMATS["markdown"].can_export
-    assert all(info.can_import for name, info in FORMATS.items() if name != "markdown")
+def test_every_format_says_what_it_is_and_which_directions_it_takes():
+    """A property of each registered format, so a new format is its entry and no edit here."""
+    assert {info.name for info in BUILTIN} <= set(FORMATS) and len(FORMATS) >= 2
+    for name, info in FORMATS.items():
+        assert info.name == name and info.title.strip() and info.description.strip(), name
+        assert info.can_export or info.can_import, f"{name} neither exports nor imports"
+        assert info.suffix.startswith(".") and info.suffix != ".", name
+    suffixes = [info.suffix for info in FORMATS.values()]
+    assert len(set(suffixes)) == len(suffixes)  # a file's suffix names one format
+    assert not FORMATS["markdown"].can_import and FORMATS["markdown"].can_export  # a review table, one way
     assert FORMATS["docent"].suffix == ".docent.json"
 
 
@@ -96,7 +103,7 @@ def test_rubric_to_yaml_is_clean(support_reply):
     assert "    score_ranges:\n      0: Rude, dismissive, or blames the customer\n" in text
     assert "tags: [axis:safety, policy]" in text
     assert "description: >-\n  Replies drafted by the billing-support assistant" in text
-    # id-then-operator-then-outcome order, like BRIEF §2
+    # id-then-operator-then-outcome order, as docs/reference/files.md#writing-rubrics gives it
     block = text[text.index("- id: policy-accurate"):]
     assert block.index("operator:") < block.index("outcome:") < block.index("weight:")
 

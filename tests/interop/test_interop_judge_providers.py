@@ -22,7 +22,7 @@ from rubric_studio.interop import export_rubric, import_rubric
 from tests._timing import scaled
 from tests.fakellm import FakeLLM
 from tests.interop.test_interop_exports_run import SAMPLES, WITH_JUDGE, _ours, _write, scripted_judge
-from tests.judges.test_provider_registry import install
+from tests.judges.test_provider_registry import PLUGIN, install
 
 CRITERIA = [{"id": "greets", "outcome": "Greets the customer"}]
 
@@ -132,9 +132,9 @@ def test_letta_and_docent_have_no_azure_and_say_what_to_set_by_hand():
     ("docent", {}, "set judge_model by hand"),
 ])  # fmt: skip
 def test_a_plugin_provider_is_warned_in_every_format_never_written_as_openai(house, target, options, set_by_hand):
-    result = export_rubric(_rubric(model="house:house-small", base_url="https://gw.example/v1"), target, **options)
-    warning = next(w for w in result.warnings if w.startswith("judge house:house-small: "))
-    assert "has no plugin provider 'house' (plugin house-gateway)" in warning and set_by_hand in warning
+    result = export_rubric(_rubric(model=f"{PLUGIN}:house-small", base_url="https://gw.example/v1"), target, **options)
+    warning = next(w for w in result.warnings if w.startswith(f"judge {PLUGIN}:house-small: "))
+    assert f"has no plugin provider '{PLUGIN}' (plugin house-gateway)" in warning and set_by_hand in warning
     if target != "docent":
         assert warning.endswith("rubric-studio reads its key from HOUSE_GATEWAY_KEY and its endpoint from "
                                 "HOUSE_GATEWAY_URL")  # fmt: skip

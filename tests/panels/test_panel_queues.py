@@ -53,6 +53,9 @@ async def test_people_disagree_is_a_filter_of_open_disagreements(tmp_path: Path)
             assert matrix.filter_kind == "people"
             await pilot.pause()
             assert matrix.rows == ["s01", "s05"]  # not s02 (adjudicated), s03 (agreed), s07 (one person)
+            # the run header hears of the filter from the table's message
+            await until(lambda: "filter: people disagree" in str(app.query_one(RunHeader).render()),
+                        what="the run header naming the filter")
             assert "filter: people disagree" in str(app.query_one(RunHeader).render())
 
 

@@ -14,7 +14,7 @@ from rubric_studio.tui.dialogs import AskScreen
 from rubric_studio.tui.results import ResultsMatrix
 from tests.fakellm import FakeLLM
 from tests.panels.judges import COIN, DOWN, LONG, RIGHT, RUBRIC, Judges, member, sample_text
-from tests.tui.studio_helpers import graded, open_in_inspector, until
+from tests.tui.studio_helpers import drawn, drawn_text, graded, open_in_inspector, until
 
 pytestmark = pytest.mark.timeout(90)
 
@@ -49,7 +49,8 @@ async def test_a_cell_shows_the_split_and_the_inspector_each_member(tmp_path: Pa
             matrix = app.query_one(ResultsMatrix)
             assert expected in matrix._row_strip(0).text
             inspector = await open_in_inspector(app, pilot, "s03", "timeline")
-            body = shown(inspector.query_one("#insp-body"))
+            body = await drawn(inspector.query_one("#insp-body"), f"panel {expected.split()[1]} (majority)",
+                               what="the panel's split and each member in the inspector")
             assert f"panel {expected.split()[1]} (majority)" in body
             for judge in (LONG, COIN, RIGHT):
                 assert member(judge) in body and f"{judge} says" in body
@@ -80,6 +81,10 @@ async def test_the_consistency_estimate_counts_every_member_and_matches_the_call
             assert before == 24
             await pilot.press("K")
             await until(lambda: isinstance(app.screen, AskScreen) and app.screen.query(Input))
+            estimate = "About 48 new judge calls"
+            # the prompt is drawn (wrapped to the dialog's width) once the dialog is laid out
+            await until(lambda: estimate in " ".join(" ".join(drawn_text(w) for w in app.screen.query(".dialog-text")).split()),
+                        what="the K dialog's estimate of the judge calls, drawn")
             prompt = " ".join(shown(w) for w in app.screen.query(".dialog-text")).split()
             assert "About 48 new judge calls at K = 3: 8 cells × 3 panel members × (K − 1)" in " ".join(prompt)
             assert app.screen.query_one(Input).value == "3"

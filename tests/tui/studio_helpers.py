@@ -54,6 +54,30 @@ async def until(condition: Callable[[], object], timeout: float = 30.0,
         await asyncio.sleep(0.01)
 
 
+def drawn_text(widget: Any) -> str:
+    """The text ``widget`` draws now, line by line: nothing until it is laid out (a pane in a tab
+    just shown, a dialog just pushed), and its old text until the layout after a change."""
+    from textual.geometry import Region
+
+    region = Region(0, 0, widget.size.width, widget.size.height)
+    return "\n".join(strip.text.rstrip() for strip in widget.render_lines(region))
+
+
+async def drawn(widget: Any, *texts: str, timeout: float = 30.0, what: str | None = None) -> str:
+    """Wait until ``widget`` draws every one of ``texts``; the text it draws then."""
+    await until(lambda: all(text in drawn_text(widget) for text in texts), timeout,
+                lambda: f"{what or f'{widget!r} drawing {list(texts)!r}'}; it draws {drawn_text(widget)!r}")
+    return drawn_text(widget)
+
+
+async def handled(app: Any, timeout: float = 30.0) -> None:
+    """Wait until ``app`` has handled every message posted to it before this call: a callback queued
+    behind them has run (what a handler does at once is done; work it started elsewhere may not be)."""
+    done = asyncio.Event()
+    app.call_later(done.set)
+    await until(done.is_set, timeout, "the studio to handle the messages posted to it before")
+
+
 async def focused_on(app, widget, timeout: float = 30.0) -> None:
     """Wait until ``widget`` has the focus (focus moves after a refresh, not with the message)."""
     await until(lambda: app.focused is widget, timeout, lambda: f"focus on {widget!r} (it is on {app.focused!r})")

@@ -38,6 +38,9 @@ async def test_labels_written_as_a_named_annotator_and_the_humans_row(studio: Pa
             await pilot.pause()
             tab = app.query_one("#tabs").get_tab("agreement")
             assert "bob" in str(tab.label)
+            # the humans row is worked out in a thread once the Agreement panel is up
+            await until(lambda: "one annotator" in humans_text(app),
+                        what=lambda: f"the humans row of the first labels (it reads {humans_text(app)!r})")
             assert "one annotator" in humans_text(app)  # only the file's unnamed labels so far
 
             sample = "refund-within-window"  # the file's (unnamed) label says pass

@@ -21,8 +21,11 @@ from tests.fakellm import FakeLLM, Reply
 from tests.tui.studio_helpers import (
     SIZE,
     copy_bundled,
+    drawn,
+    drawn_text,
     focused_on,
     graded,
+    handled,
     on_screen,
     open_in_inspector,
     unsaved_edit,
@@ -298,11 +301,11 @@ async def test_external_change_with_unsaved_edits_asks_first_keep(studio: Path):
         # The same lines as the unsaved edit: no clean merge, so the studio asks.
         disk = rubric.read_text().replace("Replies drafted by", "Replies written by")
         rubric.write_text(disk)
-        await until(lambda: isinstance(app.screen, ConflictScreen))
+        await on_screen(app, ConflictScreen)  # mounted: its d shows the diff its mount hides
         # Nothing replaced while the question is open.
         assert "my unsaved description" in app.session.document.text
         await pilot.press("d")
-        await pilot.pause()
+        await until(lambda: app.screen.query_one("#conflict-diff").display, what="the diff shown by d")
         assert app.screen.query_one("#conflict-diff").display
         assert "written by" in str(app.screen.query_one("#conflict-diff-text").render())
         await pilot.press("k")
@@ -312,7 +315,7 @@ async def test_external_change_with_unsaved_edits_asks_first_keep(studio: Path):
         assert app.session.run_number == run
         # The same disk version does not ask again.
         app.post_message(FilesChanged({"rubric"}))
-        await pilot.pause(0.1)
+        await handled(app)  # the change event's handler would ask at once
         assert not isinstance(app.screen, ConflictScreen)
 
 
@@ -345,12 +348,13 @@ async def test_a_second_outside_edit_during_the_first_regrade_is_graded_too(stud
     """
     rubric = studio / "support_reply" / "support_reply.yaml"
     app = StudioApp(rubric, watch=False)
-    async with app.run_test(size=SIZE) as pilot:
+    async with app.run_test(size=SIZE):
         await until(lambda: graded(app))
+        run = app.session.run_number
         rubric.write_text(rubric.read_text().replace("max_words: 150", "max_words: 60"))
         await app._rubric_changed_on_disk()  # the first change event: grading starts
         rubric.write_text(rubric.read_text().replace("max_words: 60", "max_wrds: 60"))  # before it is drawn
-        await pilot.pause(0.2)
+        await until(lambda: app.session.run_number > run and graded(app), what="the first change's grade drawn")
         app.post_message(FilesChanged({"rubric"}))  # the second change event
         await until(lambda: "rubric" in app.session.file_problems)
         assert "max_wrds" in app.session.file_problems["rubric"][0].message
@@ -443,7 +447,10 @@ async def test_filter_and_sort(studio: Path):
         scores = [app.session.model.results[i].partial_score for i in matrix.rows]
         assert None not in scores and scores == sorted(scores)
         await pilot.press("r")
+        await until(lambda: matrix.reverse, what="the sort reversed")
         assert [app.session.model.results[i].partial_score for i in matrix.rows] == sorted(scores, reverse=True)
+        # the run header hears of the sort from the table's message
+        await until(lambda: "sort: score ↓" in str(app.query_one("#run-header").render()), what="the run header naming the sort")
         assert "sort: score" in str(app.query_one("#run-header").render())
 
 
@@ -456,17 +463,22 @@ async def test_keyboard_and_mouse_select_cells_and_inspect(studio: Path):
         await focused_on(app, matrix)
         await pilot.press("down", "right")
         await pilot.pause()
+        # the selection follows the table's cursor through its message
+        await until(lambda: app.selection == ("refund-late-request", "resolves-issue"),
+                    what=lambda: f"the selection on the cell under the cursor (it is {app.selection})")
         assert app.selection == ("refund-late-request", "resolves-issue")
         assert "resolves-issue" in str(app.query_one("#cell-hint").render())
         # Click the first criterion column of the fourth row: it is selected, the table stays;
         # a double click opens the inspector.
-        x = matrix._fixed_width() + 1
-        await pilot.click(ResultsMatrix, offset=(x, 5))
+        x, y = matrix._fixed_width() + 1, matrix.header_lines + 3
+        await pilot.click(ResultsMatrix, offset=(x, y))
         await pilot.pause()
+        await until(lambda: app.selection[0] == matrix.rows[3], what=lambda: f"the clicked row selected (it is {app.selection})")
         assert app.selection[0] == matrix.rows[3]
         assert app.query_one("#tabs").active == "results" and app.focused is matrix
-        await pilot.click(ResultsMatrix, offset=(x, 5), times=2)
+        await pilot.click(ResultsMatrix, offset=(x, y), times=2)
         await pilot.pause()
+        await until(lambda: app.query_one("#tabs").active == "inspector", what="the inspector opened by the double click")
         assert app.query_one("#tabs").active == "inspector"
         # Clicking the Results tab back gives the table the focus: its keys work at once.
         await pilot.click("#tabs Tab#--content-tab-results")
@@ -485,7 +497,7 @@ async def test_inspector_shows_check_evidence_and_sample(studio: Path):
         inspector = await open_in_inspector(app, pilot, "internal-link-leak", "no-internal-links")
         head = str(inspector.query_one("#insp-head").render())
         assert "internal-link-leak" in head and "no-internal-links" in head and "check" in head
-        body = shown(inspector.query_one("#insp-body"))
+        body = await drawn(inspector.query_one("#insp-body"), "regex", what="the check's evidence in the inspector")
         assert "regex" in body
         # The whole sample at a glance.
         matrix = app.query_one(ResultsMatrix)
@@ -494,7 +506,8 @@ async def test_inspector_shows_check_evidence_and_sample(studio: Path):
         await pilot.pause()
         app.query_one("#tabs").active = "inspector"
         await pilot.pause()
-        body = shown(app.query_one(Inspector).query_one("#insp-body"))
+        body = await drawn(app.query_one(Inspector).query_one("#insp-body"), "resolves-issue", "short",
+                           "no-internal-links", what="the whole sample in the inspector, every criterion")
         for criterion in ("resolves-issue", "short", "no-internal-links"):
             assert criterion in body
 
@@ -567,10 +580,14 @@ async def test_judge_cells_go_pending_then_final_and_resave_makes_no_calls(studi
         await pilot.press("enter")
         await pilot.pause()
         inspector = app.query_one(Inspector)
-        assert "rationale" in shown(inspector.query_one("#insp-body"))
+        body = await drawn(inspector.query_one("#insp-body"), "rationale", what="the judge's rationale in the inspector")
+        assert "rationale" in body
         inspector.query_one("#insp-exchange").collapsed = False
         await pilot.pause()
-        exchange = shown(inspector.query_one("#insp-exchange-text"))
+        exchange_text = inspector.query_one("#insp-exchange-text")
+        await until(lambda: "chat/completions" in drawn_text(exchange_text) or "── user ──" in drawn_text(exchange_text),
+                    what=lambda: f"the exchange with the judge, opened; it draws {drawn_text(exchange_text)!r}")
+        exchange = shown(exchange_text)
         assert "chat/completions" in exchange or "── user ──" in exchange
 
 
@@ -588,7 +605,8 @@ async def test_unfound_quotes_are_flagged_in_the_inspector(studio: Path, fake_ll
         matrix.select_criterion("polite")
         await pilot.press("enter")
         await pilot.pause()
-        body = shown(app.query_one(Inspector).query_one("#insp-body"))
+        body = await drawn(app.query_one(Inspector).query_one("#insp-body"), "“this sentence is not there”",
+                           "“thanks”", what="the judge's two quotes in the inspector")
         assert "“this sentence is not there”  not in the sample" in body
         assert "✓ “thanks”" in body
 
@@ -609,7 +627,7 @@ async def test_quit_with_unsaved_edits_asks(studio: Path):
         await pilot.press("ctrl+q")
         await until(lambda: isinstance(app.screen, UnsavedScreen))
         await pilot.press("s")  # save and quit
-        await pilot.pause()
+        await until(lambda: "unsaved" in rubric.read_text(), what="the rubric saved before quitting")
     assert "unsaved" in rubric.read_text()
 
 

@@ -15,7 +15,6 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from textual.geometry import Region
 from textual.widgets import Input
 
 from rubric_studio.core.labels import fold_journal, load_labels
@@ -32,7 +31,17 @@ from rubric_studio.tui.calibration import (
 from rubric_studio.tui.dialogs import AskScreen, ConfirmScreen
 from rubric_studio.tui.results import ResultsMatrix
 from tests.fakellm import Call, FakeLLM
-from tests.tui.studio_helpers import ROOT, RUBRIC, SIZE, copy_bundled, focused_on, graded, until, watching
+from tests.tui.studio_helpers import (
+    ROOT,
+    RUBRIC,
+    SIZE,
+    copy_bundled,
+    drawn,
+    focused_on,
+    graded,
+    until,
+    watching,
+)
 
 LABELS = RUBRIC.with_name("support_reply.labels.yaml")
 JUDGED = ("resolves-issue", "policy-accurate", "tone", "asks-for-credentials")
@@ -82,11 +91,6 @@ async def ready(app: StudioApp, pilot) -> ResultsMatrix:
     matrix.focus()
     await pilot.pause()
     return matrix
-
-
-def shown(widget) -> str:
-    region = Region(0, 0, widget.size.width, widget.size.height)
-    return "\n".join(strip.text.rstrip() for strip in widget.render_lines(region))
 
 
 def row_text(matrix: ResultsMatrix, sample_id: str) -> str:
@@ -262,7 +266,7 @@ async def test_the_focused_pane_is_marked_and_the_results_take_the_width_while_f
         assert marked != edge(left)
         await until(lambda: left.size.width <= 28)
         assert not app.query_one("#ed-form").display and matrix.size.width >= 100
-        over, titles = matrix._header_strip(last=False).text, matrix._header_strip().text
+        over, titles = matrix._header_strip(0, 2).text, matrix._header_strip(1, 2).text
         assert "policy-" in over and "accurate*" in titles and "resolves-" in over and "issue*" in titles
         assert "…" not in over + titles  # whole, on two lines: not "poli…" / "reso…"
         app.query_one(EditorPane).focus_form()
@@ -395,7 +399,8 @@ async def test_a_save_is_a_version_and_says_what_it_fixed(studio: Path, judge):
         await until(lambda: isinstance(app.screen, VersionsScreen))
         screen = app.screen
         await pilot.pause()
-        text = shown(screen.query_one("#versions-diff"))
+        text = await drawn(screen.query_one("#versions-diff"), line, "changed short (required)",
+                           what="the diff of v1 → v2 in the versions screen")
         assert line in text and "changed short (required)" in text
         reverse = screen.compare(2, 1)
         assert reverse.overall.broken == ["downgrade-wall-of-text"]
@@ -429,7 +434,8 @@ async def test_fit_is_applied_as_an_undoable_edit_and_saved(studio: Path, judge)
         fit = app.screen.fit
         assert fit.changed and fit.threshold != 0.8 and fit.holdout_ids
         await pilot.pause()
-        table = shown(app.screen.query_one("#fit-table"))
+        table = await drawn(app.screen.query_one("#fit-table"), f"0.8 → {fit.threshold:g}", "holdout",
+                            what="the fit's table with the new threshold and the holdout agreement")
         assert f"0.8 → {fit.threshold:g}" in table and "holdout" in table  # holdout agreement shown
         run = app.session.run_number
         await pilot.press("enter")  # Accept

@@ -336,9 +336,12 @@ async def test_type_select_and_score_range_rows(app: Host):
     async with app.run_test(size=(120, 35)) as pilot:
         pane = app.query_one(EditorPane)
         pane.select_criterion("tone")
-        await until(lambda: len(app.query(".ed-range-row")) == 4)
+        # the rows are counted once mounted, filled in after: wait for the values read
+        await until(lambda: app.query_one("#ed-range-lower-3", Input).value == "10"
+                    and app.query_one("#ed-range-add", Button).is_mounted, what="tone's four bands filled in")
         app.query_one("#ed-range-add", Button).press()
-        await until(lambda: len(app.query(".ed-range-row")) == 5)
+        await until(lambda: len(app.query(".ed-range-row")) == 5 and app.query_one("#ed-range-lower-2", Input).value == "5"
+                    and app.query_one("#ed-range-lower-4", Input).value == "10", what="the new band's row filled in")
         assert list(app.document.criterion_data(2)["score_ranges"]) == [0, 4, 5, 7, 10]
         band = app.query_one("#ed-range-text-2", Input)
         await focused_on(app, band)  # the new band's text, once it is mounted
@@ -512,7 +515,8 @@ async def test_studio_reloads_an_outside_fix_quietly_after_showing_a_typo(tmp_pa
     changed: list[EditorPane.Changed] = []
     async with app.run_test(size=(120, 35), message_hook=lambda m: changed.append(m)
                             if isinstance(m, EditorPane.Changed) else None) as pilot:
-        await until(lambda: app.editor is not None and app.editor.is_mounted, timeout=30)
+        await until(lambda: app.editor is not None and app.editor.ready, timeout=30,
+                    what="the editor showing the document (its fields filled in)")
         await pilot.pause()
         await app.editor.flush()  # whatever a field took for an edit is applied now
         await pilot.pause()
@@ -581,7 +585,14 @@ async def test_field_labels_show_in_full_in_the_studio_side_pane(tmp_path: Path)
         await until(lambda: pane.size.width > 40, timeout=30)
         app.query_one("#ed-tabs").active = "ed-tab-rubric"
         await pilot.pause()
-        labels = {str(label.render()) for label in app.query("#ed-rubric .ed-label") if label.region.width}
+
+        def shown_labels() -> set[str]:
+            return {str(label.render()) for label in app.query("#ed-rubric .ed-label") if label.region.width}
+
+        # the tab's fields are built when it is first shown, and laid out after
+        wanted = {"description", "temperature", "max retries", "concurrency"}
+        await until(lambda: wanted <= shown_labels(), what=lambda: f"the rubric tab's labels laid out: {shown_labels()}")
+        labels = shown_labels()
         assert {"description", "temperature", "max retries", "concurrency"} <= labels
         assert pane.has_class("-narrow") and cut_labels(app, "#ed-rubric") == []
         description = app.query_one("#ed-r-description")
@@ -599,6 +610,8 @@ async def test_field_labels_show_in_full_in_the_studio_side_pane(tmp_path: Path)
         assert cut_labels(app, "#ed-form") == []
         app.query_one("#ed-tabs").active = "ed-tab-rubric"
         await pilot.pause()
+        await until(lambda: app.query_one("#ed-r-name").region.width and app.query_one("#ed-rubric .ed-label").region.width,
+                    what="the rubric tab laid out again at 80×24")
         assert cut_labels(app, "#ed-rubric") == []
         name_label = app.query_one("#ed-rubric .ed-label")
         assert app.query_one("#ed-r-name").region.y > name_label.region.y

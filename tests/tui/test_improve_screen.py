@@ -215,7 +215,7 @@ async def test_a_noted_cell_labelled_against_the_judge_becomes_an_example_with_e
             assert len(new) == len(app.session.samples) and all(POLITE in json.dumps(r.body) for r in new)
             # Not twice.
             await pilot.press("e")
-            await pilot.pause()
+            await until(lambda: "s00 is already an example of polite" in notes(app), what="the note that it is one already")
             assert "s00 is already an example of polite" in notes(app)
             assert len(app.session.document.parse().criterion("polite").examples) == 1
             # u first, then a note: offered too.
@@ -232,7 +232,7 @@ async def test_a_noted_cell_labelled_against_the_judge_becomes_an_example_with_e
             await until(lambda: app.session.labels["s02"].criteria.get("warmth") == "met")
             assert notes(app).count("press e") == offers + 1  # not offered: e could not add it
             await pilot.press("e")
-            await pilot.pause()
+            await until(lambda: "can't be added without a score" in notes(app), what="the note that it needs a score")
             assert "can't be added without a score" in notes(app)
             assert not app.session.document.parse().criterion("warmth").examples
 

@@ -46,14 +46,26 @@ def notice_text(screen: NoticeScreen) -> str:
     return "\n".join(str(w.render()) for w in screen.query("Static"))
 
 
+async def notice_showing(app: StudioApp, *texts: str) -> str:
+    """Wait until a notice is on top showing every one of ``texts`` (its text is composed after the
+    push); the notice's text."""
+
+    def showing() -> bool:
+        screen = app.screen
+        return isinstance(screen, NoticeScreen) and all(text in notice_text(screen) for text in texts)
+
+    await until(showing, what=lambda: f"a notice showing {list(texts)!r} (on top: {app.screen!r})")
+    return notice_text(app.screen)
+
+
 async def test_export_writes_the_file_and_shows_every_warning(studio: Path):
     app = StudioApp(RUBRIC, watch=False)
     target = RUBRIC.with_name("support_reply.eval.yaml")
     async with app.run_test(size=SIZE) as pilot:
         await started(app, pilot)
         await palette(app, pilot, "Export rubric as AgentV")
-        await until(lambda: isinstance(app.screen, NoticeScreen))
         expected = export_rubric(load_rubric(RUBRIC), "agentv")
+        await notice_showing(app, f"{len(expected.warnings)} warnings", *expected.warnings)
         assert target.read_text() == expected.text
         assert expected.warnings  # support_reply has tags, a keywords check and a penalty
         text = notice_text(app.screen)
@@ -79,6 +91,7 @@ async def test_export_writes_the_file_and_shows_every_warning(studio: Path):
 
         # A format that expresses everything: a notification, no dialog.
         await pilot.press("escape")
+        await until(lambda: not isinstance(app.screen, NoticeScreen), what="the AgentV notice closed by escape")
         interop_actions.export_as(app, "markdown")
         await until(lambda: RUBRIC.with_name("support_reply.md").exists())
         await pilot.pause()
@@ -106,6 +119,8 @@ async def test_import_writes_the_native_rubric_lists_warnings_and_asks_before_ov
         await started(app, pilot)
         # A path that does not exist is refused in the dialog.
         await ask_import(app, pilot, "no/such/file.yaml", by_palette=True)
+        await until(lambda: "no such file" in str(app.screen.query_one("#dialog-error").render()),
+                    what="the dialog's error about the missing file")
         assert isinstance(app.screen, AskScreen)
         assert "no such file" in str(app.screen.query_one("#dialog-error").render())
         await pilot.press("escape")
@@ -113,7 +128,7 @@ async def test_import_writes_the_native_rubric_lists_warnings_and_asks_before_ov
             source, imported = sources[target], studio / f"suite.{target}.imported.yaml"
             expected = import_rubric(source)
             await ask_import(app, pilot, source.name)  # relative to the working directory
-            await until(lambda: isinstance(app.screen, NoticeScreen))
+            await notice_showing(app, f"rubric-studio {imported.name}", f"as {title};", *expected.warnings)
             rubric = load_rubric(imported)
             assert [c.key for c in rubric.criteria] == [c.key for c in expected.rubric.criteria]
             assert [c.weight for c in rubric.criteria] == [c.weight for c in expected.rubric.criteria]

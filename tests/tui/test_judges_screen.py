@@ -46,7 +46,8 @@ async def test_compare_judges_shows_each_judges_figures_and_recommends_one(proje
             assert field.value == GOOD  # pre-filled with the studio's judge
             field.value = f"{GOOD},{MID},nope"
             await pilot.press("enter")
-            await pilot.pause()
+            await until(lambda: "'nope' is not provider:model" in str(screen.query_one("#judges-status", Static).render()),
+                        what="the refusal of 'nope' under the field")
             assert "'nope' is not provider:model" in str(screen.query_one("#judges-status", Static).render())
             field.value = f"{GOOD},{MID},{POOR}"
             await pilot.press("enter")

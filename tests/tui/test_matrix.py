@@ -14,7 +14,7 @@ from rubric_studio.core.loading import load_rubric, parse_rubric
 from rubric_studio.core.results import CriterionResult, Evidence, SampleResult, Status, Verdict
 from rubric_studio.session.results_model import ResultsModel
 from rubric_studio.tui.results import CRIT_MIN, ID_COMPACT, ID_MAX, ResultsMatrix
-from tests.tui.studio_helpers import focused_on
+from tests.tui.studio_helpers import focused_on, graded, until
 
 ROOT = Path(__file__).resolve().parents[2]
 SUPPORT = ROOT / "sample_rubrics" / "support_reply" / "support_reply.yaml"
@@ -138,12 +138,14 @@ async def test_support_reply_fits_six_criteria_beside_the_editor(tmp_path: Path)
     folder = tmp_path / "support_reply"
     shutil.copytree(SUPPORT.parent, folder)
     app = StudioApp(folder / SUPPORT.name, watch=False)
-    async with app.run_test(size=(120, 35)) as pilot:
-        while app.session.report is None or app.session.running or not app._editor_mounted:
-            await pilot.pause(0.05)
-        await pilot.pause(0.2)
-        assert app.query_one("#left").display
+    async with app.run_test(size=(120, 35)):
+        await until(lambda: graded(app), what="graded, the editor ready")
         matrix = app.query_one(ResultsMatrix)
+        await until(lambda: app.query_one("#left").display and len(matrix._shown_columns()) >= 6
+                    and matrix.region.width >= 70,
+                    what=lambda: f"the table laid out beside the editor ({len(matrix._shown_columns())} columns shown, "
+                                 f"{matrix.region.width} wide)")
+        assert app.query_one("#left").display
         assert len(matrix._shown_columns()) >= 6  # was 2 of 7
         assert matrix.region.width >= 70
 

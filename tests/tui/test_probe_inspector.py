@@ -7,7 +7,6 @@ import os
 from pathlib import Path
 
 import pytest
-from textual.geometry import Region
 
 from rubric_studio.engine.probes import perturb_text
 from rubric_studio.tui.app import StudioApp
@@ -15,21 +14,18 @@ from rubric_studio.tui.probe_screen import ProbeScreen
 from rubric_studio.tui.results import ADDED_STYLE, ResultsMatrix, probe_text
 from tests.engine.test_probes import brain, write_project
 from tests.fakellm import FakeLLM
-from tests.tui.studio_helpers import graded, on_screen, open_in_inspector, until
+from tests.tui.studio_helpers import drawn, graded, on_screen, open_in_inspector, until
 
 pytestmark = pytest.mark.timeout(60)
 OUTPUT = "ticket 00: we looked into your bill for you"
 
 
-def shown(widget) -> str:
-    region = Region(0, 0, widget.size.width, widget.size.height)
-    return "\n".join(strip.text.rstrip() for strip in widget.render_lines(region))
-
-
-async def _inspect(app: StudioApp, pilot, sample_id: str, criterion_id: str) -> str:
+async def _inspect(app: StudioApp, pilot, sample_id: str, criterion_id: str, *expected: str) -> str:
+    """What the inspector draws for the cell, once it draws every one of ``expected`` (the head names
+    the cell at once; the body shows what came since, such as a probe's findings, when drawn)."""
     inspector = await open_in_inspector(app, pilot, sample_id, criterion_id)
     await pilot.pause()
-    return shown(inspector.query_one("#insp-body"))
+    return await drawn(inspector.query_one("#insp-body"), *expected, what=f"the inspector on {sample_id} × {criterion_id}")
 
 
 async def test_a_flipped_cell_shows_the_probe_and_the_padded_text(tmp_path: Path, monkeypatch):
@@ -51,7 +47,7 @@ async def test_a_flipped_cell_shows_the_probe_and_the_padded_text(tmp_path: Path
             await pilot.press("escape")
             await until(lambda: not isinstance(app.screen, ProbeScreen))
 
-            body = await _inspect(app, pilot, "s00", "bill")
+            body = await _inspect(app, pilot, "s00", "bill", "Probe: verbosity — unmet → met")
             assert "Probe: verbosity — unmet → met" in body
             assert "beyond this judge's noise (noise 0%): +100 points" in " ".join(body.split())
             if os.environ.get("PROBE_SCREENSHOT_DIR"):  # to look at it: rsvg-convert the copy

@@ -56,6 +56,9 @@ async def test_probe_palette_command_shows_flips_and_the_perturbed_text(tmp_path
             rows = {kinds.get_row_at(i)[0]: kinds.get_row_at(i) for i in range(kinds.row_count)}
             assert list(rows) == ["noise", "verbosity", "order", "confidence", "hedging", "paraphrase", "leniency"]
             # every row in view under the header (the stylesheet's height for the table): none scrolled away
+            await until(lambda: kinds.max_scroll_y == 0 and kinds.scrollable_content_region.height >= kinds.row_count + 1,
+                        what=lambda: f"the kinds table laid out with its {kinds.row_count} rows "
+                                     f"(height {kinds.scrollable_content_region.height}, scrolls {kinds.max_scroll_y})")
             assert kinds.max_scroll_y == 0 and kinds.scrollable_content_region.height >= kinds.row_count + 1
             assert rows["noise"][1:4] == [str(LABELLED), "0", "0%"]  # the length judge ignores a blank line
             assert rows["verbosity"][1:4] == [str(LABELLED), str(LABELLED), "100%"]

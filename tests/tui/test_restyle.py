@@ -50,6 +50,7 @@ async def test_every_focus_move_leaves_the_styles_a_full_restyle_would(tmp_path:
             assert now == full, f"after {key}: a node's styles differ from a full restyle"
         await pilot.press("f3")
         await focused_on(app, app.query_one("#matrix"))
+        await until(lambda: left.size.width <= 28, what=lambda: f"the results taking the width (the editor is {left.size.width} wide)")
         assert left.size.width <= 28  # the results took the width
         assert app.query_one("#ed-form").display is False
 

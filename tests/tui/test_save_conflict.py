@@ -74,6 +74,9 @@ async def test_ctrl_s_over_an_outside_edit_asks_and_merge_keeps_both(rubric: Pat
         outside = rubric.read_text(encoding="utf-8")
         await pilot.press("ctrl+s")
         await until(lambda: conflict(app, saving=True))
+        # the dialog's text is composed after its push
+        await until(lambda: "+name: tiny-mine" in str(app.screen.query_one("#conflict-merge-text").render()),
+                    what="the dialog's preview of what merging writes")
         assert rubric.read_text(encoding="utf-8") == outside  # nothing written while it asks
         assert "name: tiny-mine" in app.session.document.text
         preview = str(app.screen.query_one("#conflict-merge-text").render())
@@ -120,6 +123,9 @@ async def test_edits_of_the_same_line_cannot_be_merged_and_load_keeps_mine_one_u
         sed(rubric, "s/^name:.*/name: theirs/")
         await pilot.press("ctrl+s")
         await until(lambda: conflict(app, saving=True))
+        # the dialog's text is composed after its push
+        await until(lambda: "line 2" in str(app.screen.query_one("#conflict-merge-note").render()),
+                    what="the dialog's note on why the edits cannot merge")
         assert app.screen.query_one("#merge", Button).disabled
         assert "line 2" in str(app.screen.query_one("#conflict-merge-note").render())
         await pilot.press("m")  # refused: the screen stays

@@ -77,8 +77,12 @@ async def test_quick_moves_in_the_results_table_settle_on_the_last_column(studio
             for _ in range(3):
                 matrix.action_cursor(0, 1)
         await settle(pilot, messages)
-        assert await settle(pilot, messages) == 0  # nothing keeps moving
         third = app.session.rubric.criteria[2].key
+        await until(lambda: matrix.current[1] == third and app.editor.selected == 2
+                    and app.query_one("#ed-list", CriteriaList).highlighted == 2,
+                    what=lambda: f"the table on column 3, the editor and its list following (table on "
+                                 f"{matrix.current[1]}, editor on {app.editor.selected})")
+        assert await settle(pilot, messages) == 0  # nothing keeps moving
         assert matrix.cursor_col == 3 and matrix.current[1] == third
         assert app.selection[1] == third
         assert app.editor.selected == 2
@@ -101,9 +105,13 @@ async def test_quick_moves_in_the_criteria_list_move_the_results_cursor_once(stu
         for _ in range(3):
             listing.action_cursor_down()
         await settle(pilot, messages)
+        matrix = app.query_one(ResultsMatrix)
+        await until(lambda: listing.highlighted == start + 3 and app.editor.selected == start + 3
+                    and matrix.current[1] == app.session.rubric.criteria[start + 3].key,
+                    what=lambda: f"the list three down, the editor and the table following (list at "
+                                 f"{listing.highlighted}, table on {matrix.current[1]})")
         assert await settle(pilot, messages) == 0
         assert listing.highlighted == start + 3 and app.editor.selected == start + 3
-        matrix = app.query_one(ResultsMatrix)
         assert matrix.current[1] == app.session.rubric.criteria[start + 3].key
         # One announcement for where the list ended, none for the positions it passed.
         assert messages.counts.get("SelectionChanged", 0) - before == 1
@@ -147,6 +155,8 @@ async def test_a_move_back_to_where_an_overtaken_request_pointed_is_announced(st
         assert listing.highlighted == start + 2
         before = messages.counts.get("SelectionChanged", 0)
         listing.action_cursor_up()
+        await until(lambda: app.query_one(ResultsMatrix).current[1] == criteria[start + 1].key,
+                    what=lambda: f"the table following the move back (on {app.query_one(ResultsMatrix).current[1]})")
         await settle(pilot, messages)
         assert messages.counts.get("SelectionChanged", 0) - before == 1
         assert app.query_one(ResultsMatrix).current[1] == criteria[start + 1].key

@@ -9,8 +9,6 @@ and look at them before committing.
 
 from __future__ import annotations
 
-import asyncio
-import time
 from pathlib import Path
 
 import pytest
@@ -19,10 +17,11 @@ from rubric_studio.core.loading import load_rubric
 from rubric_studio.core.samples import load_samples
 from rubric_studio.engine.api import grade
 from rubric_studio.tui.app import StudioApp
+from rubric_studio.tui.help import HelpScreen
 from rubric_studio.tui.messages import FilesChanged
 from rubric_studio.tui.results import ResultsMatrix
 from tests.fakellm import FakeLLM
-from tests.tui.studio_helpers import RUBRIC, SIZE, copy_bundled
+from tests.tui.studio_helpers import RUBRIC, SIZE, copy_bundled, drawn, on_screen, until
 
 JUDGE = "openai-compatible:fake-judge"
 SAMPLES = Path("sample_rubrics/support_reply/support_reply.samples.jsonl")
@@ -45,11 +44,8 @@ def judged(studio: Path):
 
 async def graded(pilot) -> None:
     app = pilot.app
-    started = time.monotonic()
-    while app.session.report is None or app.session.running or not getattr(app.editor, "ready", False):
-        if time.monotonic() - started > 60:
-            raise AssertionError("the studio did not finish grading")
-        await asyncio.sleep(0.02)
+    await until(lambda: app.session.report is not None and not app.session.running
+                and getattr(app.editor, "ready", False), timeout=60, what="the first run graded, the editor ready")
     await pilot.pause()
 
 
@@ -76,6 +72,10 @@ def test_inspector_on_a_judge_cell(snap_compare, judged):
         matrix.select_sample("refund-within-window")
         matrix.select_criterion("resolves-issue")
         await pilot.press("enter")
+        head = app.query_one("#insp-head")
+        await until(lambda: "refund-within-window × resolves-issue" in str(head.render()),
+                    what="the inspector on the selected cell")
+        await drawn(app.query_one("#insp-body"), "rationale", what="the judge's rationale drawn in the inspector")
         await pilot.pause()
 
     assert snap_compare(app, terminal_size=SIZE, run_before=run_before)
@@ -87,6 +87,7 @@ def test_help_screen(snap_compare, studio):
     async def run_before(pilot) -> None:
         await graded(pilot)
         await pilot.press("f1")
+        await on_screen(app, HelpScreen)
         await pilot.pause()
 
     assert snap_compare(app, terminal_size=SIZE, run_before=run_before)
@@ -100,8 +101,8 @@ def test_invalid_file_banner_keeps_stale_results(snap_compare, studio):
         text = RUBRIC.read_text().replace("max_words: 150", "max_wrds: 150")
         RUBRIC.write_text(text)
         app.post_message(FilesChanged({"rubric"}))
-        while "rubric" not in app.session.file_problems:
-            await asyncio.sleep(0.01)
+        banner = app.query_one("#banner")
+        await until(lambda: banner.display and "max_wrds" in str(banner.render()), what="the banner naming the typo")
         await pilot.pause()
 
     assert snap_compare(app, terminal_size=SIZE, run_before=run_before)

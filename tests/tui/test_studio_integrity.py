@@ -134,9 +134,11 @@ async def test_undo_stops_at_an_outside_edit_and_saving_past_it_asks(studio: Pat
             await pilot.press("ctrl+z")
             await until(lambda before=before: document.text != before)
         assert "weight: 5" in document.text and not document.dirty
-        notices = len(app._notifications)
+        earlier = {id(n) for n in app._notifications}
         await pilot.press("ctrl+z")  # stops at the outside edit: nothing changes, and it says so
-        await until(lambda: len(app._notifications) > notices)
+        await until(lambda: any("Reached the outside edit of" in n.message
+                                for n in app._notifications if id(n) not in earlier),
+                    what=lambda: f"a notice that undo reached the outside edit (notices: {[n.message for n in app._notifications]})")
         assert "Reached the outside edit of" in list(app._notifications)[-1].message
         assert "weight: 5" in document.text and not document.dirty
         await pilot.press("ctrl+z")  # now it undoes the outside edit
@@ -181,6 +183,31 @@ async def test_f2_while_the_editor_is_still_mounting_focuses_it_once_it_is_there
         await until(lambda: app.editor is not None and app.editor.ready)
         await until(lambda: app.focused is not None and app.editor in app.focused.ancestors)
         assert app.is_running
+
+
+async def test_ctrl_q_while_the_editor_is_still_mounting_quits_without_a_traceback(studio: Path):
+    """A user quitting in the first moments: ctrl+q lands while the editor mounts (just after the first
+    results). Quitting waits for the editor to finish: torn down under its tabs, Textual's tabs failed
+    their own mount ("No Tab with id …") and the studio printed a traceback on the way out."""
+    app = StudioApp(studio, watch=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await until(lambda: app.editor is not None, what="the editor starting to mount")
+        mounting = not app.editor.ready
+        await pilot.press("ctrl+q")
+    assert mounting  # the key came while the editor was still mounting
+    assert app.return_code == 0
+
+
+async def test_a_studio_test_may_end_while_the_editor_is_still_mounting(studio: Path):
+    """A Pilot test that has seen what it asserts may end at any moment, the editor still mounting:
+    the tests' teardown lets the mount finish first (tests/conftest.py), as ctrl+q does, so the
+    finished test does not turn into Textual's "No Tab with id …" error."""
+    app = StudioApp(studio, watch=False)
+    async with app.run_test(size=SIZE):
+        await until(lambda: app.editor is not None, what="the editor starting to mount")
+        mounting = not app.editor.ready
+    assert mounting
+    assert app.return_code in (0, None)
 
 
 async def test_an_outside_edit_that_breaks_the_rubric_keeps_the_typing_and_the_last_results(studio: Path):

@@ -70,6 +70,9 @@ async def test_ids_and_names_show_literally_in_the_matrix_header_and_inspector(r
             matrix.select_sample(IDS[index])
             await pilot.press("enter")
             await pilot.pause()
+            await until(lambda i=index: str(app.query_one(Inspector).query_one("#insp-head").render())
+                        .startswith(terminal_safe(IDS[i])) and "␛[31m[red]" in screen_text(app),
+                        what=f"the inspector on sample {index}, drawn")
             head = str(app.query_one(Inspector).query_one("#insp-head").render())
             assert head.startswith(terminal_safe(IDS[index]))
             screen = screen_text(app)

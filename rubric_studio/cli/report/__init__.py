@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING
 
 from rubric_studio._lazy import lazy_exports
 
+# ruff: noqa: F401 - the typing block restates _EXPORTS for type checkers (tests/test_lazy_surfaces.py)
 if TYPE_CHECKING:
     from rubric_studio.cli.report._formats import failure_message, usage_text
     from rubric_studio.cli.report._humans import annotator_labels, humans_section, render_humans
@@ -29,5 +30,5 @@ _EXPORTS = {
     "say_stopped": "_run",
     "usage_text": "_formats",
 }
-__all__ = ["annotator_labels", "failure_message", "humans_section", "JsonlSink", "JsonSink", "rate_labels", "render_humans", "report_run", "say_member_failures", "say_stopped", "StreamedRateLabels", "usage_text"]
+__all__ = list(_EXPORTS)
 __getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)

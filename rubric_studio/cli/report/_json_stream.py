@@ -2,7 +2,7 @@
 constant memory.
 
 The text is byte for byte what ``json.dumps(report.to_dict(), indent=2, ensure_ascii=False)``
-would print for the whole run (BRIEF §5's object), but no part of it holds more than one
+would print for the whole run (docs/reference/reports.md#grade), but no part of it holds more than one
 chunk of samples: the header goes out with the first chunk, each sample as it is graded,
 and summary, usage and the run's notes once the last chunk is done.
 """
@@ -155,7 +155,7 @@ class JsonlSink(_Sink):
 
 
 class JsonSink(_Sink):
-    """BRIEF §5's object; nothing is written when no sample was graded."""
+    """The object of docs/reference/reports.md#grade; nothing is written when no sample was graded."""
 
     def __init__(self, out, rubric, rates=None) -> None:
         super().__init__(out, rubric, rates)

@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING
 
 from rubric_studio._lazy import lazy_exports
 
+# ruff: noqa: F401 - the typing block restates _EXPORTS for type checkers (tests/test_lazy_surfaces.py)
 if TYPE_CHECKING:
     from rubric_studio.core.document._disk import RevertsOutsideEdit
     from rubric_studio.core.document._document import ChangedOnDisk, RubricDocument
@@ -31,5 +32,5 @@ _EXPORTS = {
     "RubricDocument": "_document",
     "UndoStop": "_history",
 }
-__all__ = ["ChangedOnDisk", "CHECK_FIELDS", "CHECK_ORDER", "detect_style", "EditError", "find_layout", "Merge", "merge3", "RevertsOutsideEdit", "RubricDocument", "UndoStop"]
+__all__ = list(_EXPORTS)
 __getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)

@@ -9,8 +9,6 @@ from __future__ import annotations
 
 from typing import Any
 
-from ruamel.yaml.comments import CommentedMap, CommentedSeq
-
 from rubric_studio.core.document._keys import set_key
 from rubric_studio.core.document._layout import (
     CriteriaLayout,
@@ -52,6 +50,8 @@ class CriteriaListEdits:
 
     def add_criterion(self, data: dict[str, Any] | None = None, index: int | None = None) -> int:
         """Insert a criterion (default: a new judge criterion at the end); returns its index."""
+        from ruamel.yaml.comments import CommentedMap, CommentedSeq
+
         if data is None:
             data = {"id": self._unique_id("new-criterion"), "outcome": NEW_OUTCOME}
         ordered = {k: data[k] for k in CRITERION_ORDER if k in data}

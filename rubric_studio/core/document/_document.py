@@ -34,8 +34,6 @@ from contextlib import AbstractContextManager
 from pathlib import Path
 from typing import Any
 
-from ruamel.yaml.comments import CommentedMap, CommentedSeq
-
 from rubric_studio.core.atomic import (
     ChangedOnDisk,
     DiskState,
@@ -194,6 +192,8 @@ class RubricDocument(FieldEdits, CriteriaListEdits, DiskSync):
     def structure_problem(self) -> str | None:
         """Why the structured edits cannot work on the current text (syntax error,
         duplicate key ...), or None when they can."""
+        from ruamel.yaml.comments import CommentedMap
+
         try:
             data = self._read()
         except EditError as exc:
@@ -244,6 +244,8 @@ class RubricDocument(FieldEdits, CriteriaListEdits, DiskSync):
 
     @property
     def criteria_count(self) -> int:
+        from ruamel.yaml.comments import CommentedMap, CommentedSeq
+
         try:
             data = self._read()
         except EditError:

@@ -9,9 +9,7 @@ Consecutive edits of one field coalesce into one undo step.
 
 from __future__ import annotations
 
-from typing import Any
-
-from ruamel.yaml.comments import CommentedMap, CommentedSeq
+from typing import TYPE_CHECKING, Any
 
 from rubric_studio.core.checks import CHECK_TYPES
 from rubric_studio.core.document._keys import append_tail, delete_key, set_key, trailing_lines
@@ -27,6 +25,9 @@ from rubric_studio.core.document._schema import (
     EditError,
 )
 from rubric_studio.core.document._style import styled
+
+if TYPE_CHECKING:  # ruamel is loaded by the first edit, not by opening a rubric to read it
+    from ruamel.yaml.comments import CommentedMap
 
 __all__ = ["FieldEdits"]
 
@@ -49,6 +50,8 @@ _JSON_PATH_ASSERTIONS = ("equals", "exists", "matches", "value_type")
 
 def _make_check(mapping: CommentedMap, check_type: str, indent: int) -> None:
     """Make the criterion a ``check_type`` check, dropping judge-only keys and foreign parameters."""
+    from ruamel.yaml.comments import CommentedMap
+
     old = mapping.get("check")
     if isinstance(old, CommentedMap) and old.get("type") == check_type:
         return
@@ -72,6 +75,8 @@ def _make_check(mapping: CommentedMap, check_type: str, indent: int) -> None:
 
 def _set_band(mapping: CommentedMap, index: int, lower: int, text: str, indent: int) -> None:
     """Set the score band at ``lower`` of criterion ``index`` (its mapping), creating ``score_ranges``."""
+    from ruamel.yaml.comments import CommentedMap
+
     ranges = mapping.get("score_ranges")
     if not isinstance(ranges, CommentedMap):
         if "check" in mapping:
@@ -119,6 +124,8 @@ class FieldEdits:
         """Append ``items`` to criterion ``index``'s list ``key`` (e.g. ``examples``), creating it when
         absent. The items already there stay exactly as written (comments, quoting), and comment
         lines after the list stay after it. True if the text changed."""
+        from ruamel.yaml.comments import CommentedSeq
+
         before = self._text
 
         def mutate(data: Any) -> None:
@@ -142,6 +149,8 @@ class FieldEdits:
 
     def set_check_field(self, index: int, key: str, value: Any) -> bool:
         """Set one parameter of criterion ``index``'s check (``None`` deletes it)."""
+        from ruamel.yaml.comments import CommentedMap
+
         if key == "type":
             return self.set_check_type(index, value)
         before = self._text
@@ -202,6 +211,8 @@ class FieldEdits:
 
     def remove_score_range(self, index: int, lower: int) -> bool:
         """Remove the band at ``lower``; removing the last band removes ``score_ranges``."""
+        from ruamel.yaml.comments import CommentedMap
+
         before = self._text
 
         def mutate(data: Any) -> None:
@@ -235,6 +246,8 @@ class FieldEdits:
     # -- rubric-level fields -------------------------------------------------
     def set_rubric_field(self, key: str, value: Any) -> bool:
         """Set a top-level key (name, description, pass_threshold, on_error ...); ``None`` deletes."""
+        from ruamel.yaml.comments import CommentedMap
+
         if key == "criteria":
             raise EditError("edit criteria with the criterion methods")
         before = self._text
@@ -249,6 +262,8 @@ class FieldEdits:
 
     def set_judge_field(self, key: str, value: Any) -> bool:
         """Set a key of the ``judge:`` block (created when needed; removed when emptied)."""
+        from ruamel.yaml.comments import CommentedMap
+
         before = self._text
 
         def mutate(data: Any) -> None:

@@ -8,13 +8,12 @@ belong to whatever follows. :func:`delete_key` moves them to the key before;
 
 from __future__ import annotations
 
-from typing import Any
-
-from ruamel.yaml.comments import CommentedMap, CommentedSeq
-from ruamel.yaml.error import CommentMark
-from ruamel.yaml.tokens import CommentToken
+from typing import TYPE_CHECKING, Any
 
 from rubric_studio.core.document._style import styled
+
+if TYPE_CHECKING:  # ruamel is loaded by the first edit, not by opening a rubric to read it
+    from ruamel.yaml.comments import CommentedMap
 
 __all__ = ["append_tail", "delete_key", "set_key", "trailing_lines"]
 
@@ -26,6 +25,9 @@ def trailing_lines(container: Any, key: Any, *, cut: bool = False) -> str:
     ruamel keeps the lines after an end-of-line comment in that comment's token, so
     deleting the key would delete them too; they belong to whatever follows.
     """
+    from ruamel.yaml.comments import CommentedMap, CommentedSeq
+    from ruamel.yaml.tokens import CommentToken
+
     text = ""
     value = container[key]
     if isinstance(value, CommentedMap) and value and not value.fa.flow_style():
@@ -45,6 +47,10 @@ def trailing_lines(container: Any, key: Any, *, cut: bool = False) -> str:
 
 def append_tail(container: Any, key: Any, text: str) -> None:
     """Emit ``text`` (whole lines) right after the value of ``container[key]``."""
+    from ruamel.yaml.comments import CommentedMap, CommentedSeq
+    from ruamel.yaml.error import CommentMark
+    from ruamel.yaml.tokens import CommentToken
+
     if not text:
         return
     value = container[key]

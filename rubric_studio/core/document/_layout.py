@@ -13,9 +13,10 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from ruamel.yaml.comments import CommentedMap, CommentedSeq
+if TYPE_CHECKING:  # ruamel is loaded by the first edit, not by opening a rubric to read it
+    from ruamel.yaml.comments import CommentedMap, CommentedSeq
 
 __all__ = ["CriteriaLayout", "find_layout", "insert_lines", "is_comment", "render_item"]
 
@@ -146,6 +147,8 @@ def find_layout(data: CommentedMap, criteria: CommentedSeq, text: str) -> Criter
 
 def render_item(dump: Callable[[Any], str], item: Any, column: int) -> list[str]:
     """The lines of one new criterion at dash column ``column``, as ``dump`` renders YAML."""
+    from ruamel.yaml.comments import CommentedMap, CommentedSeq
+
     holder = CommentedMap([("criteria", CommentedSeq([item]))])
     holder["criteria"].fa.set_block_style()
     rendered = dump(holder).splitlines(True)[1:]

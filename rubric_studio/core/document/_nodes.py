@@ -7,18 +7,20 @@ mapping, ``criteria`` that is not a list, a criterion that is a number).
 
 from __future__ import annotations
 
-from typing import Any
-
-from ruamel.yaml.comments import CommentedMap, CommentedSeq
-from ruamel.yaml.tokens import CommentToken
+from typing import TYPE_CHECKING, Any
 
 from rubric_studio.core.document._schema import EditError
+
+if TYPE_CHECKING:  # ruamel is loaded by the first edit, not by opening a rubric to read it
+    from ruamel.yaml.comments import CommentedMap, CommentedSeq
 
 __all__ = ["criteria_seq", "criterion_map", "item_indent"]
 
 
 def criteria_seq(data: Any) -> CommentedSeq:
     """The ``criteria:`` list of the rubric ``data``."""
+    from ruamel.yaml.comments import CommentedMap, CommentedSeq
+
     if not isinstance(data, CommentedMap):
         raise EditError("the rubric is not a mapping; fix the YAML first")
     criteria = data.get("criteria")
@@ -30,6 +32,9 @@ def criteria_seq(data: Any) -> CommentedSeq:
 def criterion_map(data: Any, index: int) -> CommentedMap:
     """Criterion ``index`` as a mapping; a plain string becomes ``{outcome: ...}`` (in ``data``),
     its end-of-line comment moving to the outcome."""
+    from ruamel.yaml.comments import CommentedMap
+    from ruamel.yaml.tokens import CommentToken
+
     criteria = criteria_seq(data)
     if not -len(criteria) <= index < len(criteria):
         raise IndexError(f"no criterion {index} (the rubric has {len(criteria)})")

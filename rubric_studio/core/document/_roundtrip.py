@@ -13,14 +13,15 @@ from __future__ import annotations
 
 import io
 from collections.abc import Callable
-from typing import Any
-
-from ruamel.yaml.error import YAMLError as RuamelYAMLError
+from typing import TYPE_CHECKING, Any
 
 from rubric_studio.core.document._merge import merge3
 from rubric_studio.core.document._schema import EditError
 from rubric_studio.core.document._style import detect_style, make_yaml
 from rubric_studio.core.problems import Problem
+
+if TYPE_CHECKING:  # ruamel is loaded by the first edit, not by opening a rubric to read it
+    from ruamel.yaml import YAML
 
 __all__ = ["RoundTripYaml"]
 
@@ -36,21 +37,35 @@ class RoundTripYaml:
     def __init__(self, file: str, refuse: Callable[[str], Problem | None]):
         self.file = file
         self._refuse = refuse
-        self._yaml = make_yaml()
+        self._styled: YAML | None = None  # set up on first use (:attr:`_yaml`)
+        self._style_of: str | None = None  # the text whose indentation that takes
         self._bases: dict[str, str] = {}  # text -> ruamel's rendering of it, for recent texts
 
     def restyle(self, text: str) -> None:
-        """Take the indentation that reproduces ``text`` best (the text was replaced as a whole)."""
+        """Take the indentation that reproduces ``text`` best (the text was replaced as a whole).
+
+        Found when an edit first needs it: opening a file only to read it does not pay for it.
+        """
         self._bases.clear()
-        if self._refuse(text) is not None:  # not YAML (yet) or out of bounds: keep the default
-            self._yaml = make_yaml()
-            return
-        self._yaml, rendered = detect_style(text)
-        if rendered is not None:
-            self.remember(text, rendered)
+        self._styled, self._style_of = None, text
+
+    @property
+    def _yaml(self) -> YAML:
+        """ruamel set up to reproduce the text given to :meth:`restyle` (the default without one)."""
+        if self._styled is None:
+            text, self._style_of = self._style_of, None
+            if text is None or self._refuse(text) is not None:  # not YAML (yet) or out of bounds: the default
+                self._styled = make_yaml()
+            else:
+                self._styled, rendered = detect_style(text)
+                if rendered is not None:
+                    self.remember(text, rendered)
+        return self._styled
 
     def load(self, text: str) -> Any:
         """ruamel data of ``text``; :class:`EditError` (to fix the YAML first) when it cannot be read."""
+        from ruamel.yaml.error import YAMLError as RuamelYAMLError
+
         problem = self._refuse(text)
         if problem is not None:
             raise EditError(f"{problem}; fix the YAML first")

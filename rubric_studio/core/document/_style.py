@@ -11,19 +11,13 @@ from __future__ import annotations
 
 import io
 from collections import Counter
-from typing import Any
-
-from ruamel.yaml import YAML
-from ruamel.yaml.comments import CommentedMap, CommentedSeq
-from ruamel.yaml.scalarstring import (
-    DoubleQuotedScalarString,
-    FoldedScalarString,
-    LiteralScalarString,
-    PlainScalarString,
-    SingleQuotedScalarString,
-)
+from typing import TYPE_CHECKING, Any
 
 from rubric_studio.core.yamlpos import misread_by_yaml11
+
+if TYPE_CHECKING:  # ruamel is loaded by the first edit, not by opening a rubric to read it
+    from ruamel.yaml import YAML
+    from ruamel.yaml.scalarstring import FoldedScalarString
 
 __all__ = ["detect_style", "make_yaml", "plain", "same", "styled"]
 
@@ -34,6 +28,8 @@ _COMMON_INDENTS = ((2, 2, 0), (4, 4, 2), (4, 6, 4))
 
 def make_yaml(mapping: int = 2, sequence: int = 4, offset: int = 2) -> YAML:
     """A round-trip ruamel.yaml with this indentation that keeps quotes and never wraps lines."""
+    from ruamel.yaml import YAML
+
     yaml = YAML()  # round-trip
     yaml.indent(mapping=mapping, sequence=sequence, offset=offset)
     yaml.preserve_quotes = True
@@ -92,6 +88,14 @@ def _fold_width(old: FoldedScalarString, indent: int) -> int:
 
 
 def _styled_str(value: str, old: Any, indent: int) -> str:
+    from ruamel.yaml.scalarstring import (
+        DoubleQuotedScalarString,
+        FoldedScalarString,
+        LiteralScalarString,
+        PlainScalarString,
+        SingleQuotedScalarString,
+    )
+
     if isinstance(old, str) and str(old) == value:
         return old
     if isinstance(old, str) and not str(old) and "\n" not in value and not misread_by_yaml11(value):
@@ -114,6 +118,8 @@ def _styled_str(value: str, old: Any, indent: int) -> str:
 
 def styled(value: Any, old: Any = None, *, indent: int = 4, flow: bool = False) -> Any:
     """``value`` as a ruamel node that looks like ``old`` did (quoting, flow or block)."""
+    from ruamel.yaml.comments import CommentedMap, CommentedSeq
+
     if old is not None and same(old, value):
         return old
     if isinstance(value, str):

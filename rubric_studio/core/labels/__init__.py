@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING
 
 from rubric_studio._lazy import lazy_exports
 
+# ruff: noqa: F401 - the typing block restates _EXPORTS for type checkers (tests/test_lazy_surfaces.py)
 if TYPE_CHECKING:
     from rubric_studio.core.labels._annotators import (
         ADJUDICATED,
@@ -100,45 +101,5 @@ _EXPORTS = {
     "wording_fingerprint": "_wording",
     "wording_state": "_wording",
 }
-__all__ = [
-    "ADJUDICATED",
-    "annotator_is_named",
-    "annotator_names",
-    "apply_change",
-    "apply_changes",
-    "check_name",
-    "claim_unnamed",
-    "consensus",
-    "current_annotator",
-    "human_verdict",
-    "insert_key",
-    "Label",
-    "LabelChange",
-    "LabelConflict",
-    "labels_from_samples",
-    "LabelStore",
-    "journal_path",
-    "fold_journal",
-    "fold_journal_counts",
-    "labels_of",
-    "labels_path_for",
-    "load_labels",
-    "parse_label",
-    "round_trip_yaml",
-    "set_verdict",
-    "TIE_MARK",
-    "TIE_TEXT",
-    "unclaim",
-    "UNNAMED",
-    "CURRENT_WORDING",
-    "check_fingerprint",
-    "OLDER_MARK",
-    "OLDER_TEXT",
-    "OLDER_WORDING",
-    "UNRECORDED_WORDING",
-    "older_cells",
-    "rubric_fingerprints",
-    "wording_fingerprint",
-    "wording_state",
-]
+__all__ = list(_EXPORTS)
 __getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)

@@ -1,6 +1,6 @@
 """Who gave a label: annotators in the labels sidecar, and the consensus of several.
 
-A sidecar entry holds every annotator's label of one sample (BRIEF §9)::
+A sidecar entry holds every annotator's label of one sample (docs/reference/files.md#several-annotators)::
 
     sample-id:
       verdict: pass              # the label of the annotator named below

@@ -1,6 +1,6 @@
 """Human labels: the sidecar ``<rubric>.labels.yaml`` and ``label`` fields of samples.
 
-Format (BRIEF §2)::
+Format (docs/reference/files.md#labels)::
 
     sample-id:
       verdict: pass            # pass | fail
@@ -293,20 +293,28 @@ def load_sidecar(path: str | Path) -> LabelSet:
     remove_stale_temps(source)  # what a killed labels write left beside it
     text = read_user_file(source, "labels")
     fast = _load_plain_labels(text, str(source))
-    if fast is not None:
-        return fast
-    data, positions, problems = load_with_positions(text, str(source))
+    return fast if fast is not None else _load_careful_labels(text, str(source))
+
+
+def _load_careful_labels(text: str, file: str) -> LabelSet:
+    """The labels of a sidecar read the careful way (:func:`~rubric_studio.core.yamlpos.load_with_positions`):
+    every problem placed at its line; the same labels as :func:`_load_plain_labels` where that answers.
+
+    Raises:
+        RubricError: the text is not YAML, or not a mapping.
+    """
+    data, positions, problems = load_with_positions(text, file)
     by_annotator: dict[str, dict[str, Label]] = {}
     if data is None:
-        return LabelSet(str(source), {}, problems)
+        return LabelSet(file, {}, problems)
     if not isinstance(data, dict):
-        raise RubricError([Problem(str(source), 1, 1, "expected a mapping of sample id -> {verdict, score, criteria, note}")])
+        raise RubricError([Problem(file, 1, 1, "expected a mapping of sample id -> {verdict, score, criteria, note}")])
     for sample_id, value in data.items():
         try:
             by_annotator[str(sample_id)] = entry_labels(value, where=str(sample_id))
         except ValueError as exc:
             problems.append(positions.problem((sample_id,), str(exc)))
-    return LabelSet(str(source), consensus_labels(by_annotator), problems, by_annotator)
+    return LabelSet(file, consensus_labels(by_annotator), problems, by_annotator)
 
 
 def _load_plain_labels(text: str, file: str) -> LabelSet | None:

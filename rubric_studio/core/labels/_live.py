@@ -36,7 +36,6 @@ from rubric_studio.core.labels._overlay import (
     set_consensus,
     settled,
 )
-from rubric_studio.core.labels._store import LabelConflict, _fold
 from rubric_studio.core.problems import Problem
 
 _UNSEEN = object()
@@ -151,6 +150,8 @@ class LabelStore:
                 sample_id = str(sample_id)
                 before = self.label(sample_id, annotator)
                 if expect is not _UNSEEN and change.value_in(before) != change.value_in(expect):
+                    from rubric_studio.core.labels._store import LabelConflict  # with ruamel: only here
+
                     what = f"{change.criterion} cell" if change.field == "cell" else change.field
                     raise LabelConflict(f"{sample_id}: {annotator}'s {what} changed on disk since you last saw it "
                                         f"(now {change.value_in(before)!r}); nothing written")
@@ -176,6 +177,8 @@ class LabelStore:
     def fold(self) -> int:
         """Fold the journal into the sidecar (:func:`fold_journal`); lines folded. The labels in
         memory are the sidecar's now: nothing is read again unless a line was superseded."""
+        from rubric_studio.core.labels._store import _fold  # ruamel: loaded by the first fold
+
         with self._guard, locked(self.path):
             self.refresh()
             folded, lost = _fold(self.path)

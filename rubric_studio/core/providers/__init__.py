@@ -1,7 +1,7 @@
 """Judge providers as data: one :class:`Provider` per provider, built in or from an entry point.
 
 The core reads the declarative part (names, key and base-URL variables, defaults, prices);
-the judges layer finds the code (its own table for the built-ins, a plugin's ``"module:attr"``
+the judges layer finds the code (a built-in's own module there, a plugin's ``"module:attr"``
 references) when a judge is made.
 """
 
@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING
 
 from rubric_studio._lazy import lazy_exports
 
+# ruff: noqa: F401 - the typing block restates _EXPORTS for type checkers (tests/test_lazy_surfaces.py)
 if TYPE_CHECKING:
     from rubric_studio.core.providers._builtin import BUILTIN
     from rubric_studio.core.providers._registry import (
@@ -58,5 +59,5 @@ _EXPORTS = {
     "STRUCTURED_OUTPUTS": "_spec",
     "unknown": "_registry",
 }
-__all__ = ["Alias", "BASE_URL_VARS", "BUILTIN", "builtin_names", "family", "find", "forget_plugins", "get", "GROUP", "KEY_FAMILY", "key_order", "KEY_VARS", "KEYLESS", "load", "markdown_table", "names", "normalize_name", "Provider", "registered", "STRUCTURED_OUTPUTS", "unknown"]
+__all__ = list(_EXPORTS)
 __getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)

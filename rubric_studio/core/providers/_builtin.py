@@ -1,6 +1,7 @@
-"""The built-in judge providers, as data. A new provider is one module with its code, one entry
-here and one line naming its code in :data:`rubric_studio.judges.provider_code.BUILTIN_CODE` (or,
-outside this package, one entry point in the ``rubric_studio.providers`` group).
+"""The built-in judge providers, as data. A new provider is one entry here and its code in the
+judges layer's module of the same name, ``rubric_studio/judges/<name>.py``, whose ``CODE`` names
+each part (:mod:`rubric_studio.judges.provider_code`); outside this package, one entry point in the
+``rubric_studio.providers`` group.
 
 Prices are list prices, USD per 1M tokens (input, output[, cached input]), for standard
 (non-batch) calls and short prompts, as the providers' pricing pages gave them when last checked

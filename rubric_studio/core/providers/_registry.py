@@ -89,9 +89,14 @@ def normalize_name(text: str) -> str:
 
 
 def find(written: str) -> tuple[Provider, Alias | None] | None:
-    """The provider (and alias) a ``provider:`` name refers to, or None."""
+    """The provider (and alias) a ``provider:`` name refers to, or None. A built-in name is found
+    without loading any plugin (a plugin never takes a built-in's name)."""
     name = normalize_name(written)
-    for provider in registered():
+    return _find_in(BUILTIN, name) or _find_in(registered(), name)
+
+
+def _find_in(providers: tuple[Provider, ...], name: str) -> tuple[Provider, Alias | None] | None:
+    for provider in providers:
         if name == provider.name:
             return provider, None
         alias = provider.alias(name)
@@ -116,8 +121,10 @@ def unknown(written: str) -> str | None:
 
 
 def get(name: str) -> Provider | None:
-    """The provider of a resolved judge (``JudgeConfig.provider``: a provider's own name)."""
-    return next((provider for provider in registered() if provider.name == name), None)
+    """The provider of a resolved judge (``JudgeConfig.provider``: a provider's own name); a built-in
+    one is found without loading any plugin."""
+    builtin = next((provider for provider in BUILTIN if provider.name == name), None)
+    return builtin or next((provider for provider in registered() if provider.name == name), None)
 
 
 def load(reference: str) -> Any:
@@ -162,10 +169,14 @@ class RegistryView(Mapping[str, Any]):
         return self._build(registered())
 
     def __getitem__(self, key: str) -> Any:
+        if key in builtin_names():  # no plugin takes a built-in's name: its entry is known without loading them
+            return self._build(BUILTIN)[key]
         return self._data()[key]
 
     def __iter__(self) -> Iterator[str]:
-        return iter(self._data())
+        builtin = self._build(BUILTIN)  # the built-ins come first: plugins load only if the loop goes on
+        yield from builtin
+        yield from (key for key in self._data() if key not in builtin)
 
     def __len__(self) -> int:
         return len(self._data())

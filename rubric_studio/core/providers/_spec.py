@@ -3,7 +3,7 @@
 A :class:`Provider` is declarative. The core reads it (trust needs the key and base-URL
 variables; validation needs the names) without naming any provider code: a plugin's judge
 client, Batch API client, body builder and capability table are ``"module:attr"`` strings,
-like entry points, and a built-in provider's are the judges layer's own table; the judges
+like entry points, and a built-in provider's are its module's in the judges layer; the judges
 layer resolves them only when a judge is made or a request is built.
 """
 
@@ -42,8 +42,8 @@ class Provider:
     #: Environment variable holding the user's key, and the one holding a base URL (endpoint).
     key_var: str
     base_url_var: str
-    #: A plugin's code, as ``"module:attr"`` references (a built-in provider's are the judges
-    #: layer's: :data:`rubric_studio.judges.provider_code.BUILTIN_CODE`). ``judge``: the judge class
+    #: A plugin's code, as ``"module:attr"`` references (a built-in provider's are the ``CODE`` of
+    #: its module in the judges layer, :mod:`rubric_studio.judges.provider_code`). ``judge``: the judge class
     #: (a :class:`~rubric_studio.judges.base.Judge`); ``body``: builds the request body from
     #: (config, request); ``capabilities``: the capability row (parameters sent) for a config.
     judge: str | None = None

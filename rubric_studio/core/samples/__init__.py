@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING
 
 from rubric_studio._lazy import lazy_exports
 
+# ruff: noqa: F401 - the typing block restates _EXPORTS for type checkers (tests/test_lazy_surfaces.py)
 if TYPE_CHECKING:
     from rubric_studio.core.samples._coerce import as_samples
     from rubric_studio.core.samples._csv import MAX_RECOVERIES, iter_csv_records
@@ -23,5 +24,5 @@ _EXPORTS = {
     "Sample": "_samples",
     "TEXT_SUFFIXES": "_samples",
 }
-__all__ = ["as_samples", "iter_csv_records", "iter_samples", "load_samples", "MAX_RECOVERIES", "Sample", "TEXT_SUFFIXES"]
+__all__ = list(_EXPORTS)
 __getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)

@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING
 
 from rubric_studio._lazy import lazy_exports
 
+# ruff: noqa: F401 - the typing block restates _EXPORTS for type checkers (tests/test_lazy_surfaces.py)
 if TYPE_CHECKING:
     from rubric_studio.core.trust._effective import code_trusted, effective_trust, untrusted_settings
     from rubric_studio.core.trust._folders import (
@@ -103,44 +104,5 @@ _EXPORTS = {
     "UserJudge": "_policy",
     "warning_line": "_policy",
 }
-__all__ = [
-    "BASE_URL_VARS",
-    "code_gates",
-    "code_trusted",
-    "command_text",
-    "CREDENTIAL_NAMES",
-    "effective_trust",
-    "Gate",
-    "HOW_TO_TRUST",
-    "judge_gates",
-    "KEY_FAMILY",
-    "KEY_VARS",
-    "KEYLESS",
-    "load_trust",
-    "load_user_config",
-    "NO_TRUST",
-    "normalize_url",
-    "credentials_folder",
-    "outside_reason",
-    "prompt_path_reason",
-    "provider_family",
-    "provider_switch",
-    "remember",
-    "resolve_prompt_path",
-    "rubric_gates",
-    "rubric_key",
-    "store_path",
-    "Trust",
-    "TRUST_ALL",
-    "untrusted",
-    "untrusted_reason",
-    "untrusted_settings",
-    "user_choices",
-    "user_config_homes",
-    "user_config_path",
-    "user_judge",
-    "UserConfig",
-    "UserJudge",
-    "warning_line",
-]
+__all__ = list(_EXPORTS)
 __getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)

@@ -6,6 +6,7 @@ from typing import TYPE_CHECKING
 
 from rubric_studio._lazy import lazy_exports
 
+# ruff: noqa: F401 - the typing block restates _EXPORTS for type checkers (tests/test_lazy_surfaces.py)
 if TYPE_CHECKING:
     from rubric_studio.core.yamlpos._compose import YamlLimits
     from rubric_studio.core.yamlpos._fast import load_plain
@@ -22,5 +23,5 @@ _EXPORTS = {
     "safe_load": "_load",
     "YamlLimits": "_compose",
 }
-__all__ = ["load_plain", "load_with_positions", "misread_by_yaml11", "needs_double_quotes", "Positions", "safe_load", "YamlLimits"]
+__all__ = list(_EXPORTS)
 __getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)

@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING
 
 from rubric_studio._lazy import lazy_exports
 
+# ruff: noqa: F401 - the typing block restates _EXPORTS for type checkers (tests/test_lazy_surfaces.py)
 if TYPE_CHECKING:
     from rubric_studio.engine.batch._jobs import JobFileError, JobStore, endpoint_refusal
     from rubric_studio.engine.batch._replies import PrefetchedJudge
@@ -25,15 +26,5 @@ _EXPORTS = {
     "PrefetchedJudge": "_replies",
     "resolved": "_run",
 }
-__all__ = [
-    "BatchRun",
-    "endpoint_refusal",
-    "Inputs",
-    "job_grader",
-    "JobFileError",
-    "JobStore",
-    "plan_requests",
-    "PrefetchedJudge",
-    "resolved",
-]
+__all__ = list(_EXPORTS)
 __getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)

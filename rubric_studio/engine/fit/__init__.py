@@ -6,6 +6,7 @@ from typing import TYPE_CHECKING
 
 from rubric_studio._lazy import lazy_exports
 
+# ruff: noqa: F401 - the typing block restates _EXPORTS for type checkers (tests/test_lazy_surfaces.py)
 if TYPE_CHECKING:
     from rubric_studio.engine.fit._fit import (
         MIN_FOR_HOLDOUT,
@@ -27,5 +28,5 @@ _EXPORTS = {
     "MIN_FOR_HOLDOUT": "_fit",
     "split": "_fit",
 }
-__all__ = ["apply_fit", "cases_from", "fit", "fit_threshold", "FitResult", "MIN_FOR_HOLDOUT", "split"]
+__all__ = list(_EXPORTS)
 __getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)

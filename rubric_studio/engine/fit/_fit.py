@@ -1,8 +1,8 @@
 """Fitting a rubric to human labels: pass_threshold and criterion weights.
 
 No judge calls: the cells of every labelled sample are already known, so a
-candidate rubric is re-scored with BRIEF §3's rule (:func:`case_score`, the same
-arithmetic as :func:`~rubric_studio.core.scoring.score_sample`, which the tests
+candidate rubric is re-scored with the rule of docs/concepts/scoring.md#sample-score-and-verdict
+(:func:`case_score`, the same arithmetic as :func:`~rubric_studio.core.scoring.score_sample`, which the tests
 hold it to; a required criterion unmet still fails the sample). Only samples with a human verdict and a pass/fail rubric
 verdict take part.
 
@@ -77,7 +77,8 @@ def cases_from(samples: Sequence[SampleResult], labels: Mapping[str, Label], rub
 
 
 def case_score(case: Case, weights: Sequence[float]) -> float:
-    """BRIEF §3's score, as :func:`~rubric_studio.core.scoring.score_sample` computes it."""
+    """The score of docs/concepts/scoring.md#sample-score-and-verdict, as
+    :func:`~rubric_studio.core.scoring.score_sample` computes it."""
     positive = sum(weights[i] for i, _ in case.cells if weights[i] > 0)
     total = sum(weights[i] * s for i, s in case.cells)
     if positive <= 0:

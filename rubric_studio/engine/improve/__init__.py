@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING
 
 from rubric_studio._lazy import lazy_exports
 
+# ruff: noqa: F401 - the typing block restates _EXPORTS for type checkers (tests/test_lazy_surfaces.py)
 if TYPE_CHECKING:
     from rubric_studio.engine.improve._apply import apply_candidate, write_candidate, write_fit
     from rubric_studio.engine.improve._candidates import outcome_problem, read_rewordings
@@ -33,5 +34,5 @@ _EXPORTS = {
     "write_candidate": "_apply",
     "write_fit": "_apply",
 }
-__all__ = ["apply_candidate", "blame", "Candidate", "Delta", "Evidence", "improve", "ImproveReport", "KINDS", "mcnemar_exact", "outcome_problem", "read_rewordings", "stratified_split", "write_candidate", "write_fit"]
+__all__ = list(_EXPORTS)
 __getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)

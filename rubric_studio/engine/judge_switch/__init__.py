@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING
 
 from rubric_studio._lazy import lazy_exports
 
+# ruff: noqa: F401 - the typing block restates _EXPORTS for type checkers (tests/test_lazy_surfaces.py)
 if TYPE_CHECKING:
     from rubric_studio.engine.judge_switch._apply import apply_switch, refresh_card
     from rubric_studio.engine.judge_switch._compare import (
@@ -37,6 +38,5 @@ _EXPORTS = {
     "SwitchComparison": "_compare",
     "SwitchRuns": "_grade",
 }
-__all__ = ["ALPHA", "apply_switch", "binomial_tail", "CannotGrade", "Decision", "grade_both", "judge_name", "MARGIN",
-           "pair_up", "Paired", "paired_difference_interval", "refresh_card", "SwitchComparison", "SwitchRuns"]
+__all__ = list(_EXPORTS)
 __getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)

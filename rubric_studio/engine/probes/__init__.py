@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING
 
 from rubric_studio._lazy import lazy_exports
 
+# ruff: noqa: F401 - the typing block restates _EXPORTS for type checkers (tests/test_lazy_surfaces.py)
 if TYPE_CHECKING:
     from rubric_studio.engine.probes._decision import (
         KindDecision,
@@ -79,34 +80,5 @@ _EXPORTS = {
     "run_probes": "_probes",
     "wilson_interval": "_noise",
 }
-__all__ = [
-    "CONTENT_FREE",
-    "content_free",
-    "detectable_shift",
-    "DIRECTIONS",
-    "exceed_p",
-    "KindDecision",
-    "read_table",
-    "Reading",
-    "Table",
-    "CriterionProbe",
-    "DESCRIPTIONS",
-    "Flip",
-    "KindProbe",
-    "KINDS",
-    "NoiseComparison",
-    "noise_verdict",
-    "NULL_DESCRIPTION",
-    "NULL_KIND",
-    "null_text",
-    "paired_difference",
-    "paraphrase",
-    "parse_kinds",
-    "perturb_text",
-    "probed_criteria",
-    "ProbeReport",
-    "reorder",
-    "run_probes",
-    "wilson_interval",
-]
+__all__ = list(_EXPORTS)
 __getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)

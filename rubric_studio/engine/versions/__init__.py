@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING
 
 from rubric_studio._lazy import lazy_exports
 
+# ruff: noqa: F401 - the typing block restates _EXPORTS for type checkers (tests/test_lazy_surfaces.py)
 if TYPE_CHECKING:
     from rubric_studio.engine.versions._causes import annotators_key_of, grader_key_of, judge_key_of
     from rubric_studio.engine.versions._diff import VersionDiff
@@ -40,21 +41,5 @@ _EXPORTS = {
     "VersionDiff": "_diff",
     "VersionHistory": "_versions",
 }
-__all__ = [
-    "annotators_key_of",
-    "grader_key_of",
-    "history_folder",
-    "history_path",
-    "judge_key_of",
-    "LABEL_KINDS",
-    "LABELS_CHANGE",
-    "labels_fingerprint_of",
-    "open_history",
-    "RunHistory",
-    "samples_fingerprint_of",
-    "text_hash",
-    "Version",
-    "VersionDiff",
-    "VersionHistory",
-]
+__all__ = list(_EXPORTS)
 __getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)

@@ -6,6 +6,7 @@ from typing import TYPE_CHECKING
 
 from rubric_studio._lazy import lazy_exports
 
+# ruff: noqa: F401 - the typing block restates _EXPORTS for type checkers (tests/test_lazy_surfaces.py)
 if TYPE_CHECKING:
     from rubric_studio.interop.agentv._agentv import CATALOG_FILE, CONFIG_FILE, export
     from rubric_studio.interop.agentv._read import import_
@@ -18,8 +19,8 @@ _EXPORTS = {
     "export": "_agentv",
     "FIXTURE_SCHEMA": "_samples",
     "fixtures_name": "_samples",
-    "import_": "_agentv",
+    "import_": "_read",
     "SAMPLES_TARGET": "_samples",
 }
-__all__ = ["CATALOG_FILE", "CONFIG_FILE", "export", "FIXTURE_SCHEMA", "fixtures_name", "import_", "SAMPLES_TARGET"]
+__all__ = list(_EXPORTS)
 __getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING
 
 from rubric_studio._lazy import lazy_exports
 
+# ruff: noqa: F401 - the typing block restates _EXPORTS for type checkers (tests/test_lazy_surfaces.py)
 if TYPE_CHECKING:
     from rubric_studio.interop.labels._common import FIXED, ImportedLabels, SampleIds
     from rubric_studio.interop.labels._grade_report import REPORT_MAX_BYTES, GradeReport, read_grade_report
@@ -48,7 +49,5 @@ _EXPORTS = {
     "export_table": "_table",
     "read_table": "_table",
 }
-__all__ = ["FIXED", "REPORT_MAX_BYTES", "TABLE_FORMATS", "GradeReport", "ImportedLabels", "SampleIds", "ServerError",
-           "TasksFile", "check_server_url", "check_token", "export_table", "labeling_config", "read_export",
-           "read_grade_report", "read_table", "read_users", "server_users", "tasks", "tasks_file"]
+__all__ = list(_EXPORTS)
 __getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)

@@ -6,6 +6,7 @@ from typing import TYPE_CHECKING
 
 from rubric_studio._lazy import lazy_exports
 
+# ruff: noqa: F401 - the typing block restates _EXPORTS for type checkers (tests/test_lazy_surfaces.py)
 if TYPE_CHECKING:
     from rubric_studio.interop.promptfoo._promptfoo import export
     from rubric_studio.interop.promptfoo._read import import_
@@ -13,7 +14,7 @@ if TYPE_CHECKING:
 #: Public name -> the private module that defines it.
 _EXPORTS = {
     "export": "_promptfoo",
-    "import_": "_promptfoo",
+    "import_": "_read",
 }
-__all__ = ["export", "import_"]
+__all__ = list(_EXPORTS)
 __getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)

@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING
 
 from rubric_studio._lazy import lazy_exports
 
+# ruff: noqa: F401 - the typing block restates _EXPORTS for type checkers (tests/test_lazy_surfaces.py)
 if TYPE_CHECKING:
     from rubric_studio.tui.calibration._agreement import AgreementPanel, step_through
     from rubric_studio.tui.calibration._annotators import agreement_title, toggle_adjudication
@@ -28,41 +29,22 @@ if TYPE_CHECKING:
 _EXPORTS = {
     "agreement_cells": "_layout",
     "agreement_title": "_annotators",
-    "AgreementPanel": "_view",
+    "AgreementPanel": "_agreement",
     "CALIBRATION_BINDINGS": "_view",
     "CALIBRATION_KEYS": "_view",
     "CalibrationFlow": "_flow",
     "diff_text": "_dialogs",
-    "fit_table": "_view",
-    "FitScreen": "_view",
+    "fit_table": "_dialogs",
+    "FitScreen": "_dialogs",
     "ID_READABLE": "_layout",
     "Labeler": "_labeling",
-    "LabelNoteScreen": "_view",
-    "LabelScoreScreen": "_view",
+    "LabelNoteScreen": "_dialogs",
+    "LabelScoreScreen": "_dialogs",
     "plan_agreement": "_layout",
-    "step_through": "_view",
+    "step_through": "_agreement",
     "toggle_adjudication": "_annotators",
-    "VersionsScreen": "_view",
+    "VersionsScreen": "_dialogs",
     "wrap_id": "_layout",
 }
-__all__ = [
-    "agreement_cells",
-    "agreement_title",
-    "AgreementPanel",
-    "CALIBRATION_BINDINGS",
-    "CALIBRATION_KEYS",
-    "CalibrationFlow",
-    "diff_text",
-    "fit_table",
-    "FitScreen",
-    "ID_READABLE",
-    "Labeler",
-    "LabelNoteScreen",
-    "LabelScoreScreen",
-    "plan_agreement",
-    "step_through",
-    "toggle_adjudication",
-    "VersionsScreen",
-    "wrap_id",
-]
+__all__ = list(_EXPORTS)
 __getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)

@@ -28,14 +28,11 @@ from typing import TYPE_CHECKING, Any
 from rich.text import Text
 from textual.app import SystemCommand
 
-from rubric_studio.session.calibration import DEFAULT_K, Refusal, parse_k
-from rubric_studio.tui.calibration._dialogs import FitScreen, VersionsScreen
-from rubric_studio.tui.dialogs import AskScreen, ConfirmScreen
-from rubric_studio.tui.improve import finish_edit
 from rubric_studio.tui.messages import ActionFailed, FitReady
 
 if TYPE_CHECKING:
     from rubric_studio.engine.fit import FitResult
+    from rubric_studio.session.calibration import Refusal
     from rubric_studio.session.versions import RunOutcome
     from rubric_studio.tui.host import StudioHost
 
@@ -69,10 +66,12 @@ class CalibrationFlow:
         """Hand agreement, the latest version diff and any flip rates to the Agreement panel."""
         app = self.app
         session = app.session
-        report, report_now = session.report, session.versions.agreement_now()
-        if report is None or report_now is None or not app.is_mounted:
+        panel = next(iter(app.query("#agreement-view")), None) if app.is_mounted else None
+        if panel is None:  # not mounted yet: it is handed the figures once it is (StudioApp.ensure_agreement)
             return
-        panel = app.query_one("#agreement-view")
+        report, report_now = session.report, session.versions.agreement_now()
+        if report is None or report_now is None:
+            return
         show = getattr(panel, "show", None)
         if show is not None:
             flip_rates = report.flip_rates() if report.repeat > 1 else None
@@ -101,6 +100,8 @@ class CalibrationFlow:
         self.app.run_worker(compute, thread=True, group="humans", exit_on_error=False)
 
     def show_versions(self) -> None:
+        from rubric_studio.tui.calibration._dialogs import VersionsScreen
+
         session = self.app.session
         if not session.versions.history.versions:
             self.app.notify("No versions yet: the first grade of the rubric records one.", timeout=3)
@@ -113,6 +114,8 @@ class CalibrationFlow:
         app = self.app
         session = app.session
         if session.document.dirty and session.report is not None:
+            from rubric_studio.tui.dialogs import ConfirmScreen
+
             def chosen(save: bool | None) -> None:
                 if save:
                     session.calibration.fit_pending = session.document.text
@@ -139,6 +142,8 @@ class CalibrationFlow:
         app.run_worker(work, thread=True, group="fit", exclusive=True, exit_on_error=False)
 
     def fit_ready(self, result: FitResult) -> None:
+        from rubric_studio.tui.calibration._dialogs import FitScreen
+
         app = self.app
         if not app.session.calibration.fit_is_current(result):
             app.notify("The rubric changed while fitting; press F again.", severity="warning")
@@ -152,6 +157,8 @@ class CalibrationFlow:
 
     async def apply(self, result: FitResult) -> bool:
         """Apply a fit as one ordinary edit of the rubric (undoable), then save it (re-grade)."""
+        from rubric_studio.tui.improve import finish_edit
+
         app = self.app
         if app.editor is not None:
             await app.editor.flush()
@@ -167,6 +174,9 @@ class CalibrationFlow:
     # -- consistency -------------------------------------------------------------------------
     def ask_consistency(self) -> None:
         """``K``: ask for K, then judge every judged cell K times."""
+        from rubric_studio.session.calibration import DEFAULT_K, parse_k
+        from rubric_studio.tui.dialogs import AskScreen
+
         app = self.app
         calibration = app.session.calibration
         if self._refused(calibration.consistency_refusal()):

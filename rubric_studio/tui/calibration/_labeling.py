@@ -12,8 +12,8 @@ The keys are bindings of the results table (:mod:`~rubric_studio.tui.label_keys`
 Every write goes through :mod:`rubric_studio.core.labels._store` (re-read from disk,
 one entry edited, comments kept, atomic replace) in a worker thread; writes run one
 at a time, in key order. The worker posts :class:`~rubric_studio.tui.messages.LabelWritten`
-(the app updates the human column, the disagreement marks and the Agreement panel at
-once) or :class:`~rubric_studio.tui.messages.LabelWriteFailed` (a notification). The
+(:meth:`Labeler.written` updates the human column, the disagreement marks and the Agreement
+panel at once) or :class:`~rubric_studio.tui.messages.LabelWriteFailed` (a notification). The
 file watcher then sees our own write; :meth:`Labeler.is_own_write` lets the app skip
 reloading it. The sidecar is ``session.labels_path`` (``<stem>.labels.yaml`` beside the
 rubric unless ``--labels`` named another); labels_store creates it when missing.
@@ -35,7 +35,7 @@ from rubric_studio.session.labels import (
     next_disagreement,
     next_older_wording,
 )
-from rubric_studio.tui.calibration._dialogs import LabelNoteScreen, LabelScoreScreen
+from rubric_studio.tui.closing import tolerate_shutdown
 from rubric_studio.tui.messages import LabelWriteFailed, LabelWritten
 from rubric_studio.tui.results import ResultsMatrix
 
@@ -135,6 +135,22 @@ class Labeler:
             self.app.notify(f"No label change to {verb}.", timeout=3)
         return result
 
+    # -- the writes landed -----------------------------------------------------------------
+    @tolerate_shutdown
+    def written(self, message: LabelWritten) -> None:
+        """Our own label write landed: update the human column, marks and agreement at once."""
+        from rubric_studio.tui.improve._edits import offer_example
+
+        app = self.app
+        app.session.label_written(message.sample_id, message.label, message.annotator)
+        app.labels = app.session.labels
+        offer_example(app, message.sample_id)  # "press e": a noted cell the judge gets wrong
+
+    @tolerate_shutdown
+    def write_failed(self, message: LabelWriteFailed) -> None:
+        self.app.notify(f"Could not label {message.sample_id}: {message.error}", title="Label not saved",
+                        severity="error", timeout=8)
+
     def _show(self, written: Any, criterion: str | None, message: str) -> None:
         self.app.post_message(LabelWritten(written.sample_id, written.after, written.annotator))
         self.app.select_sample(written.sample_id, criterion)
@@ -175,6 +191,8 @@ class Labeler:
             self._write(sample_id, LabelChange("label", None))
 
     def score(self) -> None:
+        from rubric_studio.tui.calibration._dialogs import LabelScoreScreen
+
         sample_id = self._sample()
         if sample_id is None:
             return
@@ -188,6 +206,8 @@ class Labeler:
         self.app.push_screen(LabelScoreScreen(sample_id, label.score if label else None), chosen)
 
     def note(self) -> None:
+        from rubric_studio.tui.calibration._dialogs import LabelNoteScreen
+
         sample_id = self._sample()
         if sample_id is None:
             return

@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING
 
 from rubric_studio._lazy import lazy_exports
 
+# ruff: noqa: F401 - the typing block restates _EXPORTS for type checkers (tests/test_lazy_surfaces.py)
 if TYPE_CHECKING:
     from rubric_studio.tui.editor._apply import EditBursts, apply_field
     from rubric_studio.tui.editor._editor import EditorPane
@@ -34,20 +35,5 @@ _EXPORTS = {
     "parse_field": "_fields",
     "TextInput": "_text_fields",
 }
-__all__ = [
-    "apply_field",
-    "check_field_rows",
-    "CHECK_SPECS",
-    "ConfirmDelete",
-    "CriteriaList",
-    "CRITERION_SPECS",
-    "display_value",
-    "EditBursts",
-    "EditorPane",
-    "FieldArea",
-    "FieldEdited",
-    "FieldInput",
-    "parse_field",
-    "TextInput",
-]
+__all__ = list(_EXPORTS)
 __getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)

@@ -6,6 +6,7 @@ from typing import TYPE_CHECKING
 
 from rubric_studio._lazy import lazy_exports
 
+# ruff: noqa: F401 - the typing block restates _EXPORTS for type checkers (tests/test_lazy_surfaces.py)
 if TYPE_CHECKING:
     from rubric_studio.tui.improve._edits import document_rubric, finish_edit
     from rubric_studio.tui.improve._screen import ImproveScreen, selected_criterion
@@ -17,5 +18,5 @@ _EXPORTS = {
     "ImproveScreen": "_screen",
     "selected_criterion": "_screen",
 }
-__all__ = ["document_rubric", "finish_edit", "ImproveScreen", "selected_criterion"]
+__all__ = list(_EXPORTS)
 __getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)

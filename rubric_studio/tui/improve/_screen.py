@@ -275,8 +275,8 @@ def selected_criterion(app: StudioHost) -> str | None:
     from rubric_studio.tui.results import ResultsMatrix
 
     focused = app.focused
-    panel = app.query("#agreement-view").first()
-    if focused is not None and (focused is panel or panel in focused.ancestors):
+    panel = next(iter(app.query("#agreement-view")), None)  # None until mounted after the first screen
+    if focused is not None and panel is not None and (focused is panel or panel in focused.ancestors):
         for table in panel.query("#agreement-table"):
             with contextlib.suppress(Exception):
                 key = str(table.coordinate_to_cell_key(table.cursor_coordinate).row_key.value)

@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING
 
 from rubric_studio._lazy import lazy_exports
 
+# ruff: noqa: F401 - the typing block restates _EXPORTS for type checkers (tests/test_lazy_surfaces.py)
 if TYPE_CHECKING:
     from rubric_studio.tui.results._inspector import (
         Inspector,
@@ -56,5 +57,5 @@ _EXPORTS = {
     "squeeze": "_text",
     "verdict_mark": "_text",
 }
-__all__ = ["ADDED_STYLE", "cell_mark", "cell_text", "Column", "column_title", "CRIT_MIN", "evidence_lines", "fit", "HEADER_LINES", "ID_COMPACT", "ID_MAX", "input_highlighted", "Inspector", "plan_layout", "probe_text", "ProbeFindings", "ResultsMatrix", "ResultsPane", "share", "source_words", "squeeze", "verdict_mark"]
+__all__ = list(_EXPORTS)
 __getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)

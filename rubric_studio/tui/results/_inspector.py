@@ -36,7 +36,6 @@ from rubric_studio.core.results import (
 from rubric_studio.core.rubric import Criterion
 from rubric_studio.core.safe_text import terminal_safe
 from rubric_studio.core.samples import Sample
-from rubric_studio.judges.evidence import locate
 from rubric_studio.session.results_model import has_made_up_quote, redact
 from rubric_studio.tui.results._text import MADE_UP, cell_text, older_wording, verdict_text
 
@@ -78,6 +77,8 @@ def highlighted(text: str, evidence: list[Evidence]) -> Text:
 
 def input_highlighted(text: str, evidence: list[Evidence]) -> Text:
     """The sample's input with the quotes the judge took from it highlighted."""
+    from rubric_studio.judges.evidence import locate
+
     spans = [span for item in evidence if item.quoted_from == "input" and (span := locate(item.quote, text))]
     return _marked(text, spans, INPUT_HIGHLIGHT, plain="dim")
 

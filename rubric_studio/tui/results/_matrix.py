@@ -18,9 +18,10 @@ leave room, a legend shows at the bottom. The texts of cells and titles are pure
 (:mod:`~rubric_studio.tui.results._text`).
 
 Drawing: line 0 names the focused sample and criterion in full (cells and headers are cut
-to their columns, so this is where a long id can always be read), line 1 holds the column
-titles, then one line per visible row, and the cell legend at the bottom when the rows
-leave room. Only the lines on screen are built, so 10,000 rows cost nothing until seen.
+to their columns, so this is where a long id can always be read), lines 1 to 3 hold the
+column titles (a long title wraps at its hyphens; one that still does not fit keeps its start,
+its end and the word where it parts from a like id), then one line per visible row, and the
+cell legend at the bottom when the rows leave room. Only the lines on screen are built, so 10,000 rows cost nothing until seen.
 
 Moving: the cursor is a (row, column) pair (column 0 is the sample columns), the view
 scrolls to keep it on screen, and every move posts ``Highlighted`` once the cell under the
@@ -94,8 +95,8 @@ from rubric_studio.tui.results._text import (
     human_text,
     older_wording,
     score_cell,
+    shared_prefix,
     squeeze,
-    title_lines,
     verdict_mark,
     verdict_text,
 )
@@ -106,7 +107,7 @@ __all__ = [
 ]  # fmt: skip
 
 REBUILD_INTERVAL = 0.1  # seconds between re-sorts/re-filters while results stream in
-HEADER_LINES = 2  # the focused line and the column titles (a third when a title takes two lines)
+HEADER_LINES = 2  # the focused line and the column titles (up to two more while a title takes more lines)
 STALE = Style(dim=True, italic=True)
 
 
@@ -299,7 +300,8 @@ class ResultsMatrix(ScrollView, can_focus=True):
 
     # -- building ----------------------------------------------------------------
     def _build_columns(self) -> None:
-        self.columns = [Column.of(criterion) for criterion in self.model.criteria]
+        keys = [criterion.key for criterion in self.model.criteria]
+        self.columns = [Column.of(criterion, shared_prefix(criterion.key, keys)) for criterion in self.model.criteria]
         self._longest_id = max((cell_len(terminal_safe(i)) for i in self.model.order), default=ID_MIN)
         self.id_width = max(ID_MIN, min(ID_MAX, self._longest_id))
         self._columns_version += 1
@@ -321,14 +323,14 @@ class ResultsMatrix(ScrollView, can_focus=True):
 
     @property
     def header_lines(self) -> int:
-        """Lines above the rows: the focused line and the titles, which take a second line when a
-        shown criterion's title is wider than its column (rather than being cut with …)."""
+        """Lines above the rows: the focused line and the titles, which take a second or third line
+        when a shown criterion's title is wider than its column (rather than being cut with …)."""
         self._layout()
         key = (self._layout_key, self.col_offset)
         if self._header_key != key:  # asked for every line drawn: worked out once per layout
             shown = self._shown_columns()
-            two = any(title_lines(self.columns[i].criterion, self.columns[i].width)[0] for i in shown)
-            self._header_key, self._header_lines = key, HEADER_LINES + (1 if two else 0)
+            tallest = max((len(self.columns[i].header) for i in shown), default=1)
+            self._header_key, self._header_lines = key, HEADER_LINES + tallest - 1
         return self._header_lines
 
     def _fixed_width(self) -> int:
@@ -569,7 +571,7 @@ class ResultsMatrix(ScrollView, can_focus=True):
         if y == 0:
             strip = self._focus_strip(width)
         elif y < header:
-            strip = self._header_strip(last=y == header - 1)
+            strip = self._header_strip(y - 1, header - 1)
         else:
             top = int(self.scroll_y)
             row = top + y - header
@@ -690,9 +692,10 @@ class ResultsMatrix(ScrollView, can_focus=True):
             self._any_older = (key, older)
         return self._any_older[1]
 
-    def _header_strip(self, *, last: bool = True) -> Strip:
-        """The titles' line: ``last`` the one above the rows (the sample columns' titles, and each
-        criterion's title or its second line); else the first line of the titles that take two."""
+    def _header_strip(self, line: int, lines: int) -> Strip:
+        """Line ``line`` of the ``lines`` title lines; the last, above the rows, holds the sample
+        columns' titles and each criterion's title or its last line (titles sit on the rows)."""
+        last = line == lines - 1
         head = self._style("header")
         cursor_head = head + self._background("header-cursor")
         total = len(self.model.order)
@@ -712,7 +715,9 @@ class ResultsMatrix(ScrollView, can_focus=True):
         for index in shown:
             column = self.columns[index]
             style = cursor_head if index + 1 == self.cursor_col else head
-            text = title_lines(column.criterion, column.width)[1 if last else 0]
+            words = column.header
+            at = line - (lines - len(words))
+            text = words[at] if at >= 0 else ""
             segments.append(Segment(fit(text, column.width) if text else " " * column.width, style))
             segments.append(Segment(" " * GAP, head))
         if last and shown.stop < len(self.columns):

@@ -9,7 +9,7 @@ component classes of :class:`~rubric_studio.tui.results._matrix.ResultsMatrix`.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 
 from rich.cells import cell_len
 
@@ -25,6 +25,9 @@ ID_COMPACT = 12  # the id column gives up to this much width when that shows ano
 CRIT_MIN, CRIT_MAX = 5, 12  # criterion columns: compact, and as wide as a title makes them before the id grows
 SCORE_W, VERDICT_W, HUMAN_W = 4, 7, 5  # "0.56", "✗ fail↓", "pass≠" (a partial "[.56]" takes the gap before)
 GAP = 1
+TITLE_LINES = 3  # a criterion's title takes up to this many header lines before it is cut
+TITLE_WRAP_MIN = 8  # a column narrower than this has a one-line title (pieces of 5 cells read worse)
+CRIT_WHOLE = 20  # a column grows to this to show a long title whole on TITLE_LINES lines (48 characters)
 SEPARATOR = "│ "  # between the sample columns and the criteria ("‹ " in the header when scrolled sideways)
 MADE_UP = "?"  # beside a cell whose judge quoted what no text it was shown says
 
@@ -151,30 +154,104 @@ def column_title(criterion: Criterion, width: int) -> str:
     return fit(criterion.key, width - 1).rstrip() + "*"
 
 
-def _hyphen_splits(title: str) -> list[tuple[str, str]]:
-    """Every way to break ``title`` after one of its hyphens (none when it has none)."""
-    return [(title[: i + 1], title[i + 1 :]) for i, ch in enumerate(title[:-1]) if ch == "-"]
+def title_pieces(text: str) -> list[str]:
+    """``text`` in the pieces a title may be broken between: after each hyphen, and before ``…``."""
+    pieces, piece = [], ""
+    for char in text:
+        if char == "…" and piece:
+            pieces.append(piece)
+            piece = ""
+        piece += char
+        if char == "-":
+            pieces.append(piece)
+            piece = ""
+    return [*pieces, piece] if piece else pieces
 
 
-def two_line_width(title: str) -> int:
-    """The narrowest a column can be and still show ``title`` whole on two lines broken at a
-    hyphen (its whole width when it has no hyphen)."""
-    widths = [max(cell_len(a), cell_len(b)) for a, b in _hyphen_splits(title)]
-    return min([cell_len(title), *widths])
+def wrap_title(text: str, width: int) -> list[str] | None:
+    """``text`` on as few lines of ``width`` cells as its pieces allow (:func:`title_pieces`), each
+    line as full as it goes; None when a piece alone is wider than ``width``."""
+    lines: list[str] = []
+    for piece in title_pieces(text):
+        if cell_len(piece) > width:
+            return None
+        if lines and cell_len(lines[-1] + piece) <= width:
+            lines[-1] += piece
+        else:
+            lines.append(piece)
+    return lines
 
 
-def title_lines(criterion: Criterion, width: int) -> tuple[str, str]:
-    """A criterion's title in a column ``width`` wide, as (first line, second line): on the second
-    line alone when it fits (the first empty); on two, broken after the hyphen that fits both
-    halves, when that shows it whole (``asks-for-`` / ``credentials``); else cut with … on one
-    line (a compact column: two lines of cut pieces would read worse), keeping a ``*``."""
-    title = full_title(criterion)
-    if cell_len(title) <= width:
-        return "", title
-    whole = [(a, b) for a, b in _hyphen_splits(title) if cell_len(a) <= width and cell_len(b) <= width]
-    if whole:
-        return min(whole, key=lambda ab: max(cell_len(ab[0]), cell_len(ab[1])))
-    return "", column_title(criterion, width)
+def lines_width(title: str, lines: int) -> int:
+    """The narrowest a column can be and still show ``title`` whole on ``lines`` lines broken at
+    its hyphens (its whole width when it has none)."""
+    width = max((cell_len(piece) for piece in title_pieces(title)), default=0)
+    while True:
+        wrapped = wrap_title(title, width)
+        if wrapped is not None and len(wrapped) <= lines:
+            return width
+        width += 1
+
+
+def _balanced(text: str, width: int) -> list[str] | None:
+    """``text`` wrapped in ``width`` cells on as few lines as it takes, their lengths as even as
+    that allows (the narrowest width that keeps that many lines)."""
+    lines = wrap_title(text, width)
+    if lines is None:
+        return None
+    narrowest = lines_width(text, len(lines))
+    return wrap_title(text, narrowest) if narrowest < width else lines
+
+
+def shared_prefix(key: str, others: Iterable[str]) -> int:
+    """How many leading characters ``key`` shares with the id of another criterion most like it
+    (0 when none starts like it): a header must show where the two part."""
+    longest = 0
+    for other in others:
+        if other == key:
+            continue
+        common = 0
+        for a, b in zip(key, other, strict=False):
+            if a != b:
+                break
+            common += 1
+        longest = max(longest, common)
+    return longest
+
+
+def header_title(criterion: Criterion, width: int, shared: int = 0) -> tuple[str, ...]:
+    """A criterion's title in a column ``width`` wide, as its header lines, top first (at most
+    :data:`TITLE_LINES`; one in a column narrower than :data:`TITLE_WRAP_MIN`).
+
+    Whole when it fits, broken at hyphens (``asks-for-`` / ``credentials``). Else what fits of its
+    start and its end with ``…`` between, always keeping the word where it parts from the id it
+    shares its first ``shared`` characters with: ``policy-`` / ``…thirty-`` / ``days`` and
+    ``policy-`` / ``…sixty-`` / ``days`` stay two columns, where ``policy-a…`` was twice the same.
+    The focused line above the titles and the inspector show the id whole.
+    """
+    key = terminal_safe(criterion.key)
+    star = "*" if criterion.required else ""
+    lines = TITLE_LINES if width >= TITLE_WRAP_MIN else 1
+    whole = _balanced(key + star, width)
+    if whole is not None and len(whole) <= lines:
+        return tuple(whole)
+    starts = [0] + [i + 1 for i, char in enumerate(key[:-1]) if char == "-"]  # where each word starts
+    best: tuple[int, int, list[str]] | None = None
+    for tail in starts[1:]:
+        for head in (i for i in starts if i < tail and (i > shared or tail <= shared)):  # shows where it parts
+            shown = _balanced(key[:head] + "…" + key[tail:] + star, width)
+            if shown is None or len(shown) > lines:
+                continue
+            score = (head + len(key) - tail, head)  # as much of the id as fits, then as much of its start
+            if best is None or score > best[:2]:
+                best = (*score, shown)
+    if best is not None:
+        return tuple(best[2])
+    room = width - 1 - len(star)
+    if shared < room:  # where it parts from the others shows in a plain cut
+        return (column_title(criterion, width).rstrip(),)
+    parting = max(max(i for i in starts if i <= shared), shared - room + 1)  # its word, or as much as fits
+    return ("…" + key[parting:][:room] + star,)
 
 
 def full_title(criterion: Criterion) -> str:
