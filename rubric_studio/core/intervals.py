@@ -42,6 +42,18 @@ def family_z(comparisons: int) -> float:
     return NormalDist().inv_cdf(1 - (1 - CONFIDENCE) / (2 * comparisons))
 
 
+def binomial_tail(at_least: int, trials: int) -> float:
+    """P(X ≥ ``at_least``) for X ~ Binomial(``trials``, ½), exactly: the one-sided exact McNemar
+    p-value of ``at_least`` of ``trials`` discordant pairs going one way (1 for ``at_least`` ≤ 0, 0
+    beyond ``trials``). Python integers do not overflow, so it is exact for any count; the probes,
+    the judge switch and improve's evidence all test with it."""
+    if at_least <= 0:
+        return 1.0
+    if at_least > trials:
+        return 0.0
+    return sum(math.comb(trials, k) for k in range(at_least, trials + 1)) / 2**trials
+
+
 def wilson_interval(successes: int, n: int, z: float = Z95) -> tuple[float, float] | None:
     """The Wilson score interval of a proportion (95% by default); None for n = 0.
     Unlike p ± z·SE it stays inside [0, 1] and is not empty at 0 or n successes."""

@@ -19,8 +19,9 @@ Anything else that looks better is *inconclusive*: the person decides, knowingly
 from __future__ import annotations
 
 from dataclasses import dataclass
-from math import comb
 from typing import Any
+
+from rubric_studio.core.intervals import binomial_tail
 
 #: Held-out cells (changed or not) a gain must be measured on before it can count as shown.
 MIN_EVIDENCE_CELLS = 10
@@ -39,8 +40,8 @@ def mcnemar_exact(fixed: int, broke: int) -> float:
     changed = fixed + broke
     if changed == 0:
         return 1.0
-    tail = sum(comb(changed, k) for k in range(min(fixed, broke) + 1))
-    return min(1.0, 2 * tail / 2**changed)
+    # 2 · P(X ≤ min) = 2 · P(X ≥ max) by the symmetry of Binomial(n, ½)
+    return min(1.0, 2 * binomial_tail(max(fixed, broke), changed))
 
 
 @dataclass(frozen=True)

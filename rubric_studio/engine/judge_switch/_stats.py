@@ -35,23 +35,12 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from fractions import Fraction
 from typing import Any
 
 from rubric_studio.core.agreement import Agreement
-from rubric_studio.core.intervals import Z95
+from rubric_studio.core.intervals import Z95, binomial_tail
 
 DIGITS = 4
-
-
-def binomial_tail(at_least: int, trials: int) -> float:
-    """P(X ≥ ``at_least``) for X ~ Binomial(``trials``, 1/2), exactly (1 for ``at_least`` ≤ 0)."""
-    if at_least <= 0:
-        return 1.0
-    if at_least > trials:
-        return 0.0
-    hits = sum(math.comb(trials, k) for k in range(at_least, trials + 1))
-    return float(Fraction(hits, 2**trials))
 
 
 def _restricted_q(worse: int, better: int, n: int, delta: float) -> float:

@@ -62,7 +62,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-from rubric_studio.core.intervals import CONFIDENCE
+from rubric_studio.core.intervals import CONFIDENCE, binomial_tail
 
 #: The level each kind is decided at (one-sided).
 LEVEL = 1 - CONFIDENCE
@@ -77,11 +77,7 @@ BEYOND, NOT_BEYOND, SUGGESTIVE, CANT_TELL = "beyond", "not_beyond", "suggestive"
 def exceed_p(kind_only: int, noise_only: int) -> float:
     """The exact one-sided McNemar p-value: P(X ≥ ``kind_only``), X ~ Binomial(kind_only +
     noise_only, ½); 1.0 when no cell is discordant."""
-    total = kind_only + noise_only
-    if total == 0 or kind_only <= 0:
-        return 1.0
-    tail = sum(math.comb(total, i) for i in range(kind_only, total + 1))
-    return tail / 2**total
+    return binomial_tail(kind_only, kind_only + noise_only)
 
 
 def cells_needed(noise_only: int, level: float = LEVEL) -> int:
